@@ -1,0 +1,113 @@
+"""Command line: wires the stages together, nothing more.
+
+Every user-facing failure is one line on stderr and exit 2; a closed pipe
+(``| head``) ends quietly; Ctrl-C / SIGTERM print one short line, exit 130.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+import click
+
+from forensics import exitcodes
+from forensics.envelope.formats import FORMATS
+from forensics.errors import ForensicsError
+
+INPUT_FORMAT = click.option("--input-format", "input_format", type=click.Choice(FORMATS), default="auto",
+                            show_default=True, help="Force the outer log format instead of sniffing it.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="forensics")
+def cli() -> None:
+    """Find why an LLM inference server (SGLang, vLLM) failed to come up."""
+
+
+@cli.command()
+@INPUT_FORMAT
+@click.option("--kind", "kinds", multiple=True, help="Only print events of this kind (repeatable).")
+@click.option("--stats/--no-stats", default=False, help="Print line accounting to stderr at the end.")
+@click.argument("paths", nargs=-1)
+def parse(input_format: str, kinds: tuple[str, ...], stats: bool, paths: tuple[str, ...]) -> None:
+    """Print the structured events of logs as NDJSON (stdin when no PATH)."""
+    from forensics.events.parser import iter_source_events
+    from forensics.ingest.sources import expand_paths
+
+    out = sys.stdout
+    write = out.write
+    wanted = frozenset(kinds)
+    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+    for src in expand_paths(paths):
+        holder: list = []
+        for ev in iter_source_events(src, input_format, parser_out=holder):
+            if wanted and ev.kind not in wanted:
+                continue
+            d = ev.to_dict()
+            d["source"] = src.name
+            write(dumps(d))
+            write("\n")
+        if stats and holder:
+            click.echo(json.dumps({"source": src.name, **holder[0].stats.to_dict()}), err=True)
+
+
+def _register_optional_commands() -> None:
+    # Commands live beside the stage they drive; each module adds itself.
+    from forensics.diagnosis import commands as diagnosis_commands
+
+    diagnosis_commands.register(cli)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> None:
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        _register_optional_commands()
+        rc = cli.main(args=argv, prog_name="forensics", standalone_mode=False)
+        code = rc if isinstance(rc, int) else 0
+    except click.exceptions.Exit as e:
+        code = e.exit_code
+    except click.ClickException as e:
+        e.show()
+        code = exitcodes.USAGE
+    except click.exceptions.Abort:
+        click.echo("forensics: interrupted", err=True)
+        code = exitcodes.INTERRUPTED
+    except ForensicsError as e:
+        click.echo(f"forensics: error: {e}", err=True)
+        code = exitcodes.USAGE
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        code = 0
+    except KeyboardInterrupt:
+        click.echo("forensics: interrupted", err=True)
+        code = exitcodes.INTERRUPTED
+    except RecursionError:
+        click.echo("forensics: error: input nests too deeply to analyse", err=True)
+        code = exitcodes.USAGE
+    except MemoryError:
+        click.echo("forensics: error: out of memory while reading the input", err=True)
+        code = exitcodes.USAGE
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+    except Exception:
+        pass
+    sys.exit(code)
+
+
+def _quiet_broken_pipe() -> None:
+    # Python flushes stdout again at exit; point it at devnull so that flush
+    # cannot raise a second BrokenPipeError (and print a traceback).
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except Exception:
+        pass

@@ -1,0 +1,1 @@
+"""Stage 5: diagnosis (signatures, classifier, early warnings)."""

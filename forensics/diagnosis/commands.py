@@ -1,0 +1,117 @@
+"""CLI commands of the diagnosis stage: classify, signatures, eval."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from forensics import exitcodes
+from forensics.envelope.formats import FORMATS
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(classify)
+    cli.add_command(signatures)
+    cli.add_command(evaluate)
+    from forensics.diagnosis import extra_commands
+
+    extra_commands.register(cli)
+
+
+def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
+    return [Path(p) for p in paths] or None
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "ndjson"]), default="text", show_default=True)
+@click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
+@click.option("--signatures", "sigdirs", multiple=True, help="Signature files/directories (default: the shipped set).")
+@click.option("--no-classifier", is_flag=True, help="Signatures only.")
+@click.option("--color/--no-color", default=None, help="Colour the text report (default: when a terminal).")
+@click.argument("paths", nargs=-1)
+def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: bool | None,
+             paths: tuple[str, ...]) -> int:
+    """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found."""
+    from forensics.diagnosis.run import diagnose_source, load_classifier
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.ingest.sources import expand_paths
+    from forensics.report.text import render_text
+
+    sset = signature_set(_sigdirs(sigdirs))
+    clf = load_classifier(not no_classifier)
+    any_failed = False
+    use_color = sys.stdout.isatty() if color is None else color
+    results = []
+    for src in expand_paths(paths):
+        res = diagnose_source(src, input_format, sset=sset, classifier=clf)
+        any_failed = any_failed or res["verdict"] == "failed"
+        if fmt == "text":
+            click.echo(render_text(res, use_color))
+        elif fmt == "ndjson":
+            click.echo(json.dumps(res, ensure_ascii=False, default=str))
+        else:
+            results.append(res)
+        if res.get("warnings"):
+            for w in res["warnings"]:
+                click.echo(f"forensics: warning: {w}", err=True)
+    if fmt == "json":
+        out = results[0] if len(results) == 1 else results
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+    return exitcodes.FAILURE if any_failed else exitcodes.OK
+
+
+@click.group()
+def signatures() -> None:
+    """Inspect and test the rule signatures."""
+
+
+@signatures.command("list")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--signatures", "sigdirs", multiple=True)
+def sig_list(fmt: str, sigdirs: tuple[str, ...]) -> int:
+    """List signatures (id, kind, label, title)."""
+    from forensics.diagnosis.signatures import load_signatures
+
+    sset = load_signatures(_sigdirs(sigdirs))
+    if fmt == "json":
+        click.echo(json.dumps([s.to_dict() for s in sset.signatures], indent=2))
+        return 0
+    w = max((len(s.id) for s in sset.signatures), default=10)
+    click.echo(f"{'id':<{w}}  {'kind':<9}  {'root_cause':<26}  title")
+    for s in sset.signatures:
+        click.echo(f"{s.id:<{w}}  {s.kind:<9}  {s.root_cause:<26}  {s.title}")
+    click.echo(f"{len(sset)} signatures (set {sset.digest})")
+    return 0
+
+
+@signatures.command("test")
+@click.option("--signatures", "sigdirs", multiple=True)
+def sig_test(sigdirs: tuple[str, ...]) -> int:
+    """Run every signature's own examples; exit 1 when one fails."""
+    from forensics.diagnosis.signatures import load_signatures, run_examples
+
+    sset = load_signatures(_sigdirs(sigdirs))
+    total, failures = run_examples(sset)
+    for f in failures:
+        click.echo(f"FAIL {f.signature} ({f.path}): expected {f.expected}: {f.example[:160]!r}")
+    click.echo(f"{total - len(failures)}/{total} examples pass over {len(sset)} signatures")
+    return exitcodes.FAILURE if failures else exitcodes.OK
+
+
+@click.command("eval")
+@click.option("--no-classifier", is_flag=True, help="Signatures only.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--show-misses", is_flag=True, help="List every wrong answer.")
+@click.argument("dirs", nargs=-1, required=True)
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, dirs: tuple[str, ...]) -> int:
+    """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
+    from forensics.diagnosis.evaluate import evaluate_dirs, render_report
+
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier)
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=2, default=str))
+    else:
+        click.echo(render_report(report, show_misses))
+    return 0

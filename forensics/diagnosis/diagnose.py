@@ -1,0 +1,329 @@
+"""Stage 5: an incident -> a diagnosis (label, confidence, evidence, phase,
+early warnings, remediation). Signatures decide what they know; wrappers and
+carriers never decide; what no signature knows goes to the classifier."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from forensics.events import model as K
+from forensics.events.model import Event
+from forensics.events.phases import PHASE_ORDER
+from forensics.incidents.lifetimes import Hit, Incident
+from forensics.diagnosis.signatures import SignatureSet
+
+BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
+                        "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
+# Frames say where start-up was when the stack was printed (function names are stable across versions).
+_FRAME_PHASES: list[tuple[str, re.Pattern[str]]] = [
+    ("warmup", re.compile(r"warmup|_wait_and_warmup|vision_tower|encode_images", re.I)),
+    ("cuda-graph-capture", re.compile(r"capture|cuda_graph|CudaGraphRunner|init_device_graphs", re.I)),
+    ("kernel-jit", re.compile(r"\bjit\b|compile|load_inline|_jit_compile|build_extension|_run_ninja", re.I)),
+    ("memory-plan", re.compile(r"init_memory_pool|profile_run|determine_available_memory|initialize_kv_cache|_initialize_kv_caches", re.I)),
+    ("load-weights", re.compile(r"load_model|load_weights|get_model|from_pretrained|load_checkpoint", re.I)),
+]
+_MAX_EVIDENCE = 4
+
+
+def infer_phase_from_frames(ev: Event) -> str | None:
+    frames = ev.data.get("frames") or ()
+    chain = ev.data.get("chain") or ()
+    names = [f"{f.function or ''} {f.file}" for exc in chain for f in exc.frames] + [
+        f"{f.function or ''} {f.file}" for f in frames]
+    if not names:
+        return None
+    blob = "\n".join(names)
+    for phase, rx in _FRAME_PHASES:
+        if rx.search(blob):
+            return phase
+    return None
+
+
+def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
+    """An IncidentBuilder hook that matches signatures as events stream by."""
+
+    def on_event(inc: Incident, ev: Event) -> None:
+        kind = ev.kind
+        if kind == K.ACCESS or (kind == K.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
+            return
+        for sig, view in sset.match_event(ev):
+            text, line = _hit_text(ev, view)
+            hit = Hit(sig, ev, view, inc.phase, inc.ready_line is not None, line, text)
+            bucket = inc.failure_hits if sig.kind == "failure" else (
+                inc.precursor_hits if sig.kind == "precursor" else inc.wrapper_hits)
+            if len(bucket) < 400:
+                bucket.append(hit)
+            else:
+                inc.dropped += 1
+
+    return on_event
+
+
+def _hit_text(ev: Event, view: int) -> tuple[str, int]:
+    if ev.kind == K.TRACEBACK:
+        chain = ev.data.get("chain") or ()
+        if view < len(chain):
+            exc = chain[view]
+            return exc.rendered.split("\n", 1)[0], exc.line or ev.line
+        if ev.data.get("carrier") and view == len(chain) + (0 if chain else 1) - (0 if chain else 1) and not chain:
+            pass
+        return ev.text, ev.end_line or ev.line
+    return ev.text, ev.line
+
+
+def _died(inc: Incident, after_line: int) -> bool:
+    if inc.exit is not None:
+        code, status = inc.exit.get("code"), inc.exit.get("status")
+        if code in ("killed", "dumped") or (code == "exited" and status not in (0, None)) or inc.exit.get("result") not in (None, "success"):
+            if inc.shutdown_line is None or inc.exit.get("line", 0) < inc.shutdown_line:
+                return True
+    return any(h.line > after_line for h in inc.wrapper_hits)
+
+
+def _relevant(inc: Incident, line: int, after_ready: bool) -> bool:
+    """A failure line counts unless it is shutdown noise or a request-level
+    error the server survived (it went on serving afterwards)."""
+    if inc.shutdown_line is not None and line >= inc.shutdown_line and inc.ready_line is not None:
+        return False
+    if after_ready and inc.last_activity_line > line and not _died(inc, line):
+        return False
+    return True
+
+
+def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
+    out = []
+    for ev, phase, after_ready in inc.tracebacks:
+        if ev.line in matched_lines:
+            continue
+        chain = ev.data.get("chain") or ()
+        types = {e.exc_type for e in chain}
+        if types and types <= BENIGN_EXC:
+            continue
+        if not _relevant(inc, ev.line, after_ready):
+            continue
+        out.append(ev)
+    return out
+
+
+def exit_failed(inc: Incident) -> bool:
+    if inc.exit is None:
+        return False
+    if inc.shutdown_line is not None and inc.ready_line is not None:
+        return False
+    code, status = inc.exit.get("code"), inc.exit.get("status")
+    result = inc.exit.get("result")
+    return (code == "exited" and status not in (0, None)) or code in ("killed", "dumped") or (
+        result is not None and result != "success")
+
+
+def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
+    fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready)]
+    wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready)]
+    matched_lines = {h.event.line for h in fails}
+    fatal_tbs = _fatal_tracebacks(inc, matched_lines)
+    failed = bool(fails or fatal_tbs or wrappers or exit_failed(inc))
+    result: dict[str, Any] = {
+        "index": inc.index, "verdict": None, "root_cause": None, "confidence": None, "decided_by": None,
+        "signature": None, "summary": None, "remediation": None, "phase": None, "evidence": [],
+        "early_warnings": [], "candidates": [], "truncated": False,
+        "start_line": inc.start_line, "end_line": inc.end_line,
+        "start_ts": inc.start_ts.isoformat() if inc.start_ts else None,
+        "end_ts": inc.end_ts.isoformat() if inc.end_ts else None,
+        "duration_s": inc.duration_s, "time_to_failure_s": None,
+        "server": inc.server, "unit": inc.unit, "exit": inc.exit,
+        "phases": [s.to_dict() for s in sorted(inc.phases.values(), key=lambda s: PHASE_ORDER[s.phase])],
+        "reached_phase": inc.phase,
+    }
+    if not failed:
+        result["verdict"] = _healthy_verdict(inc)
+        result["phase"] = inc.phase
+        result["summary"] = _healthy_summary(inc, result["verdict"])
+        return result
+
+    best: Hit | None = None
+    if fails:
+        best = max(fails, key=lambda h: (h.signature.priority, -h.line))
+    # Which line is the failure? the best signature hit, else the first fatal traceback, else a wrapper/exit.
+    if best is not None:
+        fail_line, fail_ev = best.line, best.event
+    elif fatal_tbs:
+        fail_ev = fatal_tbs[0]
+        fail_line = fail_ev.line
+    elif wrappers:
+        fail_ev = min(wrappers, key=lambda h: h.line).event
+        fail_line = fail_ev.line
+    else:
+        fail_ev, fail_line = None, (inc.exit or {}).get("line", inc.end_line)
+
+    truncated = bool(fail_ev is not None and fail_ev.kind == K.TRACEBACK and fail_ev.data.get("truncated")
+                     and not (best and best.event.kind != K.TRACEBACK))
+    result["truncated"] = truncated
+    result["verdict"] = "failed"
+    result["phase"] = _failure_phase(inc, fail_line, fail_ev, best)
+
+    rule_label = best.signature.root_cause if best else None
+    rule_conf = _rule_confidence(best, fails, truncated) if best else None
+    label, conf, decided_by = rule_label, rule_conf, "signature" if best else None
+    cands: list[dict[str, Any]] = []
+    clf_answer = None
+    if classifier is not None:
+        clf_answer = classifier.predict_incident(inc, result["phase"])
+        if clf_answer is not None:
+            result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"]}
+    if best is None:
+        if clf_answer is not None:
+            label, conf = clf_answer["label"], clf_answer["confidence"]
+            decided_by = "classifier"
+            cands = clf_answer["candidates"]
+        else:
+            label, conf, decided_by = "unknown", 0.3, "signature"
+    elif clf_answer is not None:
+        cands = clf_answer["candidates"]
+        if clf_answer["label"] != rule_label:
+            decided_by = "both"
+            strong = best.signature.strength == "strong" and best.signature.priority >= 40
+            if strong:
+                conf = round(max(0.5, (rule_conf or 0.9) - 0.25 * clf_answer["confidence"]), 3)
+            elif clf_answer["confidence"] > (rule_conf or 0.0):
+                label, conf = clf_answer["label"], round(clf_answer["confidence"] * 0.85, 3)
+        else:
+            conf = round(min(0.99, max(rule_conf or 0.0, clf_answer["confidence"]) + 0.03), 3)
+            decided_by = "signature"
+    if truncated and label != "unknown":
+        conf = round(min(conf or 0.5, 0.6 if best is None else 0.8), 3)
+    threshold = 0.4
+    if conf is not None and conf < threshold and label != "unknown":
+        result["candidates"] = cands or [{"label": label, "confidence": conf}]
+        label, decided_by = "unknown", decided_by
+    result["root_cause"] = label
+    result["confidence"] = conf
+    result["decided_by"] = decided_by
+    if cands and not result["candidates"]:
+        result["candidates"] = cands[:3]
+    if best is not None:
+        sig = best.signature
+        result["signature"] = sig.id
+        result["remediation"] = sig.remediation
+        result["summary"] = sig.summary or f"{sig.title}."
+    else:
+        result["summary"] = _unknown_summary(fail_ev, truncated)
+        result["remediation"] = ("Read the evidence lines; if the traceback is cut short, collect the full log "
+                                 "(journalctl -u UNIT --no-pager, without tail/grep) and rerun.")
+    result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers)
+    fail_ts = _ts_of(best.event if best else fail_ev)
+    result["early_warnings"] = _early_warnings(inc, label, fail_line, fail_ts)
+    if fail_ts and inc.start_ts:
+        result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
+    return result
+
+
+def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
+    return ev.ts if ev is not None else None
+
+
+def _rule_confidence(best: Hit, fails: list[Hit], truncated: bool) -> float:
+    sig = best.signature
+    conf = 0.95 if sig.strength == "strong" else 0.7
+    if sig.priority < 30:
+        conf -= 0.15
+    rivals = {h.signature.root_cause for h in fails
+              if h.signature.root_cause != sig.root_cause and h.signature.priority >= sig.priority - 5}
+    if rivals:
+        conf -= 0.15
+    return round(conf, 3)
+
+
+def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None) -> str:
+    marker = inc.phase_at(line)
+    framed = infer_phase_from_frames(ev) if ev is not None and ev.kind == K.TRACEBACK else None
+    if marker is not None:
+        if framed is not None and PHASE_ORDER[framed] > PHASE_ORDER[marker] and marker not in ("ready", "serving"):
+            return framed
+        if marker == "ready":
+            return "serving"
+        return marker
+    if framed is not None:
+        return framed
+    if best is not None and best.signature.phase:
+        return best.signature.phase
+    return "launch"
+
+
+def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_line: int,
+              wrappers: list[Hit]) -> list[dict[str, Any]]:
+    ev_list: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def add(line: int, text: str, role: str) -> None:
+        key = text.strip()
+        if key in seen or len(ev_list) >= _MAX_EVIDENCE:
+            return
+        seen.add(key)
+        ev_list.append({"line": line, "text": text, "role": role})
+
+    if best is not None:
+        add(best.line, best.text, "cause")
+        for h in sorted(fails, key=lambda h: h.line):
+            if h.signature.root_cause == best.signature.root_cause and h is not best:
+                add(h.line, h.text, "supporting")
+    elif fail_ev is not None:
+        if fail_ev.kind == K.TRACEBACK:
+            chain = fail_ev.data.get("chain") or ()
+            if chain:
+                add(chain[0].line or fail_ev.line, chain[0].rendered.split("\n", 1)[0], "cause")
+            frames = fail_ev.data.get("frames") or ()
+            if frames:
+                f = frames[-1]
+                add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
+            for src in fail_ev.data.get("orphan_source") or ():
+                add(fail_ev.line, src, "fragment")
+        else:
+            add(fail_ev.line, fail_ev.text, "cause")
+    for h in wrappers[:1]:
+        add(h.line, h.text, "wrapper")
+    return ev_list
+
+
+def _early_warnings(inc: Incident, label: str | None, fail_line: int, fail_ts) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    out: dict[str, dict[str, Any]] = {}
+    for h in inc.precursor_hits:
+        if h.line >= fail_line or label is None or label not in h.signature.predicts:
+            continue
+        sid = h.signature.id
+        if sid in out:
+            out[sid]["count"] += 1
+            continue
+        lead = None
+        if fail_ts is not None and h.event.ts is not None:
+            lead = round((fail_ts - h.event.ts).total_seconds(), 3)
+        out[sid] = {"line": h.line, "text": h.text, "signature": sid, "predicts": list(h.signature.predicts),
+                    "lead_seconds": lead, "count": 1}
+    return sorted(out.values(), key=lambda w: w["line"])
+
+
+def _healthy_verdict(inc: Incident) -> str:
+    if inc.ready_line is not None:
+        return "ready"
+    if inc.phase is None:
+        return "no-failure"
+    if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > 900:
+        return "stalled"
+    return "starting"
+
+
+def _healthy_summary(inc: Incident, verdict: str) -> str:
+    if verdict == "ready":
+        return "The server reached readiness; no failure found."
+    if verdict == "stalled":
+        return f"No failure printed, but no progress for a long time while in phase {inc.phase}."
+    if verdict == "starting":
+        return f"No failure found; the log ends while the server is still starting (phase {inc.phase})."
+    return "No failure found in this log."
+
+
+def _unknown_summary(ev: Event | None, truncated: bool) -> str:
+    if ev is None:
+        return "The process ended with a failure status, but the log does not say why."
+    if truncated:
+        return "The server failed; the traceback is cut short, so the cause is not certain."
+    return "The server failed with an error that no signature knows."

@@ -1,0 +1,192 @@
+"""``forensics eval``: score diagnoses against labelled logs.
+
+Reads collections laid out like ``../shared/corpora-real/dev``: ``{id}.log``
+plus ``labels.csv`` (id, root_cause, phase, early_warning_substring,
+fatal_substring, [verdict], [split], ...). Reports rules-only, classifier-only
+and hybrid figures side by side when a model is available.
+"""
+from __future__ import annotations
+
+import csv
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from forensics.diagnosis.run import diagnose_source, load_classifier
+from forensics.diagnosis.signatures import signature_set
+from forensics.errors import InputError
+from forensics.ingest.sources import Source
+
+
+def read_labels(d: Path, split: str | None = None) -> list[dict[str, str]]:
+    path = d / "labels.csv"
+    if not path.exists():
+        raise InputError(f"{d}: no labels.csv")
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for r in rows:
+        if split and r.get("split") and r["split"] != split:
+            continue
+        log = d / f"{r['id']}.log"
+        if not log.exists():
+            cands = sorted(d.glob(f"{r['id']}.*"))
+            cands = [c for c in cands if c.suffix != ".csv"]
+            if not cands:
+                continue
+            log = cands[0]
+        r = dict(r)
+        r["_path"] = str(log)
+        out.append(r)
+    return out
+
+
+def _verdict_expected(row: dict[str, str]) -> str:
+    if row.get("verdict"):
+        return row["verdict"]
+    return "failed" if row.get("root_cause") else "ready"
+
+
+def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None) -> dict[str, Any]:
+    sset = signature_set()
+    clf = load_classifier(use_classifier)
+    rows: list[dict[str, Any]] = []
+    for d in dirs:
+        for row in read_labels(d, split):
+            src = Source(row["_path"], Path(row["_path"]))
+            hybrid = diagnose_source(src, sset=sset, classifier=clf) if clf is not None else None
+            rules = diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, use_classifier=False)
+            rows.append({"row": row, "rules": rules, "hybrid": hybrid})
+    return score(rows, clf is not None)
+
+
+def _modes(has_clf: bool) -> list[str]:
+    return ["rules", "classifier", "hybrid"] if has_clf else ["rules"]
+
+
+def _answer(item: dict[str, Any], mode: str) -> tuple[str | None, float | None, str]:
+    if mode == "rules":
+        r = item["rules"]
+        return r.get("root_cause"), r.get("confidence"), r.get("verdict")
+    r = item["hybrid"]
+    if mode == "classifier":
+        c = r.get("classifier") or {}
+        return (c.get("label") if r.get("verdict") == "failed" else None), c.get("confidence"), r.get("verdict")
+    return r.get("root_cause"), r.get("confidence"), r.get("verdict")
+
+
+def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
+    report: dict[str, Any] = {"n": len(items), "modes": {}}
+    failures = [it for it in items if it["row"].get("root_cause")]
+    healthy = [it for it in items if not it["row"].get("root_cause")]
+    for mode in _modes(has_clf):
+        correct = 0
+        conf_hi = conf_hi_ok = 0
+        per_label: dict[str, Counter] = defaultdict(Counter)
+        confusion: dict[str, Counter] = defaultdict(Counter)
+        misses = []
+        for it in failures:
+            truth = it["row"]["root_cause"]
+            pred, conf, verdict = _answer(it, mode)
+            pred = pred or "none"
+            ok = pred == truth
+            correct += ok
+            per_label[truth]["support"] += 1
+            per_label[truth]["tp"] += ok
+            per_label[pred]["predicted"] += 1
+            confusion[truth][pred] += 1
+            if conf is not None and conf >= 0.9:
+                conf_hi += 1
+                conf_hi_ok += ok
+            if not ok:
+                misses.append({"source": it["row"]["_path"], "truth": truth, "pred": pred, "confidence": conf})
+        f1s = []
+        labels = {}
+        for label, c in sorted(per_label.items()):
+            if c["support"] == 0:
+                continue
+            prec = c["tp"] / c["predicted"] if c["predicted"] else 0.0
+            rec = c["tp"] / c["support"]
+            f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+            f1s.append(f1)
+            labels[label] = {"precision": round(prec, 3), "recall": round(rec, 3), "f1": round(f1, 3), "support": c["support"]}
+        false_fail = sum(1 for it in healthy if _answer(it, mode)[2] == "failed")
+        report["modes"][mode] = {
+            "accuracy": round(correct / len(failures), 4) if failures else None,
+            "correct": correct, "failures": len(failures),
+            "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else None,
+            "per_label": labels,
+            "confusion": {k: dict(v) for k, v in confusion.items()},
+            "high_confidence": {"n": conf_hi, "correct": conf_hi_ok,
+                                "precision": round(conf_hi_ok / conf_hi, 4) if conf_hi else None},
+            "healthy": len(healthy), "healthy_called_failed": false_fail,
+            "misses": misses,
+        }
+    best = "hybrid" if has_clf else "rules"
+    ev_hit = ev_n = ew_hit = ew_n = ph_ok = ph_n = v_ok = v_n = 0
+    for it in items:
+        row = it["row"]
+        res = it["hybrid"] if has_clf else it["rules"]
+        fatal = row.get("fatal_substring") or ""
+        if row.get("root_cause") and fatal:
+            ev_n += 1
+            ev_hit += any(fatal in e["text"] for e in res.get("evidence") or [])
+        early = row.get("early_warning_substring") or ""
+        if row.get("root_cause") and early:
+            ew_n += 1
+            ew_hit += any(early in w["text"] for w in res.get("early_warnings") or [])
+        if row.get("phase"):
+            ph_n += 1
+            got = res.get("phase") if row.get("root_cause") else (
+                res.get("incidents")[-1].get("reached_phase") if res.get("incidents") else None)
+            ph_ok += got == row["phase"]
+        if not row.get("root_cause"):
+            v_n += 1
+            v_ok += res.get("verdict") == _verdict_expected(row)
+    report["evidence_hit_rate"] = round(ev_hit / ev_n, 4) if ev_n else None
+    report["evidence"] = {"hit": ev_hit, "n": ev_n}
+    report["early_warning_recall"] = round(ew_hit / ew_n, 4) if ew_n else None
+    report["early_warnings"] = {"found": ew_hit, "n": ew_n}
+    report["phase_accuracy"] = round(ph_ok / ph_n, 4) if ph_n else None
+    report["phase"] = {"correct": ph_ok, "n": ph_n}
+    report["healthy_verdicts"] = {"match": v_ok, "n": v_n}
+    report["decided_by"] = best
+    return report
+
+
+def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
+    lines = [f"{report['n']} logs"]
+    modes = report["modes"]
+    hdr = f"{'':24}" + "".join(f"{m:>12}" for m in modes)
+    lines.append(hdr)
+
+    def row(name: str, key: str, fmt: str = "{:.1%}") -> None:
+        vals = []
+        for m in modes.values():
+            v = m.get(key)
+            vals.append(fmt.format(v) if isinstance(v, (int, float)) else "-")
+        lines.append(f"{name:<24}" + "".join(f"{v:>12}" for v in vals))
+
+    row("top-1 accuracy", "accuracy")
+    row("macro-F1", "macro_f1", "{:.3f}")
+    lines.append(f"{'conf>=0.9 precision':<24}" + "".join(
+        f"{(m['high_confidence']['precision'] if m['high_confidence']['precision'] is not None else float('nan')):>12.1%}"
+        for m in modes.values()))
+    lines.append(f"{'healthy called failed':<24}" + "".join(
+        f"{str(m['healthy_called_failed']) + '/' + str(m['healthy']):>12}" for m in modes.values()))
+    for key, label in (("evidence", "evidence-line hit"), ("early_warnings", "early-warning recall"), ("phase", "phase accuracy")):
+        d = report[key]
+        num = d.get("hit", d.get("found", d.get("correct", 0)))
+        pct = f"{num / d['n']:.1%}" if d["n"] else "-"
+        lines.append(f"{label:<24}{pct:>12}  ({num}/{d['n']}, {report['decided_by']})")
+    hv = report["healthy_verdicts"]
+    if hv["n"]:
+        lines.append(f"{'healthy verdict match':<24}{hv['match'] / hv['n']:>12.1%}  ({hv['match']}/{hv['n']})")
+    main = modes.get("hybrid") or modes["rules"]
+    lines.append("per label (" + ("hybrid" if "hybrid" in modes else "rules") + "): " + ", ".join(
+        f"{k} P{v['precision']:.2f}/R{v['recall']:.2f}" for k, v in main["per_label"].items()))
+    if show_misses:
+        for mname, m in modes.items():
+            for miss in m["misses"]:
+                lines.append(f"  miss[{mname}] {miss['source']}: truth {miss['truth']}, got {miss['pred']} ({miss['confidence']})")
+    return "\n".join(lines)

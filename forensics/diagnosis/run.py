@@ -1,0 +1,76 @@
+"""Source -> diagnosis dict (the JSON contract of ``forensics classify``)."""
+from __future__ import annotations
+
+from typing import Any
+
+from forensics import TAXONOMY_VERSION, __version__
+from forensics.events.parser import iter_source_events
+from forensics.incidents.lifetimes import IncidentBuilder
+from forensics.ingest.sources import Source
+from forensics.diagnosis.diagnose import diagnose_incident, record_hits
+from forensics.diagnosis.signatures import SignatureSet, signature_set
+
+TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "summary", "remediation",
+              "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s")
+
+
+def load_classifier(use: bool) -> Any:
+    if not use:
+        return None
+    from forensics.diagnosis.classifier import default_model
+
+    return default_model()
+
+
+def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    builder = IncidentBuilder(source_name, record_hits(sset))
+    out = []
+    for ev in events:
+        for inc in builder.feed(ev):
+            out.append(diagnose_incident(inc, classifier))
+    for inc in builder.finish():
+        out.append(diagnose_incident(inc, classifier))
+    return out
+
+
+def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str, Any], sset: SignatureSet,
+             classifier: Any = None) -> dict[str, Any]:
+    """Top level = the incident that matters most: the last failed one, else the last one."""
+    main = None
+    for inc in reversed(incidents):
+        if inc["verdict"] == "failed":
+            main = inc
+            break
+    if main is None and incidents:
+        main = incidents[-1]
+    result: dict[str, Any] = {"source": source_name}
+    if main is None:
+        result.update({"verdict": "no-failure", "root_cause": None, "confidence": None, "decided_by": None,
+                       "signature": None, "summary": "The input is empty.", "remediation": None, "phase": None,
+                       "evidence": [], "early_warnings": [], "candidates": [], "truncated": False,
+                       "time_to_failure_s": None, "duration_s": None})
+    else:
+        for k in TOP_FIELDS:
+            result[k] = main.get(k)
+        if "classifier" in main:
+            result["classifier"] = main["classifier"]
+        result["incident"] = main["index"]
+    result["incidents"] = incidents
+    result["stats"] = stats
+    result["versions"] = {"forensics": __version__, "taxonomy": TAXONOMY_VERSION, "signatures": sset.digest,
+                          "model": getattr(classifier, "version", None)}
+    if sset.warnings:
+        result["warnings"] = [w.message for w in sset.warnings]
+    return result
+
+
+def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
+                    sset: SignatureSet | None = None, classifier: Any = None) -> dict[str, Any]:
+    sset = sset or signature_set()
+    if classifier is None:
+        classifier = load_classifier(use_classifier)
+    holder: list = []
+    incidents = diagnose_events(iter_source_events(source, input_format, parser_out=holder), source.name,
+                                sset, classifier)
+    stats = holder[0].stats.to_dict() if holder else {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
+    return assemble(source.name, incidents, stats, sset, classifier)

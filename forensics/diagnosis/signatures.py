@@ -1,0 +1,365 @@
+"""Rule signatures: YAML data in ``signatures/``, validated on load, matched
+against events with the ``regex`` module under a timeout (no rule can hang
+the tool)."""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import regex
+import yaml
+
+from forensics.errors import SignatureError
+from forensics.events import model as K
+from forensics.events.model import Event
+from forensics.events.phases import PHASES
+from forensics.diagnosis.taxonomy import LABEL_SET
+
+REGEX_TIMEOUT = 0.05  # seconds per search
+KINDS = ("failure", "precursor", "wrapper")
+STATUSES = ("experimental", "test", "stable", "deprecated")
+FIELDS = ("text", "exc_type", "exc_message", "frame_file", "frame_function", "level", "logger", "event_kind")
+REQUIRED = ("id", "title", "root_cause", "kind", "match", "remediation")
+_ID = regex.compile(r"^[a-z0-9][a-z0-9_\-]*(?:\.[a-z0-9][a-z0-9_\-]*)+$")
+
+
+@dataclass(frozen=True)
+class Condition:
+    patterns: tuple[tuple[str, Any], ...]  # (field, compiled regex)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(f for f, _ in self.patterns)
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    title: str
+    root_cause: str
+    kind: str
+    conditions: tuple[Condition, ...]
+    remediation: str
+    path: str
+    status: str = "stable"
+    priority: int = 50
+    predicts: tuple[str, ...] = ()
+    phase: str | None = None
+    summary: str | None = None
+    references: tuple[str, ...] = ()
+    false_positives: tuple[str, ...] = ()
+    examples_match: tuple[str, ...] = ()
+    examples_no_match: tuple[str, ...] = ()
+    strength: str = "strong"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "root_cause": self.root_cause, "kind": self.kind,
+                "status": self.status, "priority": self.priority, "predicts": list(self.predicts),
+                "phase": self.phase, "strength": self.strength, "remediation": self.remediation,
+                "references": list(self.references), "file": self.path}
+
+
+@dataclass
+class MatchWarning:
+    signature: str
+    message: str
+
+
+class View:
+    """What a condition looks at: one line, or one exception of a chain."""
+
+    __slots__ = ("text", "exc_type", "exc_message", "frame_file", "frame_function", "level", "logger", "event_kind")
+
+    def __init__(self, text: str, exc_type: str | None = None, exc_message: str | None = None,
+                 frame_file: tuple[str, ...] = (), frame_function: tuple[str, ...] = (),
+                 level: str | None = None, logger: str | None = None, event_kind: str = K.MESSAGE) -> None:
+        self.text = text
+        self.exc_type = exc_type
+        self.exc_message = exc_message
+        self.frame_file = frame_file
+        self.frame_function = frame_function
+        self.level = level
+        self.logger = logger
+        self.event_kind = event_kind
+
+
+def event_views(ev: Event) -> list[View]:
+    if ev.kind != K.TRACEBACK:
+        return [View(ev.text, level=ev.level, logger=ev.logger, event_kind=ev.kind)]
+    views: list[View] = []
+    chain = ev.data.get("chain") or ()
+    for exc in chain:
+        files = tuple(f.file for f in exc.frames)
+        funcs = tuple(f.function for f in exc.frames if f.function)
+        views.append(View(exc.rendered, exc.exc_type, exc.exc_message, files, funcs, ev.level, ev.logger, K.TRACEBACK))
+    if not chain:
+        frames = ev.data.get("frames") or ()
+        files = tuple(f.file for f in frames)
+        funcs = tuple(f.function for f in frames if f.function)
+        texts = list(ev.data.get("orphan_source") or []) or [ev.text]
+        for t in texts:
+            views.append(View(t, None, None, files, funcs, ev.level, ev.logger, K.TRACEBACK))
+    carrier = ev.data.get("carrier")
+    if carrier:
+        views.append(View(carrier, level=ev.level, logger=ev.logger, event_kind=K.LOG))
+    return views
+
+
+class SignatureSet:
+    def __init__(self, signatures: list[Signature], digest: str) -> None:
+        self.signatures = signatures
+        self.digest = digest
+        self.by_id = {s.id: s for s in signatures}
+        self.warnings: list[MatchWarning] = []
+        self._slow: set[str] = set()
+        text_pats: list[str] = []
+        self._needs_views: list[Signature] = []  # have a condition without `text`
+        for s in signatures:
+            for c in s.conditions:
+                pats = dict(c.patterns)
+                if "text" in pats:
+                    text_pats.append(_scoped(pats["text"].pattern))
+                else:
+                    self._needs_views.append(s)
+                    break
+        self._prefilter = regex.compile("|".join(f"(?:{p})" for p in text_pats)) if text_pats else None
+
+    def __len__(self) -> int:
+        return len(self.signatures)
+
+    def _search(self, sig: Signature, pat: Any, value: str) -> bool:
+        try:
+            return pat.search(value, timeout=REGEX_TIMEOUT) is not None
+        except TimeoutError:
+            if sig.id not in self._slow:
+                self._slow.add(sig.id)
+                self.warnings.append(MatchWarning(sig.id, f"signature {sig.id} ({sig.path}) timed out on a "
+                                                  f"{len(value)}-character line and was skipped there"))
+            return False
+
+    def _cond_matches(self, sig: Signature, cond: Condition, view: View) -> bool:
+        for fname, pat in cond.patterns:
+            value = getattr(view, fname)
+            if value is None or value == ():
+                return False
+            if isinstance(value, tuple):
+                if not any(self._search(sig, pat, v) for v in value):
+                    return False
+            elif not self._search(sig, pat, value):
+                return False
+        return True
+
+    def match_views(self, views: list[View], candidates: Iterable[Signature] | None = None) -> list[tuple[Signature, int]]:
+        """(signature, index of the view it matched) for every signature that matches."""
+        hits: list[tuple[Signature, int]] = []
+        for sig in (candidates if candidates is not None else self.signatures):
+            for i, view in enumerate(views):
+                if any(self._cond_matches(sig, c, view) for c in sig.conditions):
+                    hits.append((sig, i))
+                    break
+        return hits
+
+    def match_event(self, ev: Event) -> list[tuple[Signature, int]]:
+        views = event_views(ev)
+        if ev.kind != K.TRACEBACK and self._prefilter is not None:
+            try:
+                hit = self._prefilter.search(views[0].text, timeout=REGEX_TIMEOUT * 4) is not None
+            except TimeoutError:
+                hit = True
+            if not hit:
+                return self.match_views(views, self._needs_views) if self._needs_views else []
+        return self.match_views(views)
+
+
+def _scoped(pattern: str) -> str:
+    """Turn a leading global inline flag group ``(?i)x`` into ``(?i:x)`` so
+    patterns can be joined into one alternation."""
+    m = regex.match(r"^\(\?([aiLmsux]+)\)", pattern)
+    if m:
+        return f"(?{m.group(1)}:{pattern[m.end():]})"
+    return pattern
+
+
+# ---------------------------------------------------------------- loading
+def default_signature_dirs() -> list[Path]:
+    env = os.environ.get("FORENSICS_SIGNATURES")
+    if env:
+        return [Path(p) for p in env.split(os.pathsep) if p]
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_signatures"
+    if packaged.is_dir():
+        return [packaged]
+    return [here.parent / "signatures"]
+
+
+def _fail(path: Path, where: str, msg: str) -> SignatureError:
+    return SignatureError(f"{path}: {where}: {msg}")
+
+
+def _compile(path: Path, where: str, pattern: Any) -> Any:
+    if not isinstance(pattern, str) or not pattern:
+        raise _fail(path, where, "must be a non-empty regex string")
+    try:
+        return regex.compile(pattern, regex.V0)
+    except regex.error as e:
+        raise _fail(path, where, f"regex does not compile: {e}") from None
+
+
+def _str_list(path: Path, where: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(path, where, "must be a list of strings")
+    return tuple(value)
+
+
+def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
+    where0 = f"signature #{index + 1}" if index else "signature"
+    if not isinstance(raw, dict):
+        raise _fail(path, where0, "must be a mapping")
+    for key in REQUIRED:
+        if key not in raw:
+            raise _fail(path, f"field '{key}'", "missing")
+    sid = raw["id"]
+    if not isinstance(sid, str) or not _ID.match(sid):
+        raise _fail(path, "field 'id'", f"{sid!r} is not a dotted lowercase id")
+    label = raw["root_cause"]
+    if label not in LABEL_SET:
+        raise _fail(path, "field 'root_cause'", f"unknown label {label!r} (see taxonomy.md)")
+    kind = raw["kind"]
+    if kind not in KINDS:
+        raise _fail(path, "field 'kind'", f"{kind!r} is not one of {', '.join(KINDS)}")
+    status = raw.get("status", "stable")
+    if status not in STATUSES:
+        raise _fail(path, "field 'status'", f"{status!r} is not one of {', '.join(STATUSES)}")
+    predicts = _str_list(path, "field 'predicts'", raw.get("predicts"))
+    for p in predicts:
+        if p not in LABEL_SET:
+            raise _fail(path, "field 'predicts'", f"unknown label {p!r}")
+    if kind == "precursor" and not predicts:
+        predicts = (label,)
+    phase = raw.get("phase")
+    if phase is not None and phase not in PHASES:
+        raise _fail(path, "field 'phase'", f"unknown phase {phase!r}")
+    prio = raw.get("priority", 50)
+    if not isinstance(prio, int) or isinstance(prio, bool) or not 0 <= prio <= 100:
+        raise _fail(path, "field 'priority'", "must be an integer 0-100")
+    match = raw["match"]
+    if isinstance(match, dict):
+        match = [match]
+    if not isinstance(match, list) or not match:
+        raise _fail(path, "field 'match'", "must be a non-empty list of conditions")
+    conds = []
+    for i, c in enumerate(match):
+        if not isinstance(c, dict) or not c:
+            raise _fail(path, f"field 'match[{i}]'", "must be a mapping of field: regex")
+        pats = []
+        for fname, pat in c.items():
+            if fname not in FIELDS:
+                raise _fail(path, f"field 'match[{i}].{fname}'", f"unknown field (one of {', '.join(FIELDS)})")
+            pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat)))
+        conds.append(Condition(tuple(pats)))
+    ex = raw.get("examples") or {}
+    if not isinstance(ex, dict):
+        raise _fail(path, "field 'examples'", "must be a mapping with 'match' and 'no_match' lists")
+    strength = raw.get("strength", "strong")
+    if strength not in ("strong", "weak"):
+        raise _fail(path, "field 'strength'", "must be 'strong' or 'weak'")
+    rem = raw["remediation"]
+    if not isinstance(rem, str):
+        raise _fail(path, "field 'remediation'", "must be a string")
+    return Signature(
+        id=sid, title=str(raw["title"]), root_cause=label, kind=kind, conditions=tuple(conds),
+        remediation=rem.strip(), path=str(path), status=status, priority=prio, predicts=predicts, phase=phase,
+        summary=(str(raw["summary"]).strip() if raw.get("summary") else None),
+        references=_str_list(path, "field 'references'", raw.get("references")),
+        false_positives=_str_list(path, "field 'false_positives'", raw.get("false_positives")),
+        examples_match=_str_list(path, "field 'examples.match'", ex.get("match")),
+        examples_no_match=_str_list(path, "field 'examples.no_match'", ex.get("no_match")),
+        strength=strength,
+    )
+
+
+def iter_signature_files(dirs: list[Path]) -> Iterator[Path]:
+    for d in dirs:
+        if d.is_file():
+            yield d
+            continue
+        if not d.is_dir():
+            raise SignatureError(f"{d}: signature directory not found")
+        yield from sorted(p for p in d.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
+    dirs = dirs or default_signature_dirs()
+    sigs: list[Signature] = []
+    seen: dict[str, str] = {}
+    h = hashlib.sha256()
+    for path in iter_signature_files(dirs):
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise SignatureError(f"{path}: cannot read: {e.strerror}") from None
+        h.update(path.name.encode() + b"\0" + data)
+        try:
+            doc = yaml.safe_load(data)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            pos = f"line {mark.line + 1}" if mark is not None else "YAML"
+            raise SignatureError(f"{path}: {pos}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+        if doc is None:
+            continue
+        raws = doc["signatures"] if isinstance(doc, dict) and "signatures" in doc else doc
+        if isinstance(raws, dict):
+            raws = [raws]
+        if not isinstance(raws, list):
+            raise SignatureError(f"{path}: top level must be a signature mapping or a list")
+        for i, raw in enumerate(raws):
+            sig = parse_signature(path, raw, i)
+            if sig.id in seen:
+                raise SignatureError(f"{path}: field 'id': duplicate id {sig.id!r} (also in {seen[sig.id]})")
+            seen[sig.id] = str(path)
+            sigs.append(sig)
+    return SignatureSet(sigs, h.hexdigest()[:16])
+
+
+@lru_cache(maxsize=4)
+def _cached(key: tuple[str, ...]) -> SignatureSet:
+    return load_signatures([Path(k) for k in key])
+
+
+def signature_set(dirs: list[Path] | None = None) -> SignatureSet:
+    dirs = dirs or default_signature_dirs()
+    return _cached(tuple(str(d) for d in dirs))
+
+
+# ---------------------------------------------------------------- examples
+@dataclass
+class ExampleFailure:
+    signature: str
+    path: str
+    expected: str  # "match" | "no_match"
+    example: str
+
+
+def run_examples(sset: SignatureSet) -> tuple[int, list[ExampleFailure]]:
+    """Run every signature's own examples through the real parser."""
+    from forensics.api import parse
+
+    failures: list[ExampleFailure] = []
+    total = 0
+    for sig in sset.signatures:
+        for expected, examples in (("match", sig.examples_match), ("no_match", sig.examples_no_match)):
+            for ex in examples:
+                total += 1
+                events = list(parse(ex if ex.endswith("\n") else ex + "\n"))
+                hit = any(s.id == sig.id for ev in events for s, _ in sset.match_views(event_views(ev), [sig]))
+                if hit != (expected == "match"):
+                    failures.append(ExampleFailure(sig.id, sig.path, expected, ex))
+    return total, failures

@@ -1,0 +1,52 @@
+"""Message hygiene shared by every envelope: colour codes, progress-bar rewrites."""
+from __future__ import annotations
+
+import re
+
+# Real CSI escapes, escapes whose ESC byte was lost ("[36m" before a prefix),
+# and escaped spellings seen in syslog exports and JSON dumps.
+_ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
+    r"|\x1b[@-Z\\-_]"  # other 2-byte escapes
+    r"|(?:#033|\\u001b|\\x1b|\\033|\\e)\[[0-9;]*[A-Za-z]"
+    r"|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m(?=[\[(A-Za-z0-9 ]|$)"
+)
+_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_message(text: str) -> str:
+    """Strip colour codes, resolve ``\\r`` rewrites to the last state, drop NULs."""
+    if "\r" in text:
+        text = text.rstrip("\r")
+        if "\r" in text:
+            parts = [p for p in text.split("\r") if p.strip()]
+            text = parts[-1] if parts else ""
+    if "\x1b" in text or "m" in text and ("[" in text) and ("033[" in text or "u001b[" in text or _maybe_lost_escape(text)):
+        text = _ANSI.sub("", text)
+    if "#012" in text:  # syslog escapes newlines as #012 and tabs as #011
+        text = text.replace("#011", "\t")
+    if _has_ctrl(text):
+        text = _CTRL.sub("", text)
+    return text
+
+
+def _maybe_lost_escape(text: str) -> bool:
+    i = text.find("[")
+    while i >= 0:
+        j = i + 1
+        while j < len(text) and (text[j].isdigit() or text[j] == ";") and j - i < 12:
+            j += 1
+        if j < len(text) and text[j] == "m":
+            return True
+        i = text.find("[", i + 1)
+        if i > 200:
+            return False
+    return False
+
+
+def _has_ctrl(text: str) -> bool:
+    for ch in ("\x00", "\x1b", "\x08", "\x07", "\x0c"):
+        if ch in text:
+            return True
+    return False

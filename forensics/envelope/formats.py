@@ -1,0 +1,442 @@
+"""Stage 2: the outer line shape -> records (timestamp, host, identifier, pid, message).
+
+Every journalctl output mode, ``-o json``/``json-seq``/``json-sse``/``export``/
+``verbose``, docker / kubectl ``--timestamps`` and CRI lines, and plain files.
+The format is sniffed from the first lines of each source (``detect_format``)
+unless forced. Wrappers that people add when they copy logs (docker compose
+service columns, box-drawing borders, ``host >> `` markers, markdown quotes) are
+detected per source too and peeled off each message.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Iterable, Iterator
+
+from forensics.envelope.clean import clean_message
+
+UTC = timezone.utc
+
+FORMATS = (
+    "auto", "plain", "short", "short-precise", "short-iso", "short-iso-precise", "short-full",
+    "with-unit", "short-unix", "short-monotonic", "short-delta", "cat", "json", "json-seq",
+    "json-sse", "export", "verbose", "docker",
+)
+
+
+class Record:
+    """One logical message line with its envelope. ``line`` is the 1-based
+    physical input line where it starts; ``cont`` marks a journald
+    continuation line of a multi-line entry."""
+
+    __slots__ = ("line", "text", "ts", "host", "ident", "pid", "cont", "marker", "unit")
+
+    def __init__(self, line: int, text: str, ts: datetime | None = None, host: str | None = None,
+                 ident: str | None = None, pid: int | None = None, cont: bool = False,
+                 marker: str | None = None, unit: str | None = None):
+        self.line = line
+        self.text = text
+        self.ts = ts
+        self.host = host
+        self.ident = ident
+        self.pid = pid
+        self.cont = cont
+        self.marker = marker
+        self.unit = unit
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Record({self.line}, {self.text!r}, ts={self.ts}, host={self.host}, ident={self.ident}, pid={self.pid})"
+
+
+# ---------------------------------------------------------------- timestamps
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
+
+
+class Clock:
+    """Turns partial timestamps (no year; monotonic seconds) into datetimes.
+    The year comes from the newest full date seen in the stream (journald
+    ``short`` and vLLM print none), else the current year."""
+
+    def __init__(self) -> None:
+        self.year = datetime.now(UTC).year
+        self._cache_key: str | None = None
+        self._cache_val: datetime | None = None
+
+    def saw(self, ts: datetime | None) -> None:
+        if ts is not None:
+            self.year = ts.year
+
+    def month_day(self, mon: str, day: str, hms: str, frac: str | None) -> datetime | None:
+        key = mon + day + hms + (frac or "")
+        if key == self._cache_key:
+            return self._cache_val
+        m = _MONTHS.get(mon[:3].lower())
+        if m is None:
+            m = _month_from_digits(mon)
+            if m is None:
+                return None
+        try:
+            val = datetime(self.year, m, int(day), int(hms[0:2]), int(hms[3:5]), int(hms[6:8]),
+                           int((frac or ".0")[1:7].ljust(6, "0")), tzinfo=UTC)
+        except ValueError:
+            val = None
+        self._cache_key, self._cache_val = key, val
+        return val
+
+
+def _month_from_digits(mon: str) -> int | None:
+    digits = "".join(ch for ch in mon if ch.isdigit())  # "6月" (CJK locales)
+    if digits and 1 <= int(digits) <= 12:
+        return int(digits)
+    return None
+
+
+def parse_iso(ts: str) -> datetime | None:
+    try:
+        if ts.endswith("Z"):
+            ts = ts[:-1] + "+00:00"
+        # Python <3.11 compat is not needed; 3.11 fromisoformat takes +0000 too,
+        # but not more than 6 fractional digits (docker prints 9).
+        if "." in ts:
+            head, _, tail = ts.partition(".")
+            i = 0
+            while i < len(tail) and tail[i].isdigit():
+                i += 1
+            ts = head + "." + tail[:min(i, 6)].ljust(6, "0") + tail[i:]
+        dt = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def from_epoch_us(us: str | int | None) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(int(us) / 1e6, tz=UTC)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+
+
+# ---------------------------------------------------------------- short family
+_TS_SHORT = r"(?P<mon>[^\s\d\[\]{}(<>\-|]\S{0,5}|\d{1,2}月)\s{1,2}(?P<day>\d{1,2}) (?P<hms>\d\d:\d\d:\d\d)(?P<frac>\.\d{6})?"
+_TS_ISO = r"(?P<iso>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
+_TS_FULL = r"(?P<dow>[A-Z][a-z]{2}) (?P<full>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?) (?P<tz>[A-Za-z][\w+\-/]*|[+-]\d{2,4})"
+_TS_UNIX = r"(?P<unix>\d{9,11}\.\d{6})"
+_TS_MONO = r"\[\s*(?P<mono>\d+\.\d{6})(?: <\s*\d+\.\d{6}[ *]>|\s{16})?\]"
+_IDENT = r"(?:(?P<host>[^\s\[\]:]+) )?(?P<ident>[^\s\[\]:][^\s\[\]]*?)(?:\[(?P<pid>\d+)\])?:(?: (?P<msg>.*)|$)"
+
+SHORT_PATTERNS: dict[str, re.Pattern[str]] = {
+    "short": re.compile(rf"^{_TS_SHORT} {_IDENT}"),
+    "short-iso": re.compile(rf"^{_TS_ISO} {_IDENT}"),
+    "short-full": re.compile(rf"^{_TS_FULL} {_IDENT}"),
+    "short-unix": re.compile(rf"^{_TS_UNIX} {_IDENT}"),
+    "short-monotonic": re.compile(rf"^{_TS_MONO} {_IDENT}"),
+}
+SHORT_ALIASES = {"short-precise": "short", "short-iso-precise": "short-iso", "with-unit": "short-full",
+                 "short-delta": "short-monotonic"}
+
+_MARKER = re.compile(r"^-- (?:(?P<boot>Boot [0-9a-f]{32})|(?P<reboot>Reboot)|(?P<none>No entries)|(?P<begin>(?:Logs|Journal) begins? at .*?)) --\s*$")
+_DOCKER = re.compile(rf"^{_TS_ISO} (?:(?P<stream>stdout|stderr) (?P<flag>[FP]) )?(?P<msg>.*)$")
+_VERBOSE_HEAD = re.compile(r"^[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6} \S+ \[s=[0-9a-f]+;i=")
+_EXPORT_FIELD = re.compile(r"^(?P<name>_{0,2}[A-Z0-9][A-Z0-9_]*)(?:=(?P<value>.*))?$")
+
+
+def detect_format(sample: list[str]) -> str:
+    """Pick the envelope format from the first lines of a source."""
+    lines = [ln for ln in sample if ln.strip() and not _MARKER.match(ln)][:60]
+    if not lines:
+        return "plain"
+    first = lines[0].lstrip("\ufeff")
+    if first.startswith("\x1e{") or first.startswith("\x1e"):
+        return "json-seq"
+    if first.startswith("data: {"):
+        return "json-sse"
+    if first.startswith("{") and ('"MESSAGE"' in first or '"__REALTIME_TIMESTAMP"' in first or '"__CURSOR"' in first):
+        return "json"
+    if first.startswith("__CURSOR=") or first.startswith("__REALTIME_TIMESTAMP="):
+        return "export"
+    if _VERBOSE_HEAD.match(first):
+        return "verbose"
+    scores: dict[str, int] = {}
+    for name, pat in SHORT_PATTERNS.items():
+        scores[name] = sum(1 for ln in lines if pat.match(ln))
+    docker = sum(1 for ln in lines if _DOCKER.match(ln))
+    best = max(scores, key=lambda k: scores[k])
+    n = len(lines)
+    if scores[best] >= max(1, n * 0.3):
+        # A docker --timestamps line can also look like short-iso with a
+        # "host ident:" shape by accident; journald needs the ident column.
+        if best == "short-iso" and docker > scores[best] * 1.5:
+            return "docker"
+        return best
+    if docker >= max(1, n * 0.3):
+        return "docker"
+    return "plain"
+
+
+# ---------------------------------------------------------------- wrappers
+_WRAPPERS: dict[str, re.Pattern[str]] = {
+    # docker compose: "sglang-1  | msg", "backend-vllm-openai-1  | msg"
+    "compose": re.compile(r"^(?P<svc>[A-Za-z0-9][\w.\-]*)\s+\| ?(?P<msg>.*)$"),
+    # web console / TUI borders: "│ msg   │", "| 12 | msg |"
+    "box": re.compile(r"^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$"),
+    "host-marker": re.compile(r"^(?P<host>[\w.\-]+) >> (?P<msg>.*)$"),
+    "quote": re.compile(r"^> ?(?P<msg>.*)$"),
+    "ci-timestamp": re.compile(r"^(?:\[)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z(?:\])? (?P<msg>.*)$"),
+    "cloud-severity": re.compile(r"^(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL) \d{4}-\d\d-\d\dT[\d:.]+Z (?:\[[^\]]*\] )?(?P<msg>.*)$"),
+}
+
+
+def detect_wrappers(messages: list[str]) -> list[re.Pattern[str]]:
+    """Wrapper layers present on most sampled messages, outermost first."""
+    active: list[re.Pattern[str]] = []
+    msgs = [m for m in messages if m.strip()][:60]
+    for _ in range(3):
+        if not msgs:
+            break
+        best, best_hits = None, 0
+        for name, pat in _WRAPPERS.items():
+            if pat in active:
+                continue
+            hits = sum(1 for m in msgs if pat.match(m))
+            if hits > best_hits:
+                best, best_hits = pat, hits
+        if best is None or best_hits < max(2, len(msgs) * 0.5):
+            break
+        active.append(best)
+        msgs = [(mm.group("msg") if (mm := best.match(m)) else m) for m in msgs]
+    return active
+
+
+def unwrap(text: str, wrappers: list[re.Pattern[str]]) -> str:
+    for pat in wrappers:
+        m = pat.match(text)
+        if m:
+            text = m.group("msg")
+    return text
+
+
+# ---------------------------------------------------------------- record readers
+def iter_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> Iterator[Record]:
+    """Records from numbered physical lines (text without the newline)."""
+    fmt = SHORT_ALIASES.get(fmt, fmt)
+    if fmt in SHORT_PATTERNS:
+        return _short_records(lines, SHORT_PATTERNS[fmt], fmt, clock)
+    if fmt in ("json", "json-seq", "json-sse"):
+        return _json_records(lines, clock)
+    if fmt == "export":
+        return _export_records(lines)
+    if fmt == "verbose":
+        return _verbose_records(lines)
+    if fmt == "docker":
+        return _docker_records(lines)
+    return _plain_records(lines)
+
+
+def _marker_record(n: int, text: str) -> Record | None:
+    m = _MARKER.match(text)
+    if not m:
+        return None
+    kind = "boot" if (m.group("boot") or m.group("reboot")) else ("no-entries" if m.group("none") else "logs-begin")
+    return Record(n, text.strip(), marker=kind)
+
+
+def _plain_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
+    for n, text in lines:
+        if text.startswith("-- ") and (rec := _marker_record(n, text)) is not None:
+            yield rec
+            continue
+        yield Record(n, clean_message(text))
+
+
+def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: str, clock: Clock) -> Iterator[Record]:
+    prev: Record | None = None
+    col = 0
+    match = pat.match
+    for n, text in lines:
+        m = match(text)
+        if m is None:
+            if text.startswith("-- ") and (rec := _marker_record(n, text)) is not None:
+                prev = None
+                yield rec
+                continue
+            if prev is not None and text[:1] in (" ", "\t"):
+                # Continuation of a multi-line journal entry: indented to the message column.
+                lead = len(text) - len(text.lstrip(" "))
+                body = text[min(lead, col):] if lead >= col else text.lstrip(" ")
+                yield Record(n, clean_message(body), prev.ts, prev.host, prev.ident, prev.pid, cont=True)
+                continue
+            prev = None
+            yield Record(n, clean_message(text))
+            continue
+        g = m.groupdict()
+        if fmt == "short":
+            ts = clock.month_day(g["mon"], g["day"], g["hms"], g["frac"])
+        elif fmt == "short-iso":
+            ts = parse_iso(g["iso"])
+        elif fmt == "short-full":
+            ts = parse_iso(g["full"].replace(" ", "T"))
+        elif fmt == "short-unix":
+            try:
+                ts = datetime.fromtimestamp(float(g["unix"]), tz=UTC)
+            except (ValueError, OverflowError, OSError):
+                ts = None
+        else:  # monotonic: seconds since boot; anchored at the epoch so differences still work
+            try:
+                ts = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=float(g["mono"]))
+            except (ValueError, OverflowError):
+                ts = None
+        msg = g["msg"] or ""
+        col = m.start("msg") if g["msg"] is not None else len(text) + 1
+        pid = g["pid"]
+        prev = Record(n, clean_message(msg), ts, g["host"], g["ident"], int(pid) if pid else None)
+        yield prev
+
+
+def _docker_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
+    for n, text in lines:
+        m = _DOCKER.match(text)
+        if m is None:
+            yield Record(n, clean_message(text))
+            continue
+        yield Record(n, clean_message(m.group("msg")), parse_iso(m.group("iso")), ident=m.group("stream"))
+
+
+def _field(obj: dict, *names: str) -> str | None:
+    for name in names:
+        v = obj.get(name)
+        if v is None:
+            continue
+        if isinstance(v, list):  # repeated field -> array of strings
+            v = v[0] if v and isinstance(v[0], str) else None
+            if v is None:
+                continue
+        return str(v)
+    return None
+
+
+def _json_message(v: object) -> tuple[str, bool]:
+    if v is None:
+        return "", True  # journalctl nulls fields of 4096+ bytes: content unknown
+    if isinstance(v, list):
+        if v and all(isinstance(x, int) for x in v):
+            return bytes(x & 0xFF for x in v).decode("utf-8", "replace"), False
+        return "\n".join(str(x) for x in v), False
+    return str(v), False
+
+
+def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Record]:
+    boot: str | None = None
+    for n, text in lines:
+        raw = text.lstrip("\x1e\ufeff")
+        if raw.startswith("data: "):
+            raw = raw[6:]
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            # A truncated last object, or junk between objects: keep the text.
+            yield Record(n, clean_message(text))
+            continue
+        b = _field(obj, "_BOOT_ID")
+        if boot is not None and b is not None and b != boot:
+            yield Record(n, f"-- Boot {b} --", marker="boot")
+        boot = b or boot
+        ts = from_epoch_us(_field(obj, "_SOURCE_REALTIME_TIMESTAMP", "__REALTIME_TIMESTAMP"))
+        clock.saw(ts)
+        msg, unknown = _json_message(obj.get("MESSAGE"))
+        pid_s = _field(obj, "_PID", "SYSLOG_PID")
+        pid = int(pid_s) if pid_s and pid_s.isdigit() else None
+        host = _field(obj, "_HOSTNAME")
+        ident = _field(obj, "SYSLOG_IDENTIFIER", "_COMM")
+        unit = _field(obj, "UNIT", "_SYSTEMD_UNIT")
+        if unknown:
+            yield Record(n, "[message withheld by journalctl: 4096 bytes or more]", ts, host, ident, pid, marker="null-message", unit=unit)
+            continue
+        parts = msg.split("\n") if "\n" in msg else [msg]
+        for i, part in enumerate(parts):
+            if i and not part.strip():
+                continue
+            yield Record(n, clean_message(part), ts, host, ident, pid, cont=i > 0, unit=unit)
+
+
+def _entry_record(n: int, fields: dict[str, str], boot_state: list[str | None]) -> Iterator[Record]:
+    b = fields.get("_BOOT_ID")
+    if boot_state[0] is not None and b is not None and b != boot_state[0]:
+        yield Record(n, f"-- Boot {b} --", marker="boot")
+    boot_state[0] = b or boot_state[0]
+    ts = from_epoch_us(fields.get("_SOURCE_REALTIME_TIMESTAMP") or fields.get("__REALTIME_TIMESTAMP"))
+    pid_s = fields.get("_PID") or fields.get("SYSLOG_PID")
+    pid = int(pid_s) if pid_s and pid_s.isdigit() else None
+    msg = fields.get("MESSAGE", "")
+    for i, part in enumerate(msg.split("\n")):
+        if i and not part.strip():
+            continue
+        yield Record(n, clean_message(part), ts, fields.get("_HOSTNAME"),
+                     fields.get("SYSLOG_IDENTIFIER") or fields.get("_COMM"), pid, cont=i > 0,
+                     unit=fields.get("UNIT") or fields.get("_SYSTEMD_UNIT"))
+
+
+def _export_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
+    fields: dict[str, str] = {}
+    start = 0
+    binary: str | None = None  # name of a binary field whose value is being read
+    boot_state: list[str | None] = [None]
+    for n, text in lines:
+        if not fields and not binary:
+            start = n
+        if binary is not None:
+            m = _EXPORT_FIELD.match(text)
+            if text == "" or (m and (m.group("value") is not None or text.isupper())):
+                binary = None
+            else:
+                fields[binary] = (fields[binary] + "\n" + text) if binary in fields else text[8:]
+                continue
+        if text == "":
+            if fields:
+                yield from _entry_record(start, fields, boot_state)
+                fields = {}
+            continue
+        m = _EXPORT_FIELD.match(text)
+        if m is None:
+            continue
+        if m.group("value") is None:
+            binary = m.group("name")
+        else:
+            fields[m.group("name")] = m.group("value")
+    if fields:
+        yield from _entry_record(start, fields, boot_state)
+
+
+_VERBOSE_FIELD = re.compile(r"^    (?P<name>_{0,2}[A-Z0-9][A-Z0-9_]*)=(?P<value>.*)$")
+
+
+def _verbose_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
+    fields: dict[str, str] = {}
+    start = 0
+    last: str | None = None
+    boot_state: list[str | None] = [None]
+    for n, text in lines:
+        if _VERBOSE_HEAD.match(text):
+            if fields:
+                yield from _entry_record(start, fields, boot_state)
+            fields, start, last = {}, n, None
+            continue
+        if text.startswith("-- ") and (rec := _marker_record(n, text)) is not None:
+            yield rec
+            continue
+        m = _VERBOSE_FIELD.match(text)
+        if m:
+            last = m.group("name")
+            val = m.group("value")
+            if val.endswith(" blob data]"):
+                val = ""
+            fields[last] = val
+        elif last is not None and text.startswith("    "):
+            fields[last] += "\n" + text.strip()
+    if fields:
+        yield from _entry_record(start, fields, boot_state)

@@ -1,0 +1,216 @@
+"""Lark parsers for the two grammars under ``grammar/``.
+
+Both are LALR with the Transformer inlined (``transformer=``), so no parse
+tree is built and thrown away. Only lines the router picked and whole
+traceback blocks get here.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError
+from lark.lexer import Lexer
+
+from forensics.events.model import ExceptionRecord, Frame
+
+
+def _grammar(name: str) -> str:
+    return resources.files("forensics.events").joinpath("grammar", name).read_text()
+
+
+# ---------------------------------------------------------------- messages
+class MessageTransformer(Transformer):
+    """Each method returns (kind, fields)."""
+
+    def cuda_graph_registration(self, items: list[Any]) -> tuple[str, dict]:
+        return "cuda_graph_registration", {"count": int(items[1]), "verb": str(items[0]).strip()}
+
+    def package_walk_warning(self, items: list[Any]) -> tuple[str, dict]:
+        return "package_walk_warning", {"package": str(items[0])}
+
+    def unit_message(self, items: list[Any]) -> tuple[str, dict]:
+        unit = str(items[0])
+        event, fields = items[1]
+        return "unit_lifecycle", {"unit": unit, "event": event, **fields}
+
+    def legacy_unit_message(self, items: list[Any]) -> tuple[str, dict]:
+        state = str(items[1])
+        return "unit_lifecycle", {"unit": str(items[0]), "event": "failed" if state == "failed" else f"entered-{state}"}
+
+    def job_message(self, items: list[Any]) -> tuple[str, dict]:
+        verb = str(items[0]).strip().lower().replace(" ", "-")
+        rest = str(items[1]).rstrip(".").rstrip()
+        unit, _, description = rest.partition(" - ")
+        return "unit_lifecycle", {"unit": unit, "event": verb, "description": description or None}
+
+    def process_exited(self, items: list[Any]) -> tuple[str, dict]:
+        status = str(items[2])
+        code, _, name = status.partition("/")
+        return "process-exited", {"process": str(items[0]).lower(), "code": str(items[1]),
+                                  "status": int(code), "status_name": name or None}
+
+    def failed_result(self, items: list[Any]) -> tuple[str, dict]:
+        return "failed", {"result": str(items[0])}
+
+    def restart_scheduled(self, items: list[Any]) -> tuple[str, dict]:
+        return "restart-scheduled", {"restart_counter": int(items[0])}
+
+    def oom_killed(self, items: list[Any]) -> tuple[str, dict]:
+        return "oom-killed", {}
+
+    def deactivated(self, items: list[Any]) -> tuple[str, dict]:
+        return "deactivated", {}
+
+    def start_limit(self, items: list[Any]) -> tuple[str, dict]:
+        return "start-limit-hit", {}
+
+    def operation_timeout(self, items: list[Any]) -> tuple[str, dict]:
+        return "operation-timeout", {"operation": str(items[0]).split(" ", 1)[0].lower()}
+
+    def watchdog_timeout(self, items: list[Any]) -> tuple[str, dict]:
+        return "watchdog-timeout", {}
+
+    def killing(self, items: list[Any]) -> tuple[str, dict]:
+        return "killing", {"killed_pid": int(items[0])}
+
+    def consumed(self, items: list[Any]) -> tuple[str, dict]:
+        return "consumed", {}
+
+    def unit_other(self, items: list[Any]) -> tuple[str, dict]:
+        return "other", {}
+
+
+@lru_cache(maxsize=1)
+def message_parser() -> Lark:
+    return Lark(_grammar("message.lark"), parser="lalr", lexer="contextual",
+                transformer=MessageTransformer(), maybe_placeholders=False)
+
+
+def parse_message(text: str) -> tuple[str, dict] | None:
+    """(kind, fields) for a structured message, or None when the grammar
+    does not know it (the caller keeps it as a plain message)."""
+    try:
+        return message_parser().parse(text)  # type: ignore[return-value]
+    except LarkError:
+        return None
+
+
+# ---------------------------------------------------------------- tracebacks
+_FILE = re.compile(r'^\s*File "(?P<file>[^"]*)"(?:, line (?P<line>\d+)(?:, in (?P<func>.+))?)?')
+_FILE_PARTIAL = re.compile(r'^\s*File "(?P<file>.*)$')
+_FAULTHANDLER_FILE = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+) in (?P<func>.+)$')
+_EXC = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:\[[^\]]*\])?)(?::\s?(?P<msg>.*))?$")
+
+
+class _LineLexer(Lexer):
+    """Feeds pre-classified lines to the LALR parser as tokens."""
+
+    def __init__(self, lexer_conf: Any) -> None:  # noqa: D107 - Lark API
+        pass
+
+    def lex(self, data: Iterable[tuple[str, str, int]], *args: Any) -> Iterable[Token]:  # type: ignore[override]
+        for ttype, text, line in data:
+            yield Token(ttype, text, line=line)
+
+
+class TracebackTransformer(Transformer):
+    def header(self, items: list[Token]) -> tuple[str, Any]:
+        return "header", items[0].line
+
+    def frame(self, items: list[Token]) -> tuple[str, Any]:
+        file_tok = items[0]
+        source = caret = None
+        for tok in items[1:]:
+            if tok.type == "SOURCE":
+                source = tok.value.strip()
+        return "frame", _frame(file_tok.value, source)
+
+    def orphan_source(self, items: list[Token]) -> tuple[str, Any]:
+        return "orphan_source", items[0].value.strip()
+
+    def exception(self, items: list[Token]) -> tuple[str, Any]:
+        first = items[0]
+        m = _EXC.match(first.value.strip())
+        exc_type = m.group("type") if m else None
+        msg = (m.group("msg") or "") if m else first.value.strip()
+        cont = [t.value.rstrip() for t in items[1:]]
+        if cont:
+            msg = "\n".join([msg, *cont]) if msg else "\n".join(cont)
+        return "exception", (exc_type, msg, first.line)
+
+    def separator(self, items: list[Token]) -> tuple[str, Any]:
+        return "separator", "cause" if items[0].type == "CAUSE" else "context"
+
+    def repeat(self, items: list[Token]) -> tuple[str, Any]:
+        return "repeat", items[0].value.strip()
+
+    def group_head(self, items: list[Token]) -> tuple[str, Any]:
+        return "group_head", None
+
+    def group_sep(self, items: list[Token]) -> tuple[str, Any]:
+        return "group_sep", None
+
+    def stray(self, items: list[Token]) -> tuple[str, Any]:
+        return "stray", items[0].value
+
+    def start(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        chain: list[ExceptionRecord] = []
+        frames: list[Frame] = []
+        relation: str | None = None
+        in_group = False
+        group_members = False
+        has_header = False
+        orphan: list[str] = []
+        for kind, value in items:
+            if kind == "header":
+                has_header = True
+            elif kind == "frame":
+                frames.append(value)
+            elif kind == "orphan_source":
+                orphan.append(value)
+            elif kind == "separator":
+                relation = value
+            elif kind == "group_head":
+                in_group = True
+                has_header = True
+            elif kind == "group_sep":
+                group_members = in_group
+            elif kind == "exception":
+                exc_type, msg, line = value
+                rel = "group-member" if group_members else relation
+                chain.append(ExceptionRecord(exc_type, msg, tuple(frames), rel, line))
+                frames = []
+                relation = None
+        return {"chain": chain, "dangling_frames": frames, "has_header": has_header, "orphan_source": orphan}
+
+
+def _frame(text: str, source: str | None) -> Frame:
+    m = _FILE.match(text)
+    if m and m.group("line"):
+        func = m.group("func")
+        return Frame(m.group("file"), int(m.group("line")), func.strip() if func else None, source)
+    fm = _FAULTHANDLER_FILE.match(text)
+    if fm:
+        return Frame(fm.group("file"), int(fm.group("line")), fm.group("func").strip(), source)
+    pm = _FILE_PARTIAL.match(text)
+    path = pm.group("file") if pm else text.strip()
+    if m and not m.group("line"):
+        path = m.group("file")
+    return Frame(path.rstrip('",'), None, None, source, partial=True)
+
+
+@lru_cache(maxsize=1)
+def traceback_parser() -> Lark:
+    return Lark(_grammar("traceback.lark"), parser="lalr", lexer=_LineLexer,
+                transformer=TracebackTransformer())
+
+
+def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None:
+    try:
+        return traceback_parser().parse(tokens)  # type: ignore[arg-type,return-value]
+    except LarkError:
+        return None

@@ -1,0 +1,237 @@
+"""Records -> events. One combined regex routes each message; only lines that
+carry structure (and traceback blocks) go to Lark."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from forensics.envelope.formats import Clock, Record, detect_format, detect_wrappers, iter_records, unwrap
+from forensics.events import model as K
+from forensics.events.grammars import parse_message
+from forensics.events.model import Event
+from forensics.events.phases import MARKER_RE, PHASE_OF
+from forensics.events.prefixes import split_prefix
+from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
+from forensics.ingest.sources import Source
+
+# The router: one search decides whether a line needs the message grammar.
+_STRUCT = re.compile(
+    r"(?P<cgr>^Regist(?:ering|ered) \d+ cuda graph addresses)"
+    r"|(?P<pkw>^Unexpected error during package walk: )"
+    r"|(?P<unit>^[\w@.\\\-:]+?\.(?:service|scope|socket|target|mount|timer|slice|path): "
+    r"|^(?:Started|Starting|Stopping|Stopped|Failed to start|Dependency failed for|Reloading|Reloaded) "
+    r"|^Unit \S+ entered \w+ state)"
+)
+_ACCESS = re.compile(r'"(?P<method>GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})')
+_BLOB = re.compile(r"^\[(?P<size>\d+(?:\.\d)?[BKMG]) blob data\]$")
+_SYSTEMD_IDENTS = frozenset({"systemd", "init", "init.scope", "systemd-logind"})
+_LEVEL_HINT = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|CRITICAL|WARNING|Warning|WARN)\b[:\s]")
+_YEAR_HINT = re.compile(r"(20\d\d)-\d\d-\d\d[ T]\d\d:")
+SAMPLE_LINES = 64
+
+
+@dataclass
+class ParseStats:
+    lines: int = 0
+    events: int = 0
+    unparsed: int = 0
+    clipped_lines: int = 0
+    tracebacks: int = 0
+    truncated_tracebacks: int = 0
+    caps_hit: dict[str, int] = field(default_factory=dict)
+    format: str | None = None
+    truncated_gzip: bool = False
+
+    @property
+    def parsed(self) -> int:
+        return self.lines - self.unparsed
+
+    def to_dict(self) -> dict:
+        d = {"lines": self.lines, "parsed": self.parsed, "unparsed": self.unparsed, "events": self.events,
+             "tracebacks": self.tracebacks, "truncated_tracebacks": self.truncated_tracebacks,
+             "format": self.format}
+        if self.clipped_lines:
+            d["clipped_lines"] = self.clipped_lines
+        if self.caps_hit:
+            d["caps_hit"] = dict(self.caps_hit)
+        if self.truncated_gzip:
+            d["truncated_gzip"] = True
+        return d
+
+
+class EventParser:
+    """Feed records, get events. Keeps only per-process traceback buffers."""
+
+    def __init__(self, source: str = "-", clock: Clock | None = None, wrappers: list | None = None) -> None:
+        self.source = source
+        self.clock = clock or Clock()
+        self.wrappers = wrappers or []
+        self.tb = TracebackAssembler(source)
+        self.stats = ParseStats()
+        self._last_unparsed_line = -1
+        self._since_idle_check = 0
+
+    def feed(self, rec: Record) -> list[Event]:
+        out: list[Event] = []
+        if rec.marker is not None:
+            if rec.marker == "boot":
+                out.extend(self._flush_tracebacks())
+            kind = K.JOURNAL_MARKER if rec.marker != "null-message" else K.BLOB
+            out.append(Event(kind, rec.line, rec.text, rec.ts, rec.host, rec.ident, rec.pid,
+                             source=self.source, data={"marker": rec.marker}))
+            return self._count(out)
+        text = rec.text
+        if self.wrappers:
+            text = unwrap(text, self.wrappers)
+        if text.startswith("[") and text.endswith(" blob data]") and _BLOB.match(text):
+            out.append(Event(K.BLOB, rec.line, text, rec.ts, rec.host, rec.ident, rec.pid, source=self.source,
+                             data={"size": _BLOB.match(text).group("size")}))  # type: ignore[union-attr]
+            return self._count(out)
+        pfx = split_prefix(text, self.clock.year)
+        msg = pfx.text
+        ts = rec.ts or pfx.app_ts
+        prefixed = pfx.header is not None
+        key = (rec.host, rec.pid, pfx.proc_pid, pfx.rank, pfx.proc)
+        hp = (rec.host, rec.pid, pfx.proc_pid)
+        # Tracebacks first: an open one may claim this line.
+        if self.tb.open or HEADER_TEXT in msg or _may_start_traceback(msg):
+            ctx = {"ts": ts, "host": rec.host, "ident": rec.ident, "pid": rec.pid, "rank": pfx.rank,
+                   "level": pfx.level, "logger": pfx.logger}
+            consumed, done = self.tb.feed(rec.line, msg, key, hp, prefixed, pfx.header, ctx)
+            out.extend(done)
+            if consumed:
+                self._since_idle_check += 1
+                if self._since_idle_check > 256:
+                    self._since_idle_check = 0
+                    out.extend(self.tb.close_idle(400))
+                return self._count(out)
+        ev = self._line_event(rec, pfx, msg, ts)
+        if ev.kind == K.UNIT_LIFECYCLE:
+            # A lifetime boundary: tracebacks of the old process are complete now.
+            out.extend(self._flush_tracebacks())
+        out.append(ev)
+        return self._count(out)
+
+    def _line_event(self, rec: Record, pfx, msg: str, ts) -> Event:  # type: ignore[no-untyped-def]
+        src = self.source
+        level = pfx.level
+        m = _STRUCT.search(msg)
+        if m is not None:
+            group = m.lastgroup
+            if group != "unit" or rec.ident in _SYSTEMD_IDENTS or rec.pid == 1 or (rec.ident is None and not pfx.dialect):
+                parsed = parse_message(msg)
+                if parsed is not None:
+                    kind, fields = parsed
+                    if kind == K.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
+                        fields["unit"] = rec.unit
+                    return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
+                                 level or ("WARNING" if kind == K.PACKAGE_WALK_WARNING else None),
+                                 pfx.logger, source=src, data=fields)
+        am = _ACCESS.search(msg)
+        if am is not None:
+            return Event(K.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
+                         source=src, data={"method": am.group("method"), "path": am.group("path"),
+                                           "status": int(am.group("status"))})
+        pm = MARKER_RE.search(msg)
+        if pm is not None:
+            name = pm.lastgroup
+            return Event(K.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
+                         pfx.logger, source=src, data={"phase": PHASE_OF[name], "marker": name})  # type: ignore[index]
+        if level is None and _LEVEL_HINT.match(msg):
+            w = msg.split(None, 1)[0].rstrip(":").upper()
+            level = {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(w, w)
+        if pfx.dialect is not None or level is not None:
+            return Event(K.LOG, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
+                         source=src)
+        if rec.line != self._last_unparsed_line:
+            self.stats.unparsed += 1
+            self._last_unparsed_line = rec.line
+        return Event(K.MESSAGE, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, None, None, source=src)
+
+    def _flush_tracebacks(self) -> list[Event]:
+        return self.tb.close_all() if self.tb.open else []
+
+    def flush_idle(self) -> list[Event]:
+        """Close tracebacks whose exception line has arrived (live streams call
+        this when input pauses, so a failure is reported without waiting)."""
+        if not self.tb.open:
+            return []
+        return self._count(self.tb.close_idle(-1))
+
+    def finish(self, incomplete_last_line: bool = False) -> list[Event]:
+        out = self.tb.close_all(eof=True, incomplete_last_line=incomplete_last_line)
+        if self.tb.capped:
+            self.stats.caps_hit["open_tracebacks"] = self.tb.capped
+        return self._count(out)
+
+    def _count(self, events: list[Event]) -> list[Event]:
+        st = self.stats
+        st.events += len(events)
+        for ev in events:
+            if ev.kind == K.TRACEBACK:
+                st.tracebacks += 1
+                if ev.data.get("truncated"):
+                    st.truncated_tracebacks += 1
+                if ev.data.get("frames_dropped"):
+                    st.caps_hit["traceback_frames"] = st.caps_hit.get("traceback_frames", 0) + ev.data["frames_dropped"]
+        return events
+
+
+def _may_start_traceback(msg: str) -> bool:
+    c = msg[:1]
+    if c == " ":
+        s = msg.lstrip()
+        return s.startswith("File \"") or s.startswith("raise ") or s.startswith("+ Exception Group")
+    return c.isalpha() and ":" in msg[:120] and STRICT_EXC.match(msg) is not None or msg[:1].isalpha() and msg.endswith(("Error", "Interrupt")) and STRICT_EXC.match(msg) is not None
+
+
+# ---------------------------------------------------------------- whole sources
+def _numbered(blocks: Iterable[str], start: int = 1) -> Iterator[tuple[int, str]]:
+    n = start - 1
+    for block in blocks:
+        lines = block.split("\n")
+        if block.endswith("\n"):
+            lines.pop()
+        for text in lines:
+            n += 1
+            yield n, text
+
+
+def iter_source_events(source: Source, input_format: str = "auto", line_mode: bool = False,
+                       parser_out: list | None = None) -> Iterator[Event]:
+    """Events of one source, streaming. ``parser_out`` receives the
+    EventParser (for its stats) before the first event is yielded."""
+    numbered = _numbered(source.blocks(line_mode=line_mode))
+    sample: list[tuple[int, str]] = []
+    if input_format == "auto" or not line_mode:
+        for item in numbered:
+            sample.append(item)
+            if len(sample) >= (8 if line_mode else SAMPLE_LINES):
+                break
+    fmt = detect_format([t for _, t in sample]) if input_format == "auto" else input_format
+    clock = Clock()
+    for _, t in sample:
+        y = _YEAR_HINT.search(t)
+        if y:
+            clock.year = int(y.group(1))
+            break
+
+    def chained() -> Iterator[tuple[int, str]]:
+        yield from sample
+        yield from numbered
+
+    sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
+    wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
+    parser = EventParser(source.name, clock, wrappers)
+    parser.stats.format = fmt
+    if parser_out is not None:
+        parser_out.append(parser)
+    feed = parser.feed
+    for rec in iter_records(chained(), fmt, clock):
+        yield from feed(rec)
+    yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
+    st = parser.stats
+    st.lines = source.stats.lines
+    st.clipped_lines = source.stats.clipped_lines
+    st.truncated_gzip = source.stats.truncated_gzip

@@ -1,0 +1,164 @@
+"""Application prefixes inside a message: SGLang ranks, vLLM process/level
+headers, torch ``[rankN]:``, glog, Python logging. They nest (a wrapper's
+logger around a vLLM line around a Ray worker prefix), so they are peeled in
+a loop. Dispatch on the first character keeps the common case to one regex.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+UTC = timezone.utc
+
+_SGL = re.compile(
+    r"\[(?P<d>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,](?P<ms>\d{3}))?"
+    r"(?P<tags>(?: [A-Za-z_]+\d+)*| encode_server| encode_dp_worker\[\d+\])\] "
+)
+_SGL_SHORT = re.compile(r"\[(?P<hms>\d\d:\d\d:\d\d)(?P<tags>(?: [A-Za-z_]+\d+)+)\] ")
+_GPU_ID = re.compile(r"\[gpu_id=(?P<gpu>\d+)\] ")
+_RANK = re.compile(r"\[(?:rank|Rank |RANK )(?P<rank>\d+)\]:? ?")
+_GLOG = re.compile(r"\[?(?P<lvl>[IWEF])(?P<md>\d{3,4}) (?P<hms>\d\d:\d\d:\d\d)\.\d+(?: +\d+)? (?P<file>[\w.\-]+):(?P<lno>\d+)\]\]? ?")
+_PROC = re.compile(r"\((?P<proc>[A-Za-z_][\w\-]*)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=[^)]*)?\) ")
+_VLLM = re.compile(
+    r"(?P<lvl>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?P<md>\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d+)? "
+    r"\[?(?P<file>[^\]\s:]+?):(?P<lno>\d+)\] ?"
+)
+_UVICORN = re.compile(r"(?P<lvl>INFO|WARNING|ERROR|CRITICAL|DEBUG|TRACE):\s+")
+_LEVEL_NAME = re.compile(r"(?P<lvl>WARNING|ERROR|INFO|DEBUG|CRITICAL):(?P<logger>[\w.]+):")
+_PYLOG = re.compile(
+    r"(?P<d>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)(?:[,.](?P<ms>\d{1,6}))?(?:Z|[+-]\d\d:?\d\d)?"
+    r"(?: - (?P<logger>[\w.\-]+) - (?P<lvl>[A-Z]+) - (?:\[(?P<func>\w+)\] - )?"
+    r"|\s+(?:\|\s*)?(?P<lvl2>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b[:\s|]*(?:(?P<logger2>[\w.]+(?::\d+)?)\s*[-:|]\s+)?"
+    r"| )"
+)
+_LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+
+
+@dataclass(slots=True)
+class Prefix:
+    """What the peeled prefixes said about a line."""
+
+    text: str
+    app_ts: datetime | None = None
+    rank: str | None = None
+    level: str | None = None
+    logger: str | None = None
+    proc: str | None = None
+    proc_pid: int | None = None
+    dialect: str | None = None  # "sglang" | "vllm" | "torch" | "glog" | "uvicorn" | "pylog"
+    header: str | None = None  # the exact prefix text (vLLM repeats it on every traceback line)
+
+
+def _dt(d: str, ms: str | None = None) -> datetime | None:
+    try:
+        dt = datetime.fromisoformat(d.replace(" ", "T"))
+    except ValueError:
+        return None
+    if ms:
+        dt = dt.replace(microsecond=int(ms.ljust(6, "0")[:6]))
+    return dt.replace(tzinfo=UTC)
+
+
+def _md(year: int, md: str, hms: str) -> datetime | None:
+    try:
+        if "-" in md:
+            mon, day = int(md[:2]), int(md[3:5])
+        elif len(md) == 3:
+            mon, day = int(md[0]), int(md[1:])
+        else:
+            mon, day = int(md[:2]), int(md[2:4])
+        return datetime(year, mon, day, int(hms[:2]), int(hms[3:5]), int(hms[6:8]), tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def split_prefix(text: str, year: int) -> Prefix:
+    """Peel application prefixes off ``text``."""
+    p = Prefix(text)
+    headers: list[str] = []
+    for _ in range(5):
+        t = p.text
+        if not t:
+            break
+        c = t[0]
+        m = None
+        if c == "[":
+            m = _SGL.match(t)
+            if m:
+                p.app_ts = _dt(m.group("d"), m.group("ms"))
+                tags = m.group("tags").strip()
+                if tags:
+                    p.rank = tags
+                p.dialect = p.dialect or "sglang"
+                rest = t[m.end():]
+                um = _UVICORN.match(rest)
+                if um:
+                    p.level = um.group("lvl")
+                    rest = rest[um.end():]
+                    p.dialect = "sglang"
+                headers.append(t[: len(t) - len(rest)])
+                p.text = rest
+                continue
+            m = _RANK.match(t)
+            if m:
+                p.rank = p.rank or f"rank{m.group('rank')}"
+                p.dialect = p.dialect or "torch"
+            elif (m := _GLOG.match(t)) is not None:
+                p.level = p.level or _LEVELS[m.group("lvl")]
+                p.logger = p.logger or m.group("file")
+                p.dialect = p.dialect or "glog"
+            elif (m := _SGL_SHORT.match(t)) is not None:
+                p.rank = m.group("tags").strip()
+                p.dialect = p.dialect or "sglang"
+            elif (m := _GPU_ID.match(t)) is not None:
+                p.rank = f"gpu{m.group('gpu')}"
+                p.dialect = p.dialect or "sglang"
+        elif c == "(":
+            m = _PROC.match(t)
+            if m:
+                p.proc = m.group("proc")
+                if m.group("pid"):
+                    p.proc_pid = int(m.group("pid"))
+                if m.group("rank"):
+                    p.rank = f"rank{m.group('rank')}"
+                elif p.proc and p.proc[-1].isdigit() and p.rank is None:
+                    p.rank = p.proc
+        elif c in "DIWECF":
+            m = _VLLM.match(t)
+            if m:
+                p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
+                p.logger = m.group("file")
+                if p.app_ts is None:
+                    p.app_ts = _md(year, m.group("md"), m.group("hms"))
+                p.dialect = "vllm"
+            elif (m := _GLOG.match(t)) is not None:
+                p.level = p.level or _LEVELS[m.group("lvl")]
+                p.logger = p.logger or m.group("file")
+                p.dialect = p.dialect or "glog"
+            elif (m := _UVICORN.match(t)) is not None:
+                p.level = m.group("lvl")
+                p.dialect = p.dialect or "uvicorn"
+            elif (m := _LEVEL_NAME.match(t)) is not None:
+                p.level = m.group("lvl")
+                p.logger = m.group("logger")
+                p.dialect = p.dialect or "pylog"
+        elif "0" <= c <= "9":
+            m = _PYLOG.match(t)
+            if m:
+                if p.app_ts is None:
+                    p.app_ts = _dt(m.group("d"), m.group("ms"))
+                lvl = m.group("lvl") or m.group("lvl2")
+                if lvl:
+                    p.level = _LEVELS.get(lvl, lvl)
+                lg = m.group("logger") or m.group("logger2")
+                if lg:
+                    p.logger = lg
+                p.dialect = p.dialect or "pylog"
+        if m is None:
+            break
+        headers.append(t[: m.end()])
+        p.text = t[m.end():]
+    if headers:
+        p.header = "".join(headers)
+    return p

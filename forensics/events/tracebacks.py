@@ -1,0 +1,276 @@
+"""Traceback assembly: collect the lines of each Python traceback per
+process/rank, decide where it ends, and hand the block to the Lark grammar.
+
+Lines are keyed by (host, pid, process prefix pid, rank) so ranks that print
+line by line into one stream never mix. SGLang prints the header on a
+prefixed line and the rest unprefixed; those unprefixed lines go to the
+newest open traceback of the same (host, pid). vLLM repeats its header on
+every line; a line with the same header continues the record.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from forensics.events.grammars import parse_traceback
+from forensics.events.model import TRACEBACK, Event, ExceptionRecord, Frame
+
+HEADER_TEXT = "Traceback (most recent call last):"
+CAUSE_TEXT = "The above exception was the direct cause of the following exception:"
+CONTEXT_TEXT = "During handling of the above exception, another exception occurred:"
+
+MAX_TOKENS = 3000  # per traceback; deeper recursion is counted, not kept
+MAX_CONT = 12  # lines of exception message after the exception line
+MAX_OPEN = 256  # open tracebacks at once
+
+_GROUP_SEP = re.compile(r"^\+?[-+]+(?: (?:\d+|and \d+ more exceptions?) -*)?$")
+_CARET = re.compile(r"^[\^~\s]+$")
+# A lone exception line: dotted name ending in Error/Exception/... (warnings excluded).
+STRICT_EXC = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure)|Exception"
+    r"|KeyboardInterrupt|StopIteration|GeneratorExit|BaseExceptionGroup|ExceptionGroup)(?:: |:$|$)"
+)
+_RAISE = re.compile(r"^\s{2,}raise [A-Za-z_][\w.]*")
+
+
+@dataclass
+class OpenTraceback:
+    key: tuple
+    hp: tuple
+    start: int
+    ts: datetime | None
+    host: str | None
+    ident: str | None
+    pid: int | None
+    rank: str | None
+    level: str | None
+    logger: str | None
+    header: str | None
+    carrier: str | None
+    state: str  # "frames" | "exc" | "sep"
+    tokens: list[tuple[str, str, int]] = field(default_factory=list)
+    last_line: int = 0
+    last_seen: int = 0  # record counter when last fed
+    cont: int = 0
+    dropped: int = 0
+    last_ttype: str | None = None
+    in_group: bool = False
+
+
+def _group_strip(text: str) -> tuple[str, bool]:
+    """Remove exception-group box pipes: ``  |   File ...`` -> ``  File ...``."""
+    s = text.lstrip()
+    stripped = False
+    while s.startswith("|"):
+        s = s[1:]
+        if s.startswith(" "):
+            s = s[1:]
+        stripped = True
+        nxt = s.lstrip()
+        if not nxt.startswith("|"):
+            break
+        s = nxt
+    return s, stripped
+
+
+def classify_line(text: str, state: str, last: str | None) -> str | None:
+    """Token type of a line inside an open traceback, or None if it is not one."""
+    s = text.lstrip()
+    if not s:
+        return None
+    if HEADER_TEXT in text:
+        return "HEADER"
+    if s.startswith("+ Exception Group Traceback"):
+        return "GROUP_HEAD"
+    if s.startswith("File \""):
+        return "FILE"
+    if s.startswith("[Previous line repeated"):
+        return "REPEAT"
+    if s.startswith(CAUSE_TEXT[:30]):
+        return "CAUSE"
+    if s.startswith(CONTEXT_TEXT[:30]):
+        return "CONTEXT"
+    if (s[0] in "+-") and _GROUP_SEP.match(s):
+        return "GROUP_SEP"
+    if _CARET.match(s):
+        return "CARET" if last in ("SOURCE", "FILE") else ("CONT" if state == "exc" else "CARET")
+    indented = text[:1] in (" ", "\t")
+    if state == "frames":
+        if indented:
+            return "SOURCE"
+        return "EXC"
+    if state == "sep":
+        if STRICT_EXC.match(s):
+            return "EXC"
+        return None
+    # state == "exc": the exception message may run over several lines
+    return "CONT"
+
+
+class TracebackAssembler:
+    def __init__(self, source: str = "-") -> None:
+        self.source = source
+        self.open: dict[tuple, OpenTraceback] = {}
+        self.by_hp: dict[tuple, tuple] = {}
+        self.counter = 0
+        self.capped = 0
+
+    def has_open(self) -> bool:
+        return bool(self.open)
+
+    # -- feeding ----------------------------------------------------------
+    def feed(self, line: int, text: str, key: tuple, hp: tuple, prefixed: bool, header: str | None,
+             ctx: dict[str, Any]) -> tuple[bool, list[Event]]:
+        """Offer a line. Returns (consumed, finished events)."""
+        self.counter += 1
+        out: list[Event] = []
+        tb = self.open.get(key)
+        if tb is None and not prefixed:
+            k = self.by_hp.get(hp)
+            if k is not None:
+                tb = self.open.get(k)
+        if tb is not None:
+            same_record = (not prefixed) or header == tb.header or tb.header is None
+            body, grouped = _group_strip(text) if tb.in_group else (text, False)
+            ttype = classify_line(body, tb.state, tb.last_ttype) if same_record else None
+            if ttype is None and same_record and HEADER_TEXT in text:
+                ttype = "HEADER"
+            if not same_record:
+                # A new record from this process: a header starts a new traceback,
+                # anything else ends this one (its frames may be cut short).
+                if HEADER_TEXT in text or tb.state == "exc":
+                    out.append(self._close(tb))
+                    tb = None
+                elif tb.state in ("frames", "sep"):
+                    out.append(self._close(tb))
+                    tb = None
+            elif ttype is None or (ttype == "CONT" and tb.cont >= MAX_CONT) or (
+                    ttype == "HEADER" and tb.state == "exc"):
+                out.append(self._close(tb))
+                tb = None
+            else:
+                self._add(tb, ttype, body, line)
+                return True, out
+        # No open traceback takes it: does it start one?
+        start_type = None
+        if HEADER_TEXT in text:
+            start_type = "HEADER"
+        else:
+            s = text.lstrip()
+            if s.startswith("+ Exception Group Traceback"):
+                start_type = "GROUP_HEAD"
+            elif s.startswith("File \"") and text[:1] == " ":
+                start_type = "FILE"
+            elif STRICT_EXC.match(text):
+                start_type = "EXC"
+            elif _RAISE.match(text):
+                start_type = "SOURCE"
+        if start_type is None:
+            return False, out
+        if len(self.open) >= MAX_OPEN:
+            oldest = min(self.open.values(), key=lambda t: t.last_seen)
+            out.append(self._close(oldest))
+            self.capped += 1
+        carrier = None
+        if start_type == "HEADER":
+            i = text.find(HEADER_TEXT)
+            carrier = text[:i].strip() or None
+        tb = OpenTraceback(key, hp, line, ctx.get("ts"), ctx.get("host"), ctx.get("ident"),
+                           ctx.get("pid"), ctx.get("rank"), ctx.get("level"), ctx.get("logger"),
+                           header, carrier, "frames")
+        self.open[key] = tb
+        if not prefixed or start_type == "HEADER":
+            self.by_hp[hp] = key
+        else:
+            self.by_hp.setdefault(hp, key)
+        self._add(tb, start_type, text.strip() if start_type == "HEADER" else text, line)
+        return True, out
+
+    def _add(self, tb: OpenTraceback, ttype: str, text: str, line: int) -> None:
+        tb.last_line = line
+        tb.last_seen = self.counter
+        if ttype == "HEADER":
+            tb.state = "frames"
+            text = HEADER_TEXT
+        elif ttype == "GROUP_HEAD":
+            tb.state = "frames"
+            tb.in_group = True
+        elif ttype in ("FILE", "SOURCE", "CARET", "REPEAT", "GROUP_SEP"):
+            tb.state = "frames" if ttype != "GROUP_SEP" else tb.state
+        elif ttype == "EXC":
+            tb.state = "exc"
+            tb.cont = 0
+        elif ttype == "CONT":
+            tb.cont += 1
+        elif ttype in ("CAUSE", "CONTEXT"):
+            tb.state = "sep"
+        tb.last_ttype = ttype
+        if len(tb.tokens) >= MAX_TOKENS and ttype in ("FILE", "SOURCE", "CARET", "REPEAT"):
+            tb.dropped += 1
+            return
+        tb.tokens.append((ttype, text, line))
+
+    # -- closing ------------------------------------------------------------
+    def close_idle(self, older_than: int) -> list[Event]:
+        """Close tracebacks not fed for ``older_than`` records (exception
+        already seen) or ten times that (still in frames)."""
+        out = []
+        for tb in list(self.open.values()):
+            age = self.counter - tb.last_seen
+            if age > older_than and tb.state == "exc" or age > older_than * 10:
+                out.append(self._close(tb))
+        return out
+
+    def close_all(self, eof: bool = False, incomplete_last_line: bool = False) -> list[Event]:
+        out = [self._close(tb, eof=eof, cut_line=incomplete_last_line) for tb in sorted(self.open.values(), key=lambda t: t.start)]
+        return out
+
+    def _close(self, tb: OpenTraceback, eof: bool = False, cut_line: bool = False) -> Event:
+        self.open.pop(tb.key, None)
+        if self.by_hp.get(tb.hp) == tb.key:
+            del self.by_hp[tb.hp]
+        return build_event(tb, self.source, cut_line=cut_line)
+
+
+def build_event(tb: OpenTraceback, source: str, cut_line: bool = False) -> Event:
+    parsed = parse_traceback(tb.tokens)
+    chain: list[ExceptionRecord] = []
+    dangling: list[Frame] = []
+    has_header = False
+    orphan: list[str] = []
+    if parsed is not None:
+        chain = parsed["chain"]
+        dangling = parsed["dangling_frames"]
+        has_header = parsed["has_header"]
+        orphan = parsed["orphan_source"]
+    truncated = (not has_header) or (not chain) or bool(dangling) or tb.state in ("frames", "sep")
+    if any(f.partial for f in dangling) or (cut_line and tb.last_line and tb.tokens and tb.tokens[-1][0] != "EXC"):
+        truncated = True
+    last = chain[-1] if chain else None
+    frames = list(last.frames) if last else []
+    frames.extend(dangling)
+    if last is not None:
+        text = last.rendered.split("\n", 1)[0]
+    elif orphan:
+        text = orphan[-1]
+    elif frames:
+        f = frames[-1]
+        text = f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else "")
+    else:
+        text = tb.tokens[0][1] if tb.tokens else ""
+    data: dict[str, Any] = {
+        "exc_type": last.exc_type if last else None,
+        "exc_message": last.exc_message if last else None,
+        "frames": tuple(frames),
+        "chain": tuple(chain),
+        "truncated": truncated,
+        "carrier": tb.carrier,
+    }
+    if orphan:
+        data["orphan_source"] = orphan
+    if tb.dropped:
+        data["frames_dropped"] = tb.dropped
+    return Event(TRACEBACK, tb.start, text, tb.ts, tb.host, tb.ident, tb.pid, tb.rank, tb.level or "ERROR",
+                 tb.logger, tb.last_line or tb.start, source, data)

@@ -1,0 +1,242 @@
+"""Stage 4: events -> incidents, one per process lifetime.
+
+An incident keeps what diagnosis needs and nothing more (bounded memory on
+endless input): its phase timeline, readiness, exit, the signature hits,
+a capped list of tracebacks and the last error / warning lines.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterable, Iterator
+
+from forensics.events import model as K
+from forensics.events.model import Event
+from forensics.events.phases import PHASE_ORDER
+
+MAX_TRACEBACKS = 64
+MAX_HITS = 400
+MAX_ERROR_LINES = 40
+
+_SGLANG_HINTS = ("server_args=ServerArgs", "The server is fired up", "Scheduler hit an exception", "sglang")
+_VLLM_HINTS = ("vLLM", "EngineCore", "vllm")
+_NON_PROCESS_UNIT_EVENTS = ("failed", "restart-scheduled", "stopped", "stopping", "consumed", "deactivated",
+                            "other", "killing", "start-limit-hit", "failed-to-start", "oom-killed", "process-exited")
+
+
+@dataclass
+class PhaseSpan:
+    phase: str
+    first_line: int
+    last_line: int
+    first_ts: datetime | None
+    last_ts: datetime | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"phase": self.phase, "first_line": self.first_line, "last_line": self.last_line,
+                "first_ts": self.first_ts.isoformat() if self.first_ts else None,
+                "last_ts": self.last_ts.isoformat() if self.last_ts else None}
+
+
+@dataclass
+class Hit:
+    signature: Any  # forensics.diagnosis.signatures.Signature
+    event: Event
+    view: int
+    phase: str | None
+    after_ready: bool
+    line: int
+    text: str
+
+
+@dataclass
+class Incident:
+    index: int
+    source: str
+    start_line: int
+    end_line: int = 0
+    start_ts: datetime | None = None
+    end_ts: datetime | None = None
+    server: str | None = None
+    unit: str | None = None
+    pids: set[int] = field(default_factory=set)
+    phases: dict[str, PhaseSpan] = field(default_factory=dict)
+    phase: str | None = None  # current phase
+    ready_line: int | None = None
+    ready_ts: datetime | None = None
+    shutdown_line: int | None = None
+    exit: dict[str, Any] | None = None
+    events: int = 0
+    process_events: int = 0
+    last_progress_ts: datetime | None = None
+    last_progress_line: int = 0
+    last_activity_line: int = 0  # last serving activity (access / batch stats)
+    failure_hits: list[Hit] = field(default_factory=list)
+    precursor_hits: list[Hit] = field(default_factory=list)
+    wrapper_hits: list[Hit] = field(default_factory=list)
+    tracebacks: list[tuple[Event, str | None, bool]] = field(default_factory=list)  # (event, phase, after_ready)
+    error_lines: deque = field(default_factory=lambda: deque(maxlen=MAX_ERROR_LINES))
+    warning_lines: deque = field(default_factory=lambda: deque(maxlen=200))
+    dropped: int = 0
+    ended: bool = False
+
+    def phase_at(self, line: int) -> str | None:
+        best = None
+        for span in self.phases.values():
+            if span.first_line <= line and (best is None or PHASE_ORDER[span.phase] > PHASE_ORDER[best]):
+                best = span.phase
+        return best
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.start_ts and self.end_ts:
+            return max(0.0, (self.end_ts - self.start_ts).total_seconds())
+        return None
+
+
+class IncidentBuilder:
+    """Consumes events in order; yields incidents as each lifetime closes."""
+
+    def __init__(self, source: str, on_event: Callable[[Incident, Event], None] | None = None) -> None:
+        self.source = source
+        self.on_event = on_event
+        self.cur: Incident | None = None
+        self.count = 0
+        self._pending: list[Incident] = []
+
+    def _new(self, ev: Event) -> Incident:
+        inc = Incident(self.count, self.source, ev.line, ev.line, ev.ts, ev.ts)
+        self.count += 1
+        return inc
+
+    def feed(self, ev: Event) -> Iterator[Incident]:
+        cur = self.cur
+        if cur is None:
+            cur = self.cur = self._new(ev)
+        elif self._starts_new_lifetime(cur, ev):
+            yield cur
+            cur = self.cur = self._new(ev)
+        self._update(cur, ev)
+
+    def finish(self) -> Iterator[Incident]:
+        if self.cur is not None:
+            yield self.cur
+            self.cur = None
+
+    def _starts_new_lifetime(self, cur: Incident, ev: Event) -> bool:
+        kind = ev.kind
+        if kind == K.JOURNAL_MARKER and ev.data.get("marker") == "boot":
+            return cur.events > 0
+        if kind == K.UNIT_LIFECYCLE:
+            what = ev.data.get("event")
+            if what in ("started", "starting"):
+                return cur.process_events > 0
+            return False
+        if cur.ended and kind not in (K.UNIT_LIFECYCLE, K.JOURNAL_MARKER) and ev.pid != 1:
+            return True
+        if kind == K.PHASE_MARKER and ev.data.get("marker") == "server_args":
+            progressed = (cur.phase is not None and PHASE_ORDER.get(cur.phase, 0) > 0) or cur.failure_hits or cur.ready_line
+            return bool(progressed)
+        return False
+
+    def _update(self, inc: Incident, ev: Event) -> None:
+        inc.events += 1
+        inc.end_line = max(inc.end_line, ev.end_line or ev.line)
+        if ev.ts is not None:
+            if inc.start_ts is None:
+                inc.start_ts = ev.ts
+            if inc.end_ts is None or ev.ts >= inc.end_ts:
+                inc.end_ts = ev.ts
+        kind = ev.kind
+        if kind == K.UNIT_LIFECYCLE:
+            self._unit(inc, ev)
+        elif kind != K.JOURNAL_MARKER:
+            inc.process_events += 1
+            if ev.pid is not None and ev.pid != 1 and len(inc.pids) < 64:
+                inc.pids.add(ev.pid)
+        if inc.server is None:
+            t = ev.text
+            if ev.rank and ev.rank.startswith(("TP", "DP", "PP", "EP")) or any(h in t for h in _SGLANG_HINTS):
+                inc.server = "sglang"
+            elif ev.logger and ev.level and any(h in t for h in _VLLM_HINTS):
+                inc.server = "vllm"
+        if kind == K.PHASE_MARKER:
+            self._phase(inc, ev)
+        elif kind == K.ACCESS:
+            if inc.ready_line is not None:
+                self._enter(inc, "serving", ev)
+                inc.last_activity_line = ev.line
+            elif inc.phase is not None:
+                inc.last_progress_ts = ev.ts or inc.last_progress_ts
+        elif kind == K.CUDA_GRAPH_REGISTRATION:
+            self._enter(inc, "cuda-graph-capture", ev)
+        elif kind == K.TRACEBACK:
+            if len(inc.tracebacks) < MAX_TRACEBACKS:
+                inc.tracebacks.append((ev, inc.phase, inc.ready_line is not None))
+            else:
+                inc.dropped += 1
+        if ev.level in ("ERROR", "CRITICAL") or kind == K.TRACEBACK:
+            inc.error_lines.append(ev)
+        elif ev.level == "WARNING" or kind == K.PACKAGE_WALK_WARNING:
+            inc.warning_lines.append(ev)
+        if self.on_event is not None:
+            self.on_event(inc, ev)
+
+    def _unit(self, inc: Incident, ev: Event) -> None:
+        what = ev.data.get("event")
+        if inc.unit is None and ev.data.get("unit") and what not in ("other",):
+            unit = ev.data["unit"]
+            if "." in unit and " " not in unit:
+                inc.unit = unit
+        if what == "process-exited" and ev.data.get("process") == "main":
+            inc.exit = {"code": ev.data.get("code"), "status": ev.data.get("status"),
+                        "status_name": ev.data.get("status_name"), "line": ev.line}
+            inc.ended = True
+        elif what == "failed" and inc.exit is not None:
+            inc.exit["result"] = ev.data.get("result")
+        elif what == "failed" and inc.exit is None:
+            inc.exit = {"result": ev.data.get("result"), "line": ev.line}
+        elif what in ("stopping",) and inc.ready_line is not None:
+            self._enter(inc, "shutdown", ev)
+        elif what in ("deactivated", "stopped"):
+            inc.ended = inc.ended or inc.process_events > 0
+
+    def _phase(self, inc: Incident, ev: Event) -> None:
+        phase = ev.data["phase"]
+        marker = ev.data.get("marker")
+        if marker == "app_startup":
+            # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
+            phase = "warmup" if inc.server == "sglang" else "ready"
+        if phase == "serving":
+            if inc.ready_line is None:
+                return
+            inc.last_activity_line = ev.line
+        if phase == "ready":
+            if inc.ready_line is None:
+                inc.ready_line = ev.line
+                inc.ready_ts = ev.ts
+        if phase == "shutdown":
+            inc.shutdown_line = inc.shutdown_line or ev.line
+        self._enter(inc, phase, ev)
+
+    def _enter(self, inc: Incident, phase: str, ev: Event) -> None:
+        span = inc.phases.get(phase)
+        if span is None:
+            inc.phases[phase] = PhaseSpan(phase, ev.line, ev.line, ev.ts, ev.ts)
+        else:
+            span.last_line = ev.line
+            span.last_ts = ev.ts or span.last_ts
+        cur = inc.phase
+        if cur is None or PHASE_ORDER[phase] >= PHASE_ORDER[cur]:
+            inc.phase = phase
+        inc.last_progress_ts = ev.ts or inc.last_progress_ts
+        inc.last_progress_line = ev.line
+
+
+def build_incidents(events: Iterable[Event], source: str = "-",
+                    on_event: Callable[[Incident, Event], None] | None = None) -> Iterator[Incident]:
+    b = IncidentBuilder(source, on_event)
+    for ev in events:
+        yield from b.feed(ev)
+    yield from b.finish()

@@ -1,0 +1,1 @@
+"""Stage 6: reports (text, JSON, DataFrames)."""
