@@ -80,6 +80,7 @@ class Incident:
     warning_lines: deque = field(default_factory=lambda: deque(maxlen=200))
     dropped: int = 0
     ended: bool = False
+    started: bool = False
 
     def phase_at(self, line: int) -> str | None:
         best = None
@@ -131,7 +132,8 @@ class IncidentBuilder:
         if kind == K.UNIT_LIFECYCLE:
             what = ev.data.get("event")
             if what in ("started", "starting"):
-                return cur.process_events > 0
+                # ExecStartPre output comes before "Started": same lifetime.
+                return cur.process_events > 0 and (cur.started or cur.ended)
             return False
         if cur.ended and kind not in (K.UNIT_LIFECYCLE, K.JOURNAL_MARKER) and ev.pid != 1:
             return True
@@ -185,6 +187,8 @@ class IncidentBuilder:
 
     def _unit(self, inc: Incident, ev: Event) -> None:
         what = ev.data.get("event")
+        if what == "started":
+            inc.started = True
         if inc.unit is None and ev.data.get("unit") and what not in ("other",):
             unit = ev.data["unit"]
             if "." in unit and " " not in unit:
