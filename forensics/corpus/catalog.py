@@ -152,15 +152,16 @@ class Ctx:
 
     def frame(self, path: str, func: str, src: str | None = None, caret: bool = False) -> list[str]:
         full = path if path.startswith("/") or path.startswith("<") else f"{self.sp}/{path}"
-        out = [f'  File "{full}", line {self.lineno(path, func)}, in {func}']
+        out = [f'  File "{full}", line {self.lineno(path, func + (src or ""))}, in {func}']
         if src is not None:
             out.append("    " + src)
-            if caret and self.py >= "3.11":
-                stripped = src.strip()
+            stripped = src.strip()
+            # Python 3.11+ marks the call part of an assignment or return; a
+            # statement that is the whole expression gets no marker line.
+            if caret and self.py >= "3.11" and ("= " in stripped or stripped.startswith("return ")):
                 lead = len(src) - len(stripped)
-                # mark the call part of an assignment like Python 3.11+ does
-                start = stripped.find("= ") + 2 if "= " in stripped else 0
-                width = max(1, len(stripped) - start)
+                start = stripped.find("= ") + 2 if "= " in stripped else 7
+                width = max(1, len(stripped.rstrip("(,")) - start + (1 if stripped.endswith("(") else 0))
                 out.append("    " + " " * (lead + start) + "^" * width)
         return out
 

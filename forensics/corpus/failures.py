@@ -186,13 +186,9 @@ def f_library_missing(c: Ctx) -> Failure:
         pre = Precursor([f"Failed to import from vllm._C with ImportError('{lib}: cannot open shared object file: No such file or directory')"],
                         "Failed to import from vllm._C with ImportError(", "launch", style="vlog", vfile="_custom_ops.py", lead=(2, 90))
         phase = "load-weights" if phase == "launch" else phase
-    elif r.random() < 0.4:
-        pre = Precursor([f"{c.sp}/torch/cuda/__init__.py:{r.randint(60, 300)}: UserWarning: "
-                         f"CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
-                         "  return torch._C._cuda_getDeviceCount() > 0"] if False else
-                        [f"Failed to load library {lib.split('.so')[0]}.so; falling back to slow path" if False else
-                         f"WARNING: LD_LIBRARY_PATH does not contain {pick(r, ['/usr/local/cuda/lib64', '/usr/local/cuda-12.8/lib64', '/usr/local/cuda-13.0/targets/x86_64-linux/lib'])}"],
-                        "LD_LIBRARY_PATH does not contain", "launch", style="raw", lead=(1, 20))
+    elif c.server == "sglang" and r.random() < 0.5:
+        pre = Precursor([f"Ignore import error when loading sglang.srt.models.{pick(r, ['deepseek_v2', 'qwen3_moe', 'llama4'])}: {lib}: cannot open shared object file: No such file or directory"],
+                        "Ignore import error when loading sglang.srt.models.", "launch", style="log", lead=(2, 60))
     if phase == "launch":
         chain = [(site, src)]
         exc = tb(import_frames(c, [("sglang/srt/entrypoints/http_server.py" if c.server == "sglang" else "vllm/entrypoints/openai/api_server.py",
@@ -340,18 +336,18 @@ def f_gpu_arch(c: Ctx) -> Failure:
         exc = tb(head(c, phase) + model_forward_frames(c) + c.frames([
             (f"{c.sp}/flash_attn/flash_attn_interface.py", "_flash_attn_varlen_forward", "out, softmax_lse, S_dmask, rng_state = flash_attn_gpu.varlen_fwd(", True)])
             + ["RuntimeError: FlashAttention only supports Ampere GPUs or newer."])
-        if r.random() < 0.6:
+        if r.random() < 0.3:
             pre = Precursor([f"{c.sp}/torch/cuda/__init__.py:{r.randint(120, 300)}: UserWarning: ",
                              "    Found GPU0 Tesla T4 which is of cuda capability 7.5.",
                              "    Minimum and Maximum cuda capability supported by this version of PyTorch is",
-                             "    (8.0) - (12.0)", "  warnings.warn("] if r.random() < 0.3 else
-                            ["Compute capability below sm80. Use float16 due to lack of bfloat16 support."] if c.server == "sglang" else
-                            ["Cannot use FlashAttention-2 backend for Volta and Turing GPUs."],
-                            "Found GPU0 Tesla T4 which is of cuda capability 7.5" if False else "", "launch",
-                            style="log" if c.server == "sglang" else "vlog", vfile="cuda.py", lead=(10, 200))
-            pre.substring = pre.lines[1].strip() if len(pre.lines) > 1 else pre.lines[0][:60]
-            if len(pre.lines) > 1:
-                pre.style = "raw"
+                             "    (8.0) - (12.0)", "  warnings.warn("],
+                            "Found GPU0 Tesla T4 which is of cuda capability 7.5", "launch", style="raw", lead=(10, 200))
+        elif c.server == "sglang":
+            pre = Precursor(["Compute capability below sm80. Use float16 due to lack of bfloat16 support."], "Compute capability below sm80",
+                            "load-weights", style="log", lead=(10, 200))
+        else:
+            pre = Precursor(["Cannot use FlashAttention-2 backend for Volta and Turing GPUs."], "Cannot use FlashAttention-2 backend for Volta and Turing GPUs",
+                            "load-weights", style="vlog", level="INFO", vfile="selector.py", lead=(10, 200))
         return Failure("env.gpu-arch-unsupported", phase, exc, "FlashAttention only supports Ampere GPUs or newer", capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
     if kind == "bf16":
         phase = "launch"
@@ -412,10 +408,6 @@ def f_driver(c: Ctx) -> Failure:
             exc = tb(head(c, phase) + model_forward_frames(c)) + cuda_error(c, "the provided PTX was compiled with an unsupported toolchain.")
         fatal = "the provided PTX was compiled with an unsupported toolchain"
         pre = Precursor([f"{c.sp}/torch/cuda/__init__.py:{r.randint(100, 300)}: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version {drv}). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version of the CUDA driver. (Triggered internally at /pytorch/c10/cuda/CUDAFunctions.cpp:109.)",
-                         "  return torch._C._cuda_getDeviceCount() > 0"] if False else
-                        [f"Driver {pick(r, ['535.183.01', '550.54.15', '550.127.05', '560.35.03', '565.57.01'])} supports up to CUDA {pick(r, ['12.2', '12.4', '12.6', '12.7'])}, but this build uses CUDA {c.cuda}; PTX JIT may fail. Consider upgrading the driver or setting TRITON_PTXAS_PATH."] if False else
-                        [f"Using a CUDA {c.cuda} toolkit with driver {pick(r, ['535.183.01', '550.54.15', '550.127.05', '560.35.03'])}: CUDA forward compatibility is not enabled on this system"] if False else
-                        [f"{c.sp}/torch/cuda/__init__.py:{r.randint(100, 300)}: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version {drv}). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version of the CUDA driver. (Triggered internally at /pytorch/c10/cuda/CUDAFunctions.cpp:109.)",
                          "  return torch._C._cuda_getDeviceCount() > 0"],
                         "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old", "launch", style="raw", lead=(30, 400))
     elif kind == "infer-device":
@@ -666,12 +658,12 @@ def f_gpu_oom(c: Ctx) -> Failure:
                                      "fused_experts_impl", "intermediate_cache1 = torch.empty(", True)])])
         exc = tb(head(c, phase) + extra) + [line]
         if phase == "serving" and r.random() < 0.8:
-            pre = Precursor([f"KV cache pool is full. Retract requests. #retracted_reqs: {r.randint(1, 12)}, #new_token_ratio: {r.uniform(0.3, 0.7):.4f} -> {r.uniform(0.8, 1.0):.4f}"]
-                            if c.server == "sglang" else
-                            [f"Preemption occurred: this request was preempted (#preempted={r.randint(1, 40)}). Consider increasing gpu_memory_utilization or max_num_seqs to improve throughput."] if False else
-                            [f"Sequence group cmpl-{r.randbytes(16).hex()}-0 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption={r.randint(1, 60)}"],
-                            "KV cache pool is full. Retract requests." if c.server == "sglang" else "is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space",
-                            "serving", style="log" if c.server == "sglang" else "vlog", vfile="scheduler.py", lead=(5, 120))
+            if c.server == "sglang":
+                pre = Precursor([f"KV cache pool is full. Retract requests. #retracted_reqs: {r.randint(1, 12)}, #new_token_ratio: {r.uniform(0.3, 0.7):.4f} -> {r.uniform(0.8, 1.0):.4f}"],
+                                "KV cache pool is full. Retract requests.", "serving", style="log", lead=(5, 120))
+            else:
+                pre = Precursor([f"Sequence group cmpl-{r.randbytes(16).hex()}-0 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption={r.randint(1, 60)}"],
+                                "is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space", "serving", style="vlog", vfile="scheduler.py", lead=(5, 120))
         return Failure("gpu.out-of-memory", phase, exc, fatal, capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
     if kind == "cuda-oom":
         phase = pick(r, ["serving", "warmup", "cuda-graph-capture", "memory-plan"])
@@ -683,9 +675,7 @@ def f_gpu_oom(c: Ctx) -> Failure:
         cur = f"self.server_args.mem_fraction_static={f}" if c.gen != "new" else f"mem_fraction_static={f}"
         exc = tb(head(c, phase) + c.frames([("sglang/srt/model_executor/model_runner.py", "init_memory_pool", "raise RuntimeError(")])
                  ) + [f"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: {cur}"]
-        pre = Precursor([f"The memory capacity is low. avail mem={gib(r, 0.2, 1.5)} GB after loading weights" if False else
-                         f"Load weight end. type={c.model.arch}, dtype=torch.bfloat16, avail mem={gib(r, 0.3, 1.8)} GB, mem usage={gib(r, 10, 70)} GB."],
-                        "", "load-weights", style="log", lead=(1, 20)) if False else None
+        pre = None
         return Failure("gpu.out-of-memory", phase, exc, "Not enough memory. Please try to increase --mem-fraction-static", variant=kind)
     if kind == "unbalanced":
         phase = "launch"
@@ -718,7 +708,9 @@ def f_gpu_oom(c: Ctx) -> Failure:
         exc = tb(vllm_core_head(c, "memory-plan")[:4] + c.frames([("vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "raise ValueError(")])) + [
             f"ValueError: To serve at least one request with the {word} max seq len ({n}), ({need} GiB KV cache is needed, which is larger than the available KV cache memory ({have} GiB). "
             f"Based on the available memory, the estimated maximum model length is {est}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."]
-        return Failure("gpu.out-of-memory", phase, exc, "KV cache is needed, which is larger than the available KV cache memory", variant=kind)
+        pre = Precursor([f"The model has a long context length ({n}). This may cause OOM during the initial memory profiling phase, or result in low performance due to small KV cache size. Consider setting --max-model-len to a smaller value."],
+                        "The model has a long context length", "launch", style="vlog", vfile="arg_utils.py", lead=(20, 300)) if n >= 65536 else None
+        return Failure("gpu.out-of-memory", phase, exc, "KV cache is needed, which is larger than the available KV cache memory", precursor=pre, variant=kind)
     if kind == "free-mem":
         phase = "launch"
         tot = c.gpu.total_gib
@@ -760,6 +752,10 @@ def f_illegal(c: Ctx) -> Failure:
         n = r.randint(2, 8)
         pre_lines = [kern.format(b=r.randint(0, 500), t=r.randint(0, 127)) for _ in range(n)]
         exc = tb(body) + cuda_error(c, "device-side assert triggered")
+        if pre is None and "index out of bounds" in kern and r.random() < 0.7:
+            mx = c.model.max_len
+            pre = Precursor([f"Token indices sequence length is longer than the specified maximum sequence length for this model ({mx + r.randint(1, 9000)} > {mx}). Running this sequence through the model will result in indexing errors"],
+                            "Token indices sequence length is longer than the specified maximum sequence length", phase if phase == "serving" else "launch", style="raw", lead=(0.5, 30))
         return Failure("gpu.illegal-access", phase, exc, "device-side assert triggered", pre=pre_lines, capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
     if kind == "nccl-watchdog-ima":
         rank = r.randrange(max(1, c.tp))
@@ -823,7 +819,12 @@ def f_graph(c: Ctx) -> Failure:
         last = ["RuntimeError: CUDA error: operation would make the legacy stream depend on a capturing blocking stream"] + CUDA_TRAILER
         fatal = "operation would make the legacy stream depend on a capturing blocking stream"
     exc = tb(body + extra) + last
-    return Failure("gpu.cuda-graph-capture", phase, exc, fatal, capture_wrap=True, variant=kind)
+    pre = None
+    if r.random() < 0.6:
+        ts = f"W{r.randint(1, 12):02d}{r.randint(1, 28):02d} {r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999999):06d}"
+        pre = Precursor([f"[{ts} {r.randint(1000, 99999)} torch/csrc/cuda/CUDAGraph.cpp:{r.choice([150, 171, 192])}] Warning: The CUDA Graph is empty. This usually means that the graph was attempted to be captured on wrong device or stream. (function operator())"],
+                        "The CUDA Graph is empty", "cuda-graph-capture", style="raw", lead=(0.5, 20))
+    return Failure("gpu.cuda-graph-capture", phase, exc, fatal, capture_wrap=True, precursor=pre, variant=kind)
 
 
 # ------------------------------------------------------------------ dist.nccl
@@ -945,10 +946,13 @@ def f_model_load(c: Ctx) -> Failure:
         else:
             msg = pick(r, [f"Model architectures ['{arch}'] failed to be inspected. Please check the logs for more details.",
                            f"Model architectures ['{arch}'] are not supported for now. Supported architectures: dict_keys(['AquilaModel', 'AquilaForCausalLM', 'ArcticForCausalLM', 'BaiChuanForCausalLM', 'BloomForCausalLM', 'LlamaForCausalLM', 'MistralForCausalLM', 'Qwen2ForCausalLM', 'Qwen3ForCausalLM'])"])
+            if "inspected" in msg:
+                pre = Precursor([f"Error in inspecting model architecture '{arch}'"], f"Error in inspecting model architecture '{arch}'", "launch",
+                                style="vlog", level="ERROR", vfile="registry.py", lead=(0.05, 2))
             exc = tb(launch_frames + c.frames([("vllm/config/model.py" if c.gen != "v06" else "vllm/config.py", "__post_init__", "self.multimodal_config = self._init_multimodal_config()"),
                                                ("vllm/model_executor/models/registry.py", "inspect_model_cls", "return self._raise_for_unsupported(architectures)"),
                                                ("vllm/model_executor/models/registry.py", "_raise_for_unsupported", "raise ValueError(")])) + [
-                f"pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig" if False else f"ValueError: {msg}"]
+                f"ValueError: {msg}"]
             fatal = f"Model architectures ['{arch}']"
     elif kind == "no-config":
         if c.server == "vllm" and r.random() < 0.5:
@@ -1038,7 +1042,7 @@ def f_invalid_arg(c: Ctx) -> Failure:
     kind = r.choices(["unrecognized", "invalid-choice", "invalid-int", "required", "heads", "max-len", "batched", "sglang-assert", "placement", "pydantic"],
                      weights=[4, 2, 2, 1, 3, 2, 1, 2, 1, 1])[0]
     if kind in ("heads", "max-len", "batched", "placement", "pydantic") and c.server == "sglang":
-        kind = pick(r, ["sglang-assert", "heads", "unrecognized"])
+        kind = pick(r, ["sglang-assert", "sglang-assert", "heads", "unrecognized", "invalid-choice"])
     if kind == "sglang-assert" and c.server == "vllm":
         kind = "heads"
     prog = "launch_server.py" if c.server == "sglang" else pick(r, ["vllm serve", "api_server.py"])
@@ -1154,7 +1158,9 @@ def f_port(c: Ctx) -> Failure:
             name = pick(r, ["nccl_port", "port", "dist_init_addr"])
             return Failure("net.port-in-use", "launch", [f"{name} at {port} is not available in {n} seconds."], f"is not available in {n} seconds",
                            scope="log", log_line=f"{name} at {port} is not available in {n} seconds.", log_level="", result="exit-code",
-                           pre=[f"port {port} is in use. Waiting for {i} seconds for {name} to be available." for i in range(1, min(n, 4))], precursor=pre, variant=kind)
+                           pre=[f"port {port} is in use. Waiting for {i} seconds for {name} to be available." for i in range(2, min(n, 4))],
+                           precursor=Precursor([f"port {port} is in use. Waiting for 1 seconds for {name} to be available."], "is in use. Waiting for 1 seconds",
+                                               "launch", style="log", lead=(1, 2)), variant=kind)
     else:
         kind = r.choices(["oserror", "uvicorn", "dist"], weights=[6, 1, 2])[0]
         if kind in ("oserror", "uvicorn"):
@@ -1206,12 +1212,12 @@ def f_host_oom(c: Ctx) -> Failure:
     if kind == "memoryerror":
         exc = tb(head(c, phase) + c.frames([pick(r, [(f"{c.sp}/safetensors/torch.py", "load_file", "result[k] = f.get_tensor(k)"),
                                                      (f"{c.sp}/torch/serialization.py", "load", "return _load(", True),
-                                                     (f"{c.sp}/numpy/core/_methods.py" if r.random() < 0.5 else f"{c.sp}/torch/_utils.py", "_rebuild_tensor", "t = torch.empty((0,), dtype=storage.dtype, device=storage._untyped_storage.device)")])]) + ["MemoryError"]
+                                                     (f"{c.sp}/numpy/core/_methods.py" if r.random() < 0.5 else f"{c.sp}/torch/_utils.py", "_rebuild_tensor", "t = torch.empty((0,), dtype=storage.dtype, device=storage._untyped_storage.device)")])])) + ["MemoryError"]
         return Failure("host.out-of-memory", phase, exc, "MemoryError", precursor=pre, variant=kind)
     if kind == "errno12":
         exc = tb(head(c, phase) + c.frames([pick(r, [(f"{c.sp.rsplit('/', 2)[0]}/multiprocessing/popen_fork.py", "_launch", "self.pid = os.fork()"),
                                                      (f"{c.sp}/torch/multiprocessing/reductions.py", "reduce_storage", "fd, size = storage._share_fd_cpu_()"),
-                                                     (f"{c.sp.rsplit('/', 2)[0]}/mmap.py" if False else f"{c.sp}/safetensors/torch.py", "load_file", "with safe_open(filename, framework=\"pt\", device=device) as f:")])]) + [
+                                                     (f"{c.sp}/safetensors/torch.py", "load_file", "with safe_open(filename, framework=\"pt\", device=device) as f:")])])) + [
             "OSError: [Errno 12] Cannot allocate memory"]
         return Failure("host.out-of-memory", phase, exc, "[Errno 12] Cannot allocate memory", precursor=pre, variant=kind)
     if kind == "cpualloc":
@@ -1253,7 +1259,7 @@ def f_hang(c: Ctx) -> Failure:
                 f"requests.exceptions.ReadTimeout: HTTPConnectionPool(host='127.0.0.1', port={c.port}): Read timed out. (read timeout={to})"]
             return Failure("hang.timeout", "warmup", exc, "Read timed out. (read timeout=", scope="warmup", variant=kind)
         return Failure("hang.timeout", pick(r, ["load-weights", "cuda-graph-capture", "kernel-jit"]), [], "Start operation timed out. Terminating.", scope="systemd",
-                       systemd=["start operation timed out. Terminating." if False else "Start operation timed out. Terminating."], result="timeout", variant=kind)
+                       systemd=["Start operation timed out. Terminating."], result="timeout", variant=kind)
     kinds = ["rpc", "rpc", "engine-start", "shm"] + (["systemd-start"] if c.journald else [])
     kind = pick(r, kinds)
     if kind in ("rpc", "shm"):
@@ -1266,7 +1272,7 @@ def f_hang(c: Ctx) -> Failure:
         return Failure("hang.timeout", "serving", exc, f"TimeoutError: RPC call to {meth} timed out.", result="exit-code", precursor=pre, variant=kind)
     if kind == "engine-start":
         exc = tb(c.frames([("vllm/entrypoints/openai/api_server.py", "build_async_engine_client_from_engine_args", "async_llm = AsyncLLM.from_vllm_config(", True),
-                           ("vllm/v1/engine/core_client.py", "__init__", "self._wait_for_engine_startup(output_address)" if False else "with launch_core_engines(vllm_config, executor_class,"),
+                           ("vllm/v1/engine/core_client.py", "__init__", "with launch_core_engines(vllm_config, executor_class,"),
                            ("vllm/v1/engine/utils.py", "wait_for_engine_startup", "raise TimeoutError(\"Timed out waiting for engines to send\"")])) + [
             "TimeoutError: Timed out waiting for engines to send initial message on input socket."]
         return Failure("hang.timeout", pick(r, ["load-weights", "launch"]), exc, "Timed out waiting for engines to send initial message", scope="main", result="exit-code", variant=kind)

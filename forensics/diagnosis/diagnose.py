@@ -14,22 +14,28 @@ from forensics.diagnosis.signatures import SignatureSet
 
 BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
                         "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
-# Frames say where start-up was when the stack was printed (function names are stable across versions).
+# Frames say where start-up was when the stack was printed. Function names are
+# stable across versions; file paths only where they are unambiguous (vLLM's
+# compilation/cuda_graph.py wraps every forward, so it proves nothing).
 _FRAME_PHASES: list[tuple[str, re.Pattern[str]]] = [
-    ("warmup", re.compile(r"warmup|_wait_and_warmup|vision_tower|encode_images", re.I)),
-    ("cuda-graph-capture", re.compile(r"capture|cuda_graph|CudaGraphRunner|init_device_graphs", re.I)),
-    ("kernel-jit", re.compile(r"\bjit\b|compile|load_inline|_jit_compile|build_extension|_run_ninja", re.I)),
-    ("memory-plan", re.compile(r"init_memory_pool|profile_run|determine_available_memory|initialize_kv_cache|_initialize_kv_caches", re.I)),
-    ("load-weights", re.compile(r"load_model|load_weights|get_model|from_pretrained|load_checkpoint", re.I)),
+    ("cuda-graph-capture", re.compile(r"^\S*capture\S*\s|init_device_graphs\s|\scuda_graph_runner\.py$", re.I | re.M)),
+    ("memory-plan", re.compile(r"^(?:profile_run|determine_available_memory|init_memory_pool|initialize_kv_cache|_initialize_kv_caches|determine_num_available_blocks|profile_max_num_token|_dummy_sampler_run)\s", re.M)),
+    ("kernel-jit", re.compile(r"^\S*(?:jit|compile|load_inline|build_extension|_run_ninja|_write_ninja|make_ptx|make_cubin|ptx_to_cubin|make_llir|make_ttgir)\S*\s|\s\S*(?:triton/compiler/|flashinfer/jit/|cpp_extension\.py|deep_gemm/jit)", re.I | re.M)),
+    ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s", re.I | re.M)),
+    ("load-weights", re.compile(r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+)\s", re.M)),
+    ("serving", re.compile(r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|_process_engine_step|handle_generate_request|generate_request|step)\s", re.M)),
 ]
 _MAX_EVIDENCE = 4
 
 
 def infer_phase_from_frames(ev: Event) -> str | None:
-    frames = ev.data.get("frames") or ()
+    """Phase from what the innermost frames were doing (function names are
+    stable across versions; the outer frames are the same for every failure)."""
+    frames = list(ev.data.get("frames") or ())
     chain = ev.data.get("chain") or ()
-    names = [f"{f.function or ''} {f.file}" for exc in chain for f in exc.frames] + [
-        f"{f.function or ''} {f.file}" for f in frames]
+    if chain and chain[0].frames:
+        frames = list(chain[0].frames) + frames
+    names = [f"{f.function or '-'} {f.file}" for f in frames]
     if not names:
         return None
     blob = "\n".join(names)
@@ -64,7 +70,7 @@ def _hit_text(ev: Event, view: int) -> tuple[str, int]:
         chain = ev.data.get("chain") or ()
         if view < len(chain):
             exc = chain[view]
-            return exc.rendered.split("\n", 1)[0], exc.line or ev.line
+            return _clip_message(exc.rendered), exc.line or ev.line
         if ev.data.get("carrier") and view == len(chain) + (0 if chain else 1) - (0 if chain else 1) and not chain:
             pass
         return ev.text, ev.end_line or ev.line
@@ -97,7 +103,7 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         chain = ev.data.get("chain") or ()
         types = {e.exc_type for e in chain}
-        if types and types <= BENIGN_EXC:
+        if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line):
             continue
         if not _relevant(inc, ev.line, after_ready):
             continue
@@ -170,8 +176,13 @@ def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
         clf_answer = classifier.predict_incident(inc, result["phase"])
         if clf_answer is not None:
             result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"]}
+    predicted = _predicted_by_precursors(inc, fail_line) if best is None else None
     if best is None:
-        if clf_answer is not None:
+        if predicted is not None and (clf_answer is None or clf_answer["confidence"] < 0.8):
+            label, conf, decided_by = predicted, 0.55, "signature"
+            result["signature"] = None
+            cands = (clf_answer or {}).get("candidates", [])
+        elif clf_answer is not None:
             label, conf = clf_answer["label"], clf_answer["confidence"]
             decided_by = "classifier"
             cands = clf_answer["candidates"]
@@ -206,7 +217,8 @@ def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
         result["remediation"] = sig.remediation
         result["summary"] = sig.summary or f"{sig.title}."
     else:
-        result["summary"] = _unknown_summary(fail_ev, truncated)
+        result["summary"] = _unknown_summary(fail_ev, truncated) if predicted is None or label != predicted else (
+            f"The server failed without a known error message; an earlier warning predicted {predicted}.")
         result["remediation"] = ("Read the evidence lines; if the traceback is cut short, collect the full log "
                                  "(journalctl -u UNIT --no-pager, without tail/grep) and rerun.")
     result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers)
@@ -215,6 +227,25 @@ def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
+
+
+def _predicted_by_precursors(inc: Incident, fail_line: int) -> str | None:
+    """When no signature knows the failure itself, a strong precursor that
+    predicted one label is the best evidence there is."""
+    votes: dict[str, int] = {}
+    for h in inc.precursor_hits:
+        if h.line < fail_line and h.signature.strength == "strong" and h.signature.predicts:
+            lab = h.signature.root_cause if h.signature.root_cause in h.signature.predicts else h.signature.predicts[0]
+            votes[lab] = max(votes.get(lab, 0), h.signature.priority)
+    if not votes:
+        return None
+    return max(votes, key=lambda k: votes[k])
+
+
+def _clip_message(text: str, limit: int = 600) -> str:
+    """Exception text for evidence: the whole message (CUDA and NCCL put the
+    telling part on later lines), clipped."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
@@ -237,7 +268,8 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None)
     marker = inc.phase_at(line)
     framed = infer_phase_from_frames(ev) if ev is not None and ev.kind == K.TRACEBACK else None
     if marker is not None:
-        if framed is not None and PHASE_ORDER[framed] > PHASE_ORDER[marker] and marker not in ("ready", "serving"):
+        if framed is not None and marker != "shutdown" and (
+                framed != "serving" or marker in ("ready", "serving")):
             return framed
         if marker == "ready":
             return "serving"
@@ -270,7 +302,9 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
         if fail_ev.kind == K.TRACEBACK:
             chain = fail_ev.data.get("chain") or ()
             if chain:
-                add(chain[0].line or fail_ev.line, chain[0].rendered.split("\n", 1)[0], "cause")
+                add(chain[-1].line or fail_ev.line, _clip_message(chain[-1].rendered), "cause")
+                if len(chain) > 1:
+                    add(chain[0].line or fail_ev.line, _clip_message(chain[0].rendered), "root")
             frames = fail_ev.data.get("frames") or ()
             if frames:
                 f = frames[-1]

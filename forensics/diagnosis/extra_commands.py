@@ -5,4 +5,7 @@ import click
 
 
 def register(cli: click.Group) -> None:
-    return None
+    # ``from forensics import batch`` would give the API function of that name.
+    from forensics.batch import register as register_batch
+
+    register_batch(cli)

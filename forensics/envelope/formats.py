@@ -181,7 +181,7 @@ _WRAPPERS: dict[str, re.Pattern[str]] = {
     "compose": re.compile(r"^(?P<svc>[A-Za-z0-9][\w.\-]*)\s+\| ?(?P<msg>.*)$"),
     # web console / TUI borders: "│ msg   │", "| 12 | msg |"
     "box": re.compile(r"^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$"),
-    "host-marker": re.compile(r"^(?P<host>[\w.\-]+) >> (?P<msg>.*)$"),
+    "host-marker": re.compile(r"^(?:\d{4}-\d\d-\d\d[ T][\d:.,]+ )?(?P<host>[\w.\-]+) >> (?P<msg>.*)$"),
     "quote": re.compile(r"^> ?(?P<msg>.*)$"),
     "ci-timestamp": re.compile(r"^(?:\[)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z(?:\])? (?P<msg>.*)$"),
     "cloud-severity": re.compile(r"^(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL) \d{4}-\d\d-\d\dT[\d:.]+Z (?:\[[^\]]*\] )?(?P<msg>.*)$"),

@@ -81,12 +81,16 @@ class Incident:
     dropped: int = 0
     ended: bool = False
     started: bool = False
+    transitions: list[tuple[int, str]] = field(default_factory=list)  # (line, phase) at each change
 
     def phase_at(self, line: int) -> str | None:
+        """The phase of the last marker at or before ``line`` (vLLM compiles
+        before it plans memory, SGLang after: order comes from the log)."""
         best = None
-        for span in self.phases.values():
-            if span.first_line <= line and (best is None or PHASE_ORDER[span.phase] > PHASE_ORDER[best]):
-                best = span.phase
+        for at, phase in self.transitions:
+            if at > line:
+                break
+            best = phase
         return best
 
     @property
@@ -222,6 +226,8 @@ class IncidentBuilder:
                 inc.ready_ts = ev.ts
         if phase == "shutdown":
             inc.shutdown_line = inc.shutdown_line or ev.line
+            if inc.ready_line is None:
+                return  # killed during start-up: it died in the phase it was in
         self._enter(inc, phase, ev)
 
     def _enter(self, inc: Incident, phase: str, ev: Event) -> None:
@@ -231,9 +237,9 @@ class IncidentBuilder:
         else:
             span.last_line = ev.line
             span.last_ts = ev.ts or span.last_ts
-        cur = inc.phase
-        if cur is None or PHASE_ORDER[phase] >= PHASE_ORDER[cur]:
-            inc.phase = phase
+        if inc.phase != phase and len(inc.transitions) < 2000:
+            inc.transitions.append((ev.line, phase))
+        inc.phase = phase
         inc.last_progress_ts = ev.ts or inc.last_progress_ts
         inc.last_progress_line = ev.line
 
