@@ -86,13 +86,29 @@ def _died(inc: Incident, after_line: int) -> bool:
     return any(h.line > after_line for h in inc.wrapper_hits)
 
 
-def _relevant(inc: Incident, line: int, after_ready: bool) -> bool:
+_REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web")
+
+
+def request_level(ev: Event) -> bool:
+    """An exception raised while handling one HTTP request (a bad client
+    request): the server answers 4xx/5xx and keeps serving."""
+    if ev.kind != K.TRACEBACK:
+        return False
+    carrier = ev.data.get("carrier") or ""
+    if "Exception in ASGI application" in carrier:
+        return True
+    frames = ev.data.get("frames") or ()
+    return any(_REQUEST_FRAMES.search(f.file) for f in frames)
+
+
+def _relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = None) -> bool:
     """A failure line counts unless it is shutdown noise or a request-level
     error the server survived (it went on serving afterwards)."""
     if inc.shutdown_line is not None and line >= inc.shutdown_line and inc.ready_line is not None:
         return False
-    if after_ready and inc.last_activity_line > line and not _died(inc, line):
-        return False
+    if after_ready and not _died(inc, line):
+        if inc.last_activity_line > line or (ev is not None and request_level(ev)):
+            return False
     return True
 
 
@@ -105,7 +121,7 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
         types = {e.exc_type for e in chain}
         if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line):
             continue
-        if not _relevant(inc, ev.line, after_ready):
+        if not _relevant(inc, ev.line, after_ready, ev):
             continue
         out.append(ev)
     return out
@@ -123,7 +139,7 @@ def exit_failed(inc: Incident) -> bool:
 
 
 def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
-    fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready)]
+    fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event)]
     wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready)]
     matched_lines = {h.event.line for h in fails}
     fatal_tbs = _fatal_tracebacks(inc, matched_lines)

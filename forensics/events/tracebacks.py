@@ -197,8 +197,10 @@ class TracebackAssembler:
         elif ttype == "GROUP_HEAD":
             tb.state = "frames"
             tb.in_group = True
-        elif ttype in ("FILE", "SOURCE", "CARET", "REPEAT", "GROUP_SEP"):
-            tb.state = "frames" if ttype != "GROUP_SEP" else tb.state
+        elif ttype == "GROUP_SEP":
+            tb.state = "sep"  # a sub-exception (or the end of the group) follows
+        elif ttype in ("FILE", "SOURCE", "CARET", "REPEAT"):
+            tb.state = "frames"
         elif ttype == "EXC":
             tb.state = "exc"
             tb.cont = 0

@@ -67,9 +67,13 @@ class Source:
                 return
             carry = b""
             clipping = False  # inside a monster line whose middle we drop
+            # GzipFile.read(n) drops everything it decompressed in that call
+            # when the stream turns out truncated; read1 hands each chunk
+            # over as it comes, so a cut .gz loses only its unfinished tail.
+            read = f.read1 if isinstance(f, gzip.GzipFile) else f.read
             while True:
                 try:
-                    buf = f.read(BLOCK_BYTES)
+                    buf = read(BLOCK_BYTES)
                 except (EOFError, zlib.error, gzip.BadGzipFile) as e:
                     st.truncated_gzip = True
                     buf = b""
@@ -205,4 +209,17 @@ def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
             if name.startswith(".") or name.endswith((".csv", ".md", ".py", ".sh", ".parquet")):
                 continue
             fp = Path(dirpath) / name
+            # Only regular files: a dangling symlink, a symlink loop, a FIFO
+            # (would block forever) or a socket inside a walked directory is
+            # skipped, not fatal. A file named on the command line still is.
+            try:
+                fst = fp.stat()
+            except OSError as e:
+                if skipped is not None:
+                    skipped.append(f"{fp}: {e.strerror or e}")
+                continue
+            if not stat.S_ISREG(fst.st_mode):
+                if skipped is not None:
+                    skipped.append(f"{fp}: not a regular file")
+                continue
             yield Source(str(fp), fp)

@@ -1,0 +1,302 @@
+"""``forensics batch``: diagnose many logs in parallel, one row per incident.
+
+Files are found with ``expand_paths`` (directories walked, ``.gz`` read
+transparently) and diagnosed one per task, in a process pool (``--jobs N``)
+or on a dask.distributed cluster (``--engine dask``). Workers return plain
+rows, never DataFrames, so the wire stays small and both engines build the
+very same table (``forensics.report.frames.INCIDENT_COLUMNS``), sorted by
+source then incident whatever finished first.
+
+A file that cannot be read becomes one row with ``error`` set; the run goes
+on. The table's ``attrs`` carry ``files`` (how many were tried) and
+``lines`` (how many lines were read).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import types
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+import click
+
+from forensics.envelope.formats import FORMATS
+from forensics.errors import ForensicsError, InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+ENGINES = ("processes", "dask")
+
+# Per-process cache: the signature set and model load once per worker, not per file.
+_STATE: dict[str, Any] = {}
+
+
+def _diagnosis_tools(use_classifier: bool) -> tuple[Any, Any]:
+    key = ("tools", use_classifier)
+    if key not in _STATE:
+        from forensics.diagnosis.run import load_classifier
+        from forensics.diagnosis.signatures import signature_set
+
+        _STATE[key] = (signature_set(), load_classifier(use_classifier))  # type: ignore[index]
+    return _STATE[key]  # type: ignore[index]
+
+
+def diagnose_file(path: str, input_format: str = "auto", use_classifier: bool = True) -> tuple[list[dict[str, Any]], int]:
+    """Diagnose one file -> (incident rows, lines read). Never raises for a bad
+    file: an unreadable one (or one the diagnosis trips over) is one error row."""
+    from forensics.diagnosis.run import diagnose_source
+    from forensics.ingest.sources import Source
+    from forensics.report.frames import incident_rows
+
+    src = Source(path, Path(path))
+    try:
+        sset, clf = _diagnosis_tools(use_classifier)
+        result = diagnose_source(src, input_format, sset=sset, classifier=clf)
+    except ForensicsError as e:
+        return incident_rows({"source": path, "error": str(e), "stats": {"lines": src.stats.lines}}), src.stats.lines
+    except OSError as e:
+        msg = f"cannot read {path}: {e.strerror or e}"
+        return incident_rows({"source": path, "error": msg, "stats": {"lines": src.stats.lines}}), src.stats.lines
+    except Exception as e:  # noqa: BLE001
+        # A bug or a pathological input must not end a run over months of logs;
+        # the row says what happened so it can be reported.
+        msg = f"internal error while diagnosing {path}: {type(e).__name__}: {e}"
+        return incident_rows({"source": path, "error": msg, "stats": {"lines": src.stats.lines}}), src.stats.lines
+    lines = int((result.get("stats") or {}).get("lines") or 0)
+    return incident_rows(result), lines
+
+
+def _diagnose_task(args: tuple[str, str, bool]) -> tuple[str, list[dict[str, Any]], int]:
+    path, input_format, use_classifier = args
+    rows, lines = diagnose_file(path, input_format, use_classifier)
+    return path, rows, lines
+
+
+def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
+    """Expand arguments into files; arguments that cannot be read become error rows."""
+    from forensics.ingest.sources import expand_paths
+
+    files: list[str] = []
+    errors: list[dict[str, Any]] = []
+    for p in paths:
+        p = str(p)
+        if p == "-":
+            raise InputError("batch reads files and directories, not stdin (-)")
+        skipped: list[str] = []
+        try:
+            for src in expand_paths([p], skipped):
+                files.append(src.name)
+        except ForensicsError as e:
+            errors.append({"source": p, "error": str(e)})
+        for s in skipped:
+            name, _, why = s.partition(": ")
+            errors.append({"source": name, "error": f"cannot read {name}: {why or 'unreadable directory'}"})
+    # A file named twice (``logs/ logs/a.log``) is diagnosed once.
+    seen: set[str] = set()
+    unique = [f for f in files if not (f in seen or seen.add(f))]  # type: ignore[func-returns-value]
+    return unique, errors
+
+
+class _Progress:
+    """tqdm on stderr, counting files (rate, ETA) and lines; silent off a terminal."""
+
+    def __init__(self, total: int, enabled: bool | None) -> None:
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self.bar = None
+        self.lines = 0
+        self.t0 = time.monotonic()
+        if enabled and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="file", file=sys.stderr, dynamic_ncols=True, leave=False,
+                            desc="forensics batch")
+
+    def update(self, lines: int) -> None:
+        self.lines += lines
+        if self.bar is not None:
+            rate = self.lines / max(time.monotonic() - self.t0, 1e-6)
+            self.bar.set_postfix_str(f"{self.lines:,} lines, {rate:,.0f} lines/s", refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Callable[[tuple], None]) -> None:
+    if jobs <= 1 or len(tasks) <= 1:
+        for t in tasks:
+            on_done(_diagnose_task(t))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    # fork is cheapest (workers inherit the loaded modules and signatures) and
+    # safe while this process runs a single thread; otherwise (a notebook
+    # kernel, a dask client) take the platform's default start method.
+    import threading
+
+    single = threading.active_count() == 1
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork") if single and "fork" in methods and sys.platform == "linux" else None
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
+        futures = [pool.submit(_diagnose_task, t) for t in tasks]
+        try:
+            for fut in as_completed(futures):
+                on_done(fut.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: str | None,
+              on_done: Callable[[tuple], None]) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise ForensicsError("--engine dask needs dask.distributed: pip install 'forensics[dask]'") from None
+    import logging
+
+    cluster = None
+    try:
+        if scheduler:
+            try:
+                client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as e:
+                raise ForensicsError(f"cannot reach the dask scheduler at {scheduler}: {e}") from None
+        else:
+            cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster)
+        try:
+            if tasks:
+                futures = client.map(_diagnose_task, tasks, pure=False)
+                for fut in as_completed(futures):
+                    on_done(fut.result())
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def run_batch(paths: Sequence[str], jobs: int | None = None, engine: str = "processes",
+              scheduler: str | None = None, progress: bool | None = None, input_format: str = "auto",
+              use_classifier: bool = True) -> "pd.DataFrame":
+    """Diagnose every log under ``paths``; one row per incident
+    (``forensics.report.frames.INCIDENT_COLUMNS``), sorted by source, incident.
+
+    ``jobs``: worker processes (default ``os.cpu_count()``; with dask, the
+    size of the local cluster). ``engine``: ``processes`` or ``dask``
+    (``scheduler``: address of a running dask scheduler, else a LocalCluster;
+    its workers need ``forensics`` installed). ``progress``: a bar on stderr;
+    ``None`` shows it only when stderr is a terminal."""
+    from forensics.report.frames import rows_frame
+
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; use one of: {', '.join(ENGINES)}")
+    if jobs is not None and jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if scheduler and engine != "dask":
+        raise InputError("--scheduler needs --engine dask")
+    files, rows = collect_files(paths)
+    tasks = [(f, input_format, use_classifier) for f in files]
+    if engine == "processes" and len(tasks) > 1:
+        _diagnosis_tools(use_classifier)  # load once here; forked workers inherit it
+    bar = _Progress(len(tasks), progress)
+    total_lines = 0
+
+    def on_done(item: tuple[str, list[dict[str, Any]], int]) -> None:
+        nonlocal total_lines
+        _, file_rows, lines = item
+        rows.extend(file_rows)
+        total_lines += lines
+        bar.update(lines)
+
+    try:
+        if engine == "dask":
+            _run_dask(tasks, jobs, scheduler, on_done)
+        else:
+            _run_processes(tasks, jobs or os.cpu_count() or 1, on_done)
+    finally:
+        bar.close()
+    df = rows_frame(rows)
+    tried = set(files)
+    df.attrs["files"] = len(files) + len({r["source"] for r in rows if r.get("error") and r["source"] not in tried})
+    df.attrs["lines"] = total_lines
+    return df
+
+
+# --------------------------------------------------------------------------
+# command line: forensics batch, forensics report
+# --------------------------------------------------------------------------
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(batch_command)
+    cli.add_command(report_command)
+
+
+@click.command("batch")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--out", "out", required=True, metavar="FILE",
+              help="Table to write: .parquet, .csv or .jsonl (by suffix), one row per incident.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: the number of CPUs).")
+@click.option("--engine", type=click.Choice(ENGINES), default="processes", show_default=True)
+@click.option("--scheduler", metavar="ADDR", default=None,
+              help="dask scheduler address (tcp://host:8786); default: a local cluster.")
+@click.option("--summary", is_flag=True, help="Print counts by root cause and phase, top signatures, early warnings.")
+@click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
+@click.option("--no-classifier", is_flag=True, help="Signatures only.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
+def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: str, scheduler: str | None,
+                  summary: bool, input_format: str, no_classifier: bool, progress: bool | None) -> int:
+    """Diagnose many logs (files, directories, .gz) into one table, one row per incident."""
+    from forensics.report.frames import render_summary, summary_line, table_format, write_table
+
+    table_format(out)  # an unknown suffix is a usage error before any work
+    t0 = time.monotonic()
+    df = run_batch(list(paths), jobs=jobs, engine=engine, scheduler=scheduler, progress=progress,
+                   input_format=input_format, use_classifier=not no_classifier)
+    write_table(df, out)
+    files = df.attrs.get("files")
+    click.echo(f"forensics: batch: {summary_line(df, files)}; {df.attrs.get('lines', 0):,} lines in "
+               f"{time.monotonic() - t0:.1f} s -> {out}", err=True)
+    if summary:
+        click.echo(render_summary(df, files=files))
+    return 0
+
+
+@click.command("report")
+@click.argument("table", metavar="FILE")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows per ranking.")
+def report_command(table: str, top: int) -> int:
+    """Summarise a table written by `forensics batch` (.parquet, .csv, .jsonl)."""
+    from forensics.report.frames import read_table, render_summary
+
+    df = read_table(table)
+    files = df.attrs.get("files")
+    click.echo(render_summary(df, top=top, files=int(files) if files is not None else None))
+    return 0
+
+
+class _CallableModule(types.ModuleType):
+    """Importing this module binds ``forensics.batch`` to it (Python sets a
+    submodule as an attribute of its package), hiding the API function of the
+    same name; calling the module calls that function, so
+    ``forensics.batch(paths)`` keeps working either way."""
+
+    def __call__(self, paths: Any, jobs: int | None = None, engine: str = "processes",
+                 scheduler: str | None = None) -> "pd.DataFrame":
+        from forensics.api import batch
+
+        return batch(paths, jobs=jobs, engine=engine, scheduler=scheduler)
+
+
+sys.modules[__name__].__class__ = _CallableModule
