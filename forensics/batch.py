@@ -143,15 +143,16 @@ def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Calla
     single = threading.active_count() == 1
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork") if single and "fork" in methods and sys.platform == "linux" else None
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx)
+    try:
         futures = [pool.submit(_diagnose_task, t) for t in tasks]
-        try:
-            for fut in as_completed(futures):
-                on_done(fut.result())
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+        for fut in as_completed(futures):
+            on_done(fut.result())
+    except BaseException:
+        # Ctrl-C / SIGTERM: drop what has not started instead of finishing the queue.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: str | None,
@@ -166,7 +167,7 @@ def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: s
     try:
         if scheduler:
             try:
-                client = Client(scheduler, timeout="20s")
+                client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as e:
                 raise ForensicsError(f"cannot reach the dask scheduler at {scheduler}: {e}") from None
         else:

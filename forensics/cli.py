@@ -38,6 +38,8 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, paths: tuple[s
     from forensics.ingest.sources import expand_paths
 
     out = sys.stdout
+    if out is None:  # started with fd 1 closed: like click.echo, print nothing
+        out = open(os.devnull, "w")
     write = out.write
     wanted = frozenset(kinds)
     dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
@@ -73,6 +75,13 @@ def main(argv: list[str] | None = None) -> None:
         code = rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as e:
         code = e.exit_code
+    except SystemExit as e:
+        # click turns a closed stdout (EPIPE, ``| head``) into sys.exit(1)
+        # after wrapping stdout; for us a closed pipe ends quietly with 0.
+        if not isinstance(sys.stdout, click.utils.PacifyFlushWrapper):
+            raise
+        _quiet_broken_pipe()
+        code = 0
     except click.ClickException as e:
         e.show()
         code = exitcodes.USAGE

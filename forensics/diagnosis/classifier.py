@@ -1,18 +1,100 @@
-"""The trained classifier (skops model shipped in the package). Until a
-model file exists, diagnosis runs on signatures alone."""
+"""The trained classifier: a scikit-learn Pipeline over incident features,
+shipped inside the package as a skops file with its training metadata.
+
+It is loaded lazily (only when a diagnosis needs it), so classifying a log
+that a strong signature explains never imports scikit-learn.
+"""
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from forensics.incidents.lifetimes import Incident
+
 MODEL_PATH = Path(__file__).resolve().parent / "model" / "classifier.skops"
 
 
-@lru_cache(maxsize=1)
-def default_model() -> Any:
-    if not MODEL_PATH.exists():
-        return None
-    from forensics.diagnosis.model_io import load_model
+class TrainedClassifier:
+    def __init__(self, pipeline: Any, meta: dict[str, Any]) -> None:
+        self.pipeline = pipeline
+        self.meta = meta
+        self.version = meta.get("model_version")
+        self.templates = {(t["template"], t["label"]): t for t in meta.get("warning_templates", [])}
 
-    return load_model(MODEL_PATH)
+    def predict_features(self, feats: list[dict[str, str]]) -> list[dict[str, Any]]:
+        import numpy as np
+
+        from forensics.diagnosis.features import TEXT_FIELDS
+
+        X = np.array([[f[k] for k in TEXT_FIELDS] for f in feats], dtype=object)
+        proba = self.pipeline.predict_proba(X)
+        classes = list(self.pipeline.classes_)
+        out = []
+        for row in proba:
+            order = sorted(range(len(classes)), key=lambda i: -row[i])
+            cands = [{"label": classes[i], "confidence": round(float(row[i]), 3)} for i in order[:3]]
+            out.append({"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands})
+        return out
+
+    def predict_incident(self, inc: Incident, phase: str | None, fail_line: int | None = None) -> dict[str, Any]:
+        from forensics.diagnosis.features import incident_features
+
+        return self.predict_features([incident_features(inc, phase, fail_line)])[0]
+
+    def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
+        """Warning lines whose masked template preceded ``label`` far more often than chance."""
+        if not self.templates:
+            return []
+        from forensics.diagnosis.features import mask
+
+        out = []
+        seen = set()
+        for ev in inc.warning_lines:
+            if ev.line >= fail_line:
+                continue
+            t = mask(ev.text[:200])
+            info = self.templates.get((t, label))
+            if info is not None and t not in seen:
+                seen.add(t)
+                out.append((ev, info))
+        return out
+
+
+class LazyClassifier:
+    """Loads the model on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._model: TrainedClassifier | None = None
+
+    @property
+    def model(self) -> TrainedClassifier:
+        if self._model is None:
+            from forensics.diagnosis.model_io import load_model
+
+            self._model = load_model(self.path)
+        return self._model
+
+    @property
+    def version(self) -> str | None:
+        return self._model.version if self._model is not None else None
+
+    def predict_incident(self, inc: Incident, phase: str | None, fail_line: int | None = None) -> dict[str, Any]:
+        return self.model.predict_incident(inc, phase, fail_line)
+
+    def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
+        return self.model.learned_warnings(inc, label, fail_line)
+
+
+@lru_cache(maxsize=4)
+def model_at(path: str) -> LazyClassifier | None:
+    p = Path(path)
+    if not p.exists():
+        return None
+    return LazyClassifier(p)
+
+
+def default_model() -> LazyClassifier | None:
+    return model_at(os.environ.get("FORENSICS_MODEL", str(MODEL_PATH)))

@@ -15,6 +15,7 @@ def register(cli: click.Group) -> None:
     cli.add_command(classify)
     cli.add_command(signatures)
     cli.add_command(evaluate)
+    cli.add_command(train_cmd)
     from forensics.diagnosis import extra_commands
 
     extra_commands.register(cli)
@@ -104,14 +105,32 @@ def sig_test(sigdirs: tuple[str, ...]) -> int:
 @click.option("--no-classifier", is_flag=True, help="Signatures only.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--show-misses", is_flag=True, help="List every wrong answer.")
+@click.option("--split", type=click.Choice(["train", "test"]), default=None, help="Only rows of this split.")
 @click.argument("dirs", nargs=-1, required=True)
-def evaluate(no_classifier: bool, fmt: str, show_misses: bool, dirs: tuple[str, ...]) -> int:
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, dirs: tuple[str, ...]) -> int:
     """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
     from forensics.diagnosis.evaluate import evaluate_dirs, render_report
 
-    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier)
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split)
     if fmt == "json":
         click.echo(json.dumps(report, indent=2, default=str))
     else:
         click.echo(render_report(report, show_misses))
+    return 0
+
+
+@click.command("train")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="Model file to write (default: the one shipped in the package).")
+@click.option("--seed", default=0, show_default=True)
+@click.argument("corpora", nargs=-1)
+def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
+    """Train the classifier on the train split of labelled corpora."""
+    from forensics.diagnosis.classifier import MODEL_PATH
+    from forensics.diagnosis.train import DEFAULT_CORPORA, train
+
+    dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
+    meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+    click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
+               f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
     return 0

@@ -138,7 +138,10 @@ def exit_failed(inc: Incident) -> bool:
         result is not None and result != "success")
 
 
-def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
+UNKNOWN_THRESHOLD = 0.45
+
+
+def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
     fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event)]
     wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready)]
     matched_lines = {h.event.line for h in fails}
@@ -187,41 +190,51 @@ def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
     rule_conf = _rule_confidence(best, fails, truncated) if best else None
     label, conf, decided_by = rule_label, rule_conf, "signature" if best else None
     cands: list[dict[str, Any]] = []
+    # The classifier is consulted where signatures are not conclusive (no
+    # match, weak match, rival labels, a cut traceback), or always on request.
+    needs_clf = best is None or truncated or (rule_conf or 0) < 0.9 or best.signature.strength != "strong"
     clf_answer = None
-    if classifier is not None:
-        clf_answer = classifier.predict_incident(inc, result["phase"])
-        if clf_answer is not None:
-            result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"]}
+    if classifier is not None and (needs_clf or always_classify):
+        clf_answer = classifier.predict_incident(inc, result["phase"], fail_line)
+        result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"],
+                                "candidates": clf_answer["candidates"]}
     predicted = _predicted_by_precursors(inc, fail_line) if best is None else None
     if best is None:
-        if predicted is not None and (clf_answer is None or clf_answer["confidence"] < 0.8):
-            label, conf, decided_by = predicted, 0.55, "signature"
-            result["signature"] = None
-            cands = (clf_answer or {}).get("candidates", [])
-        elif clf_answer is not None:
-            label, conf = clf_answer["label"], clf_answer["confidence"]
-            decided_by = "classifier"
+        if clf_answer is not None and (predicted is None or clf_answer["confidence"] >= 0.8):
+            label, conf, decided_by = clf_answer["label"], clf_answer["confidence"], "classifier"
             cands = clf_answer["candidates"]
+            if predicted is not None and predicted != label:
+                decided_by = "both"
+        elif predicted is not None:
+            label, conf, decided_by = predicted, 0.55, "signature"
+            if clf_answer is not None:
+                cands = clf_answer["candidates"]
+                decided_by = "both"
+                if clf_answer["label"] == predicted:
+                    conf = round(max(0.6, clf_answer["confidence"]), 3)
         else:
             label, conf, decided_by = "unknown", 0.3, "signature"
     elif clf_answer is not None:
         cands = clf_answer["candidates"]
         if clf_answer["label"] != rule_label:
             decided_by = "both"
-            strong = best.signature.strength == "strong" and best.signature.priority >= 40
+            strong = best.signature.strength == "strong" and not truncated
             if strong:
-                conf = round(max(0.5, (rule_conf or 0.9) - 0.25 * clf_answer["confidence"]), 3)
+                # The rule stands; the disagreement costs confidence.
+                conf = round(max(0.5, (rule_conf or 0.9) - 0.3 * clf_answer["confidence"]), 3)
             elif clf_answer["confidence"] > (rule_conf or 0.0):
-                label, conf = clf_answer["label"], round(clf_answer["confidence"] * 0.85, 3)
+                label, conf = clf_answer["label"], round(clf_answer["confidence"] * 0.9, 3)
+            else:
+                conf = round(max(0.4, (rule_conf or 0.5) - 0.2 * clf_answer["confidence"]), 3)
         else:
+            decided_by = "both" if needs_clf else "signature"
             conf = round(min(0.99, max(rule_conf or 0.0, clf_answer["confidence"]) + 0.03), 3)
-            decided_by = "signature"
     if truncated and label != "unknown":
-        conf = round(min(conf or 0.5, 0.6 if best is None else 0.8), 3)
-    threshold = 0.4
-    if conf is not None and conf < threshold and label != "unknown":
-        result["candidates"] = cands or [{"label": label, "confidence": conf}]
-        label, decided_by = "unknown", decided_by
+        conf = round(min(conf or 0.5, 0.8), 3)
+    if conf is not None and conf < UNKNOWN_THRESHOLD and label != "unknown":
+        # Never a confident wrong label: below the threshold say so, with candidates.
+        result["candidates"] = cands[:3] or [{"label": label, "confidence": conf}]
+        label = "unknown"
     result["root_cause"] = label
     result["confidence"] = conf
     result["decided_by"] = decided_by
@@ -240,6 +253,16 @@ def diagnose_incident(inc: Incident, classifier: Any = None) -> dict[str, Any]:
     result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers)
     fail_ts = _ts_of(best.event if best else fail_ev)
     result["early_warnings"] = _early_warnings(inc, label, fail_line, fail_ts)
+    if classifier is not None and label not in (None, "unknown") and clf_answer is not None:
+        known = {w["line"] for w in result["early_warnings"]}
+        for ev, info in classifier.learned_warnings(inc, label, fail_line):
+            if ev.line in known:
+                continue
+            lead = round((fail_ts - ev.ts).total_seconds(), 3) if fail_ts is not None and ev.ts is not None else None
+            result["early_warnings"].append({
+                "line": ev.line, "text": ev.text, "signature": None, "learned": True, "predicts": [label],
+                "lead_seconds": lead, "count": 1, "support": info["support"], "lift": info["lift"]})
+        result["early_warnings"].sort(key=lambda w: w["line"])
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result

@@ -48,6 +48,7 @@ def _verdict_expected(row: dict[str, str]) -> str:
 
 
 def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None) -> dict[str, Any]:
+    """Score every labelled log in ``dirs`` (rows of ``split`` only, when given)."""
     sset = signature_set()
     clf = load_classifier(use_classifier)
     rows: list[dict[str, Any]] = []
@@ -55,8 +56,10 @@ def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | No
         for row in read_labels(d, split):
             src = Source(row["_path"], Path(row["_path"]))
             hybrid = diagnose_source(src, sset=sset, classifier=clf) if clf is not None else None
+            forced = (diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, classifier=clf,
+                                      always_classify=True) if clf is not None else None)
             rules = diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, use_classifier=False)
-            rows.append({"row": row, "rules": rules, "hybrid": hybrid})
+            rows.append({"row": row, "rules": rules, "hybrid": hybrid, "forced": forced})
     return score(rows, clf is not None)
 
 
@@ -68,10 +71,11 @@ def _answer(item: dict[str, Any], mode: str) -> tuple[str | None, float | None, 
     if mode == "rules":
         r = item["rules"]
         return r.get("root_cause"), r.get("confidence"), r.get("verdict")
-    r = item["hybrid"]
     if mode == "classifier":
+        r = item["forced"]
         c = r.get("classifier") or {}
         return (c.get("label") if r.get("verdict") == "failed" else None), c.get("confidence"), r.get("verdict")
+    r = item["hybrid"]
     return r.get("root_cause"), r.get("confidence"), r.get("verdict")
 
 

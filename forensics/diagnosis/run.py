@@ -22,14 +22,21 @@ def load_classifier(use: bool) -> Any:
     return default_model()
 
 
-def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None,  # type: ignore[no-untyped-def]
+                    always_classify: bool = False, keep_incidents: list | None = None) -> list[dict[str, Any]]:
     builder = IncidentBuilder(source_name, record_hits(sset))
     out = []
+
+    def done(inc):  # type: ignore[no-untyped-def]
+        out.append(diagnose_incident(inc, classifier, always_classify))
+        if keep_incidents is not None:
+            keep_incidents.append(inc)
+
     for ev in events:
         for inc in builder.feed(ev):
-            out.append(diagnose_incident(inc, classifier))
+            done(inc)
     for inc in builder.finish():
-        out.append(diagnose_incident(inc, classifier))
+        done(inc)
     return out
 
 
@@ -65,12 +72,13 @@ def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str,
 
 
 def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
-                    sset: SignatureSet | None = None, classifier: Any = None) -> dict[str, Any]:
+                    sset: SignatureSet | None = None, classifier: Any = None, always_classify: bool = False,
+                    keep_incidents: list | None = None) -> dict[str, Any]:
     sset = sset or signature_set()
     if classifier is None:
         classifier = load_classifier(use_classifier)
     holder: list = []
     incidents = diagnose_events(iter_source_events(source, input_format, parser_out=holder), source.name,
-                                sset, classifier)
+                                sset, classifier, always_classify, keep_incidents)
     stats = holder[0].stats.to_dict() if holder else {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
     return assemble(source.name, incidents, stats, sset, classifier)

@@ -6,6 +6,7 @@ a capped list of tracebacks and the last error / warning lines.
 """
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +19,10 @@ from forensics.events.phases import PHASE_ORDER
 MAX_TRACEBACKS = 64
 MAX_HITS = 400
 MAX_ERROR_LINES = 40
+# Lines that read like trouble whatever their level (many loggers print none).
+ALARM_RE = re.compile(r"(?i)error|fail|fatal|exception|abort|terminat|killed|timed? ?out|assert|not found|cannot|"
+                      r"can't|unable|no such|insufficient|unsupported|not supported|invalid|denied|refused|"
+                      r"out of memory|oom|illegal|mismatch|undefined|missing|no module|no kernel")
 
 _SGLANG_HINTS = ("server_args=ServerArgs", "The server is fired up", "Scheduler hit an exception", "sglang")
 _VLLM_HINTS = ("vLLM", "EngineCore", "vllm")
@@ -183,6 +188,8 @@ class IncidentBuilder:
             else:
                 inc.dropped += 1
         if ev.level in ("ERROR", "CRITICAL") or kind == K.TRACEBACK:
+            inc.error_lines.append(ev)
+        elif kind in (K.MESSAGE, K.LOG) and ev.level != "INFO" and ALARM_RE.search(ev.text):
             inc.error_lines.append(ev)
         elif ev.level == "WARNING" or kind == K.PACKAGE_WALK_WARNING:
             inc.warning_lines.append(ev)

@@ -1,0 +1,80 @@
+"""Classifier features from an incident's structured events (not raw text):
+the failing exceptions with variables masked, the modules of the innermost
+frames, the phase, the precursor warnings seen, and the last error lines."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from forensics.events import model as K
+from forensics.incidents.lifetimes import Incident
+
+_MASKS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?:/[\w.\-+@]+)+/?"), " PATH "),  # absolute paths (modules go to their own field)
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), " HEX "),
+    (re.compile(r"\b[0-9a-f]{16,}\b"), " HEX "),
+    (re.compile(r"\bv?\d+(?:\.\d+){1,3}(?:[a-z+]\w*)?\b"), " VER "),
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes)\b"), " SIZE "),
+    (re.compile(r"\bsm_?\d+[a-z]?\b"), " SMARCH "),
+    (re.compile(r"\d+"), " N "),
+]
+_WS = re.compile(r"\s+")
+TEXT_FIELDS = ("text", "exc", "modules", "context")
+
+
+def mask(text: str) -> str:
+    """Replace variables (paths, numbers, hex, versions) with tokens."""
+    for rx, tok in _MASKS:
+        text = rx.sub(tok, text)
+    return _WS.sub(" ", text).strip()
+
+
+def _module_tokens(frames: Any, n: int = 6) -> list[str]:
+    out = []
+    for f in list(frames)[-n:]:
+        mod = f.module
+        parts = mod.split(".")
+        # "flashinfer.jit.core" -> "flashinfer flashinfer.jit flashinfer.jit.core"
+        out.extend(".".join(parts[: i + 1]) for i in range(min(3, len(parts))))
+        if f.function:
+            out.append("fn_" + f.function)
+    return out
+
+
+def incident_features(inc: Incident, phase: str | None, fail_line: int | None = None) -> dict[str, str]:
+    exc_parts: list[str] = []
+    modules: list[str] = []
+    for ev, _phase, _after in inc.tracebacks[-8:]:
+        if fail_line is not None and ev.line > fail_line + 2000:
+            continue
+        chain = ev.data.get("chain") or ()
+        for exc in list(chain)[:3]:
+            exc_parts.append(mask(exc.rendered[:800]))
+            modules.extend(_module_tokens(exc.frames))
+        if not chain:
+            exc_parts.append(mask(ev.text[:400]))
+            for src in ev.data.get("orphan_source") or ():
+                exc_parts.append(mask(src))
+        modules.extend(_module_tokens(ev.data.get("frames") or ()))
+        if ev.data.get("truncated"):
+            exc_parts.append("TRUNCATED_TRACEBACK")
+    errors = [mask(ev.text[:400]) for ev in list(inc.error_lines)[-20:] if ev.kind != K.TRACEBACK]
+    context = [f"phase_{phase or 'none'}", f"server_{inc.server or 'none'}"]
+    for h in inc.precursor_hits[:50]:
+        context.extend(f"pred_{p}" for p in h.signature.predicts)
+    if inc.exit:
+        context.append(f"exit_{inc.exit.get('code')}_{inc.exit.get('status_name') or inc.exit.get('status')}")
+        if inc.exit.get("result"):
+            context.append(f"result_{inc.exit['result']}")
+    for h in inc.wrapper_hits[:20]:
+        context.append("wrapper_" + h.signature.id)
+    warn = [mask(ev.text[:200]) for ev in list(inc.warning_lines)[-10:]]
+    exc = " \n ".join(exc_parts)
+    return {
+        # One text field for exceptions and error lines alike: the same words
+        # arrive as a traceback in one log and as a bare error line in another.
+        "text": " \n ".join([exc, *errors, *warn]).strip() or "NO_TEXT",
+        "exc": exc or "NO_TRACEBACK",
+        "modules": " ".join(modules) or "NO_FRAMES",
+        "context": " ".join(context),
+    }

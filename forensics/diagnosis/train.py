@@ -1,0 +1,138 @@
+"""``forensics train``: fit the classifier on labelled corpora (train split).
+
+Rebuilding from a clean checkout reproduces the shipped model: the corpus is
+in the repo, every step is seeded, and the metadata records the corpus hash.
+"""
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from forensics.diagnosis.evaluate import read_labels
+from forensics.diagnosis.features import TEXT_FIELDS, incident_features, mask
+from forensics.diagnosis.run import diagnose_source
+from forensics.diagnosis.signatures import signature_set
+from forensics.ingest.sources import Source
+
+DEFAULT_CORPORA = ("corpora/generated", "corpora/cpu", "corpora/gpu")
+FEATURE_VERSION = 1
+
+
+def build_pipeline(seed: int = 0) -> Any:
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.compose import ColumnTransformer
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import Pipeline
+
+    word = r"[A-Za-z_][A-Za-z0-9_]+"
+    idx = {name: i for i, name in enumerate(TEXT_FIELDS)}
+    pre = ColumnTransformer([
+        ("words", TfidfVectorizer(token_pattern=word, ngram_range=(1, 2), sublinear_tf=True, max_features=8000),
+         idx["text"]),
+        # Character n-grams carry the wording across unseen module and library names.
+        ("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, max_features=12000),
+         idx["text"]),
+        ("exc_words", TfidfVectorizer(token_pattern=word, ngram_range=(1, 1), sublinear_tf=True, max_features=3000),
+         idx["exc"]),
+        ("modules", TfidfVectorizer(token_pattern=r"\S+", sublinear_tf=True, lowercase=False, max_features=3000),
+         idx["modules"]),
+        ("context", TfidfVectorizer(token_pattern=r"\S+", lowercase=False), idx["context"]),
+    ], sparse_threshold=1.0)
+    base = LogisticRegression(C=8.0, max_iter=4000, class_weight="balanced")
+    clf = CalibratedClassifierCV(base, method="sigmoid", ensemble=False,
+                                 cv=StratifiedKFold(5, shuffle=True, random_state=seed))
+    return Pipeline([("features", pre), ("model", clf)])
+
+
+def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], list[str], list[dict[str, Any]], str]:
+    """Features and labels of the failed incident of every labelled failure log,
+    plus warning observations for template learning and a corpus hash."""
+    sset = signature_set()
+    feats, labels, observations = [], [], []
+    h = hashlib.sha256()
+    for d in dirs:
+        rows = read_labels(d, split)
+        h.update((d / "labels.csv").read_bytes())
+        for row in rows:
+            path = Path(row["_path"])
+            h.update(path.name.encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+            incs: list = []
+            res = diagnose_source(Source(str(path), path), sset=sset, use_classifier=False, keep_incidents=incs)
+            main_idx = res.get("incident", len(incs) - 1)
+            if not incs:
+                continue
+            inc = incs[main_idx] if main_idx is not None and main_idx < len(incs) else incs[-1]
+            label = row.get("root_cause") or None
+            fail_line = res["evidence"][0]["line"] if res.get("evidence") else None
+            observations.append({"label": label, "templates": {
+                mask(ev.text[:200]) for ev in inc.warning_lines if fail_line is None or ev.line < fail_line}})
+            if not label:
+                continue
+            feats.append(incident_features(inc, res.get("phase"), fail_line))
+            labels.append(label)
+    return feats, labels, observations, h.hexdigest()[:16]
+
+
+def learn_templates(observations: list[dict[str, Any]], min_support: int = 3, min_lift: float = 3.0,
+                    min_precision: float = 0.5) -> list[dict[str, Any]]:
+    """Warning templates that precede a label far more often than chance."""
+    n = len(observations)
+    label_n = Counter(o["label"] for o in observations if o["label"])
+    df: Counter = Counter()
+    df_label: dict[str, Counter] = defaultdict(Counter)
+    for o in observations:
+        for t in o["templates"]:
+            df[t] += 1
+            if o["label"]:
+                df_label[t][o["label"]] += 1
+    out = []
+    for t, by_label in df_label.items():
+        for label, support in by_label.items():
+            if support < min_support:
+                continue
+            precision = support / df[t]
+            lift = precision / (label_n[label] / n)
+            if lift >= min_lift and precision >= min_precision:
+                out.append({"template": t, "label": label, "support": support, "seen": df[t],
+                            "precision": round(precision, 3), "lift": round(lift, 2)})
+    return sorted(out, key=lambda x: (-x["lift"], x["template"]))
+
+
+def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
+    import numpy as np
+    import sklearn
+
+    from forensics.diagnosis.model_io import save_model
+
+    feats, labels, observations, corpus_hash = collect(dirs, "train")
+    X = np.array([[f[k] for k in TEXT_FIELDS] for f in feats], dtype=object)
+    pipe = build_pipeline(seed)
+    pipe.fit(X, labels)
+    for _, vec, _ in pipe.named_steps["features"].transformers_:
+        if hasattr(vec, "stop_words_"):
+            vec.stop_words_ = None  # the pruned vocabulary, only kept for introspection (tens of MB)
+    templates = learn_templates(observations)
+    import skops
+
+    meta = {
+        "model_version": f"{datetime.now(timezone.utc).strftime('%Y%m%d')}-{corpus_hash[:8]}",
+        "corpus_hash": corpus_hash,
+        "corpora": [str(d) for d in dirs],
+        "n_train": len(labels),
+        "labels": sorted(set(labels)),
+        "label_counts": dict(sorted(Counter(labels).items())),
+        "feature_version": FEATURE_VERSION,
+        "seed": seed,
+        "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__, "skops": skops.__version__,
+                     "python": platform.python_version()},
+        "warning_templates": templates,
+    }
+    save_model(pipe, meta, out)
+    return meta
