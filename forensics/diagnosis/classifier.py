@@ -13,26 +13,25 @@ from typing import Any
 
 from forensics.incidents.lifetimes import Incident
 
-MODEL_PATH = Path(__file__).resolve().parent / "model" / "classifier.skops"
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+MODEL_PATH = MODEL_DIR / "classifier.skops"  # the model of record (scikit-learn Pipeline, skops)
+SCORER_PATH = MODEL_DIR / "classifier.scorer.json.gz"  # its compiled form, used for inference
 
 
 class TrainedClassifier:
-    def __init__(self, pipeline: Any, meta: dict[str, Any]) -> None:
-        self.pipeline = pipeline
+    """Predictions from a CompactScorer (no scikit-learn needed at run time)."""
+
+    def __init__(self, scorer: Any, meta: dict[str, Any]) -> None:
+        self.scorer = scorer
         self.meta = meta
         self.version = meta.get("model_version")
         self.templates = {(t["template"], t["label"]): t for t in meta.get("warning_templates", [])}
 
     def predict_features(self, feats: list[dict[str, str]]) -> list[dict[str, Any]]:
-        import numpy as np
-
-        from forensics.diagnosis.features import TEXT_FIELDS
-
-        X = np.array([[f[k] for k in TEXT_FIELDS] for f in feats], dtype=object)
-        proba = self.pipeline.predict_proba(X)
-        classes = list(self.pipeline.classes_)
+        classes = self.scorer.classes
         out = []
-        for row in proba:
+        for f in feats:
+            row = self.scorer.predict_proba(f)
             order = sorted(range(len(classes)), key=lambda i: -row[i])
             cands = [{"label": classes[i], "confidence": round(float(row[i]), 3)} for i in order[:3]]
             out.append({"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands})
@@ -63,7 +62,8 @@ class TrainedClassifier:
 
 
 class LazyClassifier:
-    """Loads the model on first use."""
+    """Loads the model on first use: a ``.skops`` file through skops's
+    trusted-type check, or the compiled ``.scorer.json.gz`` (plain data)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -72,9 +72,15 @@ class LazyClassifier:
     @property
     def model(self) -> TrainedClassifier:
         if self._model is None:
-            from forensics.diagnosis.model_io import load_model
+            if self.path.name.endswith(".skops"):
+                from forensics.diagnosis.model_io import load_model
 
-            self._model = load_model(self.path)
+                self._model = load_model(self.path)
+            else:
+                from forensics.diagnosis.scorer import load_scorer
+
+                scorer = load_scorer(self.path)
+                self._model = TrainedClassifier(scorer, scorer.meta)
         return self._model
 
     @property
@@ -97,4 +103,4 @@ def model_at(path: str) -> LazyClassifier | None:
 
 
 def default_model() -> LazyClassifier | None:
-    return model_at(os.environ.get("FORENSICS_MODEL", str(MODEL_PATH)))
+    return model_at(os.environ.get("FORENSICS_MODEL", str(SCORER_PATH)))

@@ -69,5 +69,11 @@ def load_model(path: Path) -> Any:
     except ImportError:  # pragma: no cover
         pass
     from forensics.diagnosis.classifier import TrainedClassifier
+    from forensics.diagnosis.features import TEXT_FIELDS
+    from forensics.diagnosis.scorer import CompactScorer, export_pipeline
 
-    return TrainedClassifier(obj, meta)
+    try:
+        scorer = CompactScorer(export_pipeline(obj, TEXT_FIELDS, meta))
+    except (AttributeError, KeyError, ValueError) as e:
+        raise ModelError(f"{path}: not a forensics classifier pipeline ({e})") from None
+    return TrainedClassifier(scorer, meta)

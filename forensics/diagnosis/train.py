@@ -135,4 +135,8 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         "warning_templates": templates,
     }
     save_model(pipe, meta, out)
+    from forensics.diagnosis.scorer import export_pipeline, file_digest, save_scorer
+
+    scorer_meta = dict(meta, skops_digest=file_digest(out))
+    save_scorer(export_pipeline(pipe, TEXT_FIELDS, scorer_meta), out.with_name(out.name.replace(".skops", "") + ".scorer.json.gz"))
     return meta
