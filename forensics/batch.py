@@ -133,7 +133,7 @@ def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Calla
             on_done(_diagnose_task(t))
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # fork is cheapest (workers inherit the loaded modules and signatures) and
     # safe while this process runs a single thread; otherwise (a notebook
@@ -143,16 +143,44 @@ def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Calla
     single = threading.active_count() == 1
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork") if single and "fork" in methods and sys.platform == "linux" else None
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx, initializer=_worker_init)
     try:
-        futures = [pool.submit(_diagnose_task, t) for t in tasks]
-        for fut in as_completed(futures):
-            on_done(fut.result())
+        pending = {pool.submit(_diagnose_task, t) for t in tasks}
+        while pending:
+            # Wake up now and then: a signal caught by a helper thread only
+            # reaches Python (SIGTERM -> KeyboardInterrupt) when this thread runs.
+            done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for fut in done:
+                on_done(fut.result())
     except BaseException:
-        # Ctrl-C / SIGTERM: drop what has not started instead of finishing the queue.
+        # Ctrl-C / SIGTERM: stop now rather than finish the queue. Workers ignore
+        # SIGINT (Ctrl-C reaches the whole process group), so end them here.
         pool.shutdown(wait=False, cancel_futures=True)
+        _terminate_workers(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _worker_init() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _terminate_workers(pool: Any) -> None:
+    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        try:
+            terminate()
+        except Exception:
+            pass
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except Exception:
+            pass
 
 
 def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: str | None,

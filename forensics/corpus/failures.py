@@ -62,7 +62,7 @@ IMPORT_SITES = [
 
 def f_module_missing(c: Ctx) -> Failure:
     r = c.rng
-    kind = r.choices(["mnf", "cannot-import", "cute", "mnf-model"], weights=[5, 2, 2, 2])[0]
+    kind = r.choices(["mnf", "cannot-import", "cute", "mnf-model", "please-install"], weights=[5, 2, 2, 2, 3])[0]
     if kind == "cute":
         phase = pick(r, ["warmup", "warmup", "serving", "cuda-graph-capture"])
         fr = head(c, phase) + model_forward_frames(c) + c.frames([
@@ -101,6 +101,28 @@ def f_module_missing(c: Ctx) -> Failure:
                             f"Ignore import error when loading sglang.srt.models.{site}", "launch", style="log", lead=(5, 60))
         return Failure("env.module-missing", phase, exc, f"No module named '{mod}'", precursor=pre, variant="model-module")
     site, src = pick(r, [s for s in IMPORT_SITES if s[0].startswith(c.server)])
+    if kind == "please-install":
+        # Libraries that catch the ImportError and re-raise with advice.
+        mod = pick(r, MISSING_MODULES).split(".")[0]
+        dist = mod.replace("_", "-")
+        ver = f"{r.randint(0, 3)}.{r.randint(0, 12)}.{r.randint(0, 9)}"
+        last = pick(r, [
+            f"ImportError: Please install {dist} to use this feature: `pip install {dist}`",
+            f"ImportError: {mod} is not installed. Please install it with `pip install {dist}>={ver}`.",
+            f"ImportError: This model requires the {mod} library but it was not found in your environment. You can install it with pip: `pip install {dist}`",
+            f"ImportError: Failed to import {mod}. Please install {dist}>={ver} to enable this backend.",
+            f"RuntimeError: {mod} is required for this quantization method but is not available; install {dist} first.",
+            f"ImportError: {dist} is not installed; it is needed by the selected attention backend (pip install {dist}).",
+        ])
+        fatal = last.split(": ", 1)[1][:60]
+        phase = r.choices(["launch", "load-weights", "kernel-jit"], weights=[4, 3, 1])[0]
+        frames = head(c, phase) + c.frames([(site, "<module>", src)])
+        if r.random() < 0.4:
+            exc = (tb(c.frames([(site, "<module>", f"import {mod}")]) + [f"ModuleNotFoundError: No module named '{mod}'"])
+                   + ["", "During handling of the above exception, another exception occurred:", ""] + tb(frames + [last]))
+        else:
+            exc = tb(frames + [last])
+        return Failure("env.module-missing", phase, exc, fatal, variant="please-install")
     if kind == "mnf":
         mod = pick(r, MISSING_MODULES)
         last = f"ModuleNotFoundError: No module named '{mod}'"

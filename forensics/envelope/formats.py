@@ -338,7 +338,7 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
             obj = json.loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested too deep
             # A truncated last object, or junk between objects: keep the text.
             yield Record(n, clean_message(text))
             continue
