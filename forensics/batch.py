@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 ENGINES = ("processes", "dask")
 
 # Per-process cache: the signature set and model load once per worker, not per file.
-_STATE: dict[str, Any] = {}
+_STATE: dict[tuple[str, bool], tuple[Any, Any]] = {}
 
 
 def _diagnosis_tools(use_classifier: bool) -> tuple[Any, Any]:
@@ -40,8 +40,8 @@ def _diagnosis_tools(use_classifier: bool) -> tuple[Any, Any]:
         from forensics.diagnosis.run import load_classifier
         from forensics.diagnosis.signatures import signature_set
 
-        _STATE[key] = (signature_set(), load_classifier(use_classifier))  # type: ignore[index]
-    return _STATE[key]  # type: ignore[index]
+        _STATE[key] = (signature_set(), load_classifier(use_classifier))
+    return _STATE[key]
 
 
 def diagnose_file(path: str, input_format: str = "auto", use_classifier: bool = True) -> tuple[list[dict[str, Any]], int]:
@@ -133,13 +133,12 @@ def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Calla
             on_done(_diagnose_task(t))
         return
     import multiprocessing
+    import threading
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # fork is cheapest (workers inherit the loaded modules and signatures) and
     # safe while this process runs a single thread; otherwise (a notebook
     # kernel, a dask client) take the platform's default start method.
-    import threading
-
     single = threading.active_count() == 1
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork") if single and "fork" in methods and sys.platform == "linux" else None
@@ -155,8 +154,8 @@ def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Calla
     except BaseException:
         # Ctrl-C / SIGTERM: stop now rather than finish the queue. Workers ignore
         # SIGINT (Ctrl-C reaches the whole process group), so end them here.
+        _terminate_workers(pool)  # before shutdown(), which forgets the processes
         pool.shutdown(wait=False, cancel_futures=True)
-        _terminate_workers(pool)
         raise
     pool.shutdown(wait=True)
 

@@ -139,6 +139,7 @@ def exit_failed(inc: Incident) -> bool:
 
 
 UNKNOWN_THRESHOLD = 0.45
+PRECURSOR_BOOST = 0.3
 
 
 def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
@@ -200,18 +201,20 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                                 "candidates": clf_answer["candidates"]}
     predicted = _predicted_by_precursors(inc, fail_line) if best is None else None
     if best is None:
-        if clf_answer is not None and (predicted is None or clf_answer["confidence"] >= 0.8):
+        if clf_answer is not None and predicted is not None:
+            # A warning that predicted a label is evidence too: it lifts that label.
+            probs = {c["label"]: c["confidence"] for c in clf_answer["candidates"]}
+            boosted = {lab: p + (PRECURSOR_BOOST if lab == predicted else 0.0) for lab, p in probs.items()}
+            boosted.setdefault(predicted, PRECURSOR_BOOST)
+            label = max(boosted, key=lambda k: boosted[k])
+            conf = round(min(0.9, boosted[label]), 3)
+            decided_by = "both"
+            cands = clf_answer["candidates"]
+        elif clf_answer is not None:
             label, conf, decided_by = clf_answer["label"], clf_answer["confidence"], "classifier"
             cands = clf_answer["candidates"]
-            if predicted is not None and predicted != label:
-                decided_by = "both"
         elif predicted is not None:
             label, conf, decided_by = predicted, 0.55, "signature"
-            if clf_answer is not None:
-                cands = clf_answer["candidates"]
-                decided_by = "both"
-                if clf_answer["label"] == predicted:
-                    conf = round(max(0.6, clf_answer["confidence"]), 3)
         else:
             label, conf, decided_by = "unknown", 0.3, "signature"
     elif clf_answer is not None:
@@ -273,7 +276,9 @@ def _predicted_by_precursors(inc: Incident, fail_line: int) -> str | None:
     predicted one label is the best evidence there is."""
     votes: dict[str, int] = {}
     for h in inc.precursor_hits:
-        if h.line < fail_line and h.signature.strength == "strong" and h.signature.predicts:
+        sig = h.signature
+        if (h.line < fail_line and sig.strength == "strong" and sig.predicts and sig.status != "experimental"
+                and sig.priority >= 40):
             lab = h.signature.root_cause if h.signature.root_cause in h.signature.predicts else h.signature.predicts[0]
             votes[lab] = max(votes.get(lab, 0), h.signature.priority)
     if not votes:
