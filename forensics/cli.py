@@ -42,15 +42,14 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, paths: tuple[s
         out = open(os.devnull, "w")
     write = out.write
     wanted = frozenset(kinds)
-    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
     for src in expand_paths(paths):
         holder: list = []
+        ts_cache: list = [None, None]
+        name = src.name
         for ev in iter_source_events(src, input_format, parser_out=holder):
             if wanted and ev.kind not in wanted:
                 continue
-            d = ev.to_dict()
-            d["source"] = src.name
-            write(dumps(d))
+            write(ev.to_json(name, ts_cache))
             write("\n")
         if stats and holder:
             click.echo(json.dumps({"source": src.name, **holder[0].stats.to_dict()}), err=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from forensics import TAXONOMY_VERSION, __version__
-from forensics.events.parser import iter_source_events
+from forensics.events.parser import BulkGate, iter_source_events
 from forensics.incidents.lifetimes import IncidentBuilder
 from forensics.ingest.sources import Source
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
@@ -23,7 +23,8 @@ def load_classifier(use: bool) -> Any:
 
 
 def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None,  # type: ignore[no-untyped-def]
-                    always_classify: bool = False, keep_incidents: list | None = None) -> list[dict[str, Any]]:
+                    always_classify: bool = False, keep_incidents: list | None = None,
+                    gate: BulkGate | None = None, parser_holder: list | None = None) -> list[dict[str, Any]]:
     builder = IncidentBuilder(source_name, record_hits(sset))
     out = []
 
@@ -32,9 +33,18 @@ def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: An
         if keep_incidents is not None:
             keep_incidents.append(inc)
 
-    for ev in events:
-        for inc in builder.feed(ev):
-            done(inc)
+    if gate is None:
+        for ev in events:
+            for inc in builder.feed(ev):
+                done(inc)
+    else:
+        for ev in events:
+            for inc in builder.feed(ev):
+                done(inc)
+            cur = builder.cur
+            # Skip bulk lines only while serving with nothing half-assembled.
+            gate.open = (cur is not None and cur.phase == "serving" and bool(parser_holder)
+                         and not parser_holder[0].tb.open)
     for inc in builder.finish():
         done(inc)
     return out
@@ -78,7 +88,8 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
     if classifier is None:
         classifier = load_classifier(use_classifier)
     holder: list = []
-    incidents = diagnose_events(iter_source_events(source, input_format, parser_out=holder), source.name,
-                                sset, classifier, always_classify, keep_incidents)
+    gate = BulkGate()
+    incidents = diagnose_events(iter_source_events(source, input_format, parser_out=holder, bulk_gate=gate),
+                                source.name, sset, classifier, always_classify, keep_incidents, gate, holder)
     stats = holder[0].stats.to_dict() if holder else {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
     return assemble(source.name, incidents, stats, sset, classifier)

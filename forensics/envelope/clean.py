@@ -12,6 +12,7 @@ _ANSI = re.compile(
     r"|(?:#033|\\u001b|\\x1b|\\033|\\e)\[[0-9;]*[A-Za-z]"
     r"|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m(?=[\[(A-Za-z0-9 ]|$)"
 )
+_LOST = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)?m(?=[\[(A-Za-z0-9 ]|$)")
 _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -22,7 +23,7 @@ def clean_message(text: str) -> str:
         if "\r" in text:
             parts = [p for p in text.split("\r") if p.strip()]
             text = parts[-1] if parts else ""
-    if "\x1b" in text or "m" in text and ("[" in text) and ("033[" in text or "u001b[" in text or _maybe_lost_escape(text)):
+    if "\x1b" in text or "033[" in text or "u001b[" in text or ("[" in text and _LOST.search(text) is not None):
         text = _ANSI.sub("", text)
     if "#012" in text:  # syslog escapes newlines as #012 and tabs as #011
         text = text.replace("#011", "\t")

@@ -254,6 +254,8 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
     prev: Record | None = None
     col = 0
     match = pat.match
+    last_ts_text: str | None = None
+    last_ts: datetime | None = None
     for n, text in lines:
         m = match(text)
         if m is None:
@@ -270,27 +272,31 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
             prev = None
             yield Record(n, clean_message(text))
             continue
-        g = m.groupdict()
-        if fmt == "short":
-            ts = clock.month_day(g["mon"], g["day"], g["hms"], g["frac"])
-        elif fmt == "short-iso":
-            ts = parse_iso(g["iso"])
-        elif fmt == "short-full":
-            ts = parse_iso(g["full"].replace(" ", "T"))
-        elif fmt == "short-unix":
-            try:
-                ts = datetime.fromtimestamp(float(g["unix"]), tz=UTC)
-            except (ValueError, OverflowError, OSError):
-                ts = None
-        else:  # monotonic: seconds since boot; anchored at the epoch so differences still work
-            try:
-                ts = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=float(g["mono"]))
-            except (ValueError, OverflowError):
-                ts = None
-        msg = g["msg"] or ""
-        col = m.start("msg") if g["msg"] is not None else len(text) + 1
-        pid = g["pid"]
-        prev = Record(n, clean_message(msg), ts, g["host"], g["ident"], int(pid) if pid else None)
+        ts_text = m.group(0)[: m.start("host") if m.start("host") >= 0 else m.start("ident")]
+        if ts_text == last_ts_text:
+            ts = last_ts
+        else:
+            g = m.groupdict()
+            if fmt == "short":
+                ts = clock.month_day(g["mon"], g["day"], g["hms"], g["frac"])
+            elif fmt == "short-iso":
+                ts = parse_iso(g["iso"])
+            elif fmt == "short-full":
+                ts = parse_iso(g["full"].replace(" ", "T"))
+            elif fmt == "short-unix":
+                try:
+                    ts = datetime.fromtimestamp(float(g["unix"]), tz=UTC)
+                except (ValueError, OverflowError, OSError):
+                    ts = None
+            else:  # monotonic: seconds since boot; anchored at the epoch so differences still work
+                try:
+                    ts = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=float(g["mono"]))
+                except (ValueError, OverflowError):
+                    ts = None
+            last_ts_text, last_ts = ts_text, ts
+        host, ident, pid, msg = m.group("host", "ident", "pid", "msg")
+        col = m.start("msg") if msg is not None else len(text) + 1
+        prev = Record(n, clean_message(msg or ""), ts, host, ident, int(pid) if pid else None)
         yield prev
 
 

@@ -7,7 +7,8 @@ into the JSON form, so ``forensics parse`` prints ``count`` for a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -90,21 +91,55 @@ class ExceptionRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
+_encode_str = json.encoder.encode_basestring  # the C implementation when available
+_SIMPLE = (str, int, float, bool, type(None))
+_ENC_CACHE: dict[Any, str] = {None: "null"}  # host, ident, rank, level: few distinct values
+
+
+def _cached_enc(value: str | None) -> str:
+    if value is None:
+        return "null"
+    js = _encode_str(value)
+    if len(_ENC_CACHE) < 4096:
+        _ENC_CACHE[value] = js
+    return js
+
+
 class Event:
-    kind: str
-    line: int
-    text: str
-    ts: datetime | None = None
-    host: str | None = None
-    ident: str | None = None
-    pid: int | None = None
-    rank: str | None = None
-    level: str | None = None
-    logger: str | None = None
-    end_line: int | None = None
-    source: str = "-"
-    data: Mapping[str, Any] = field(default_factory=dict)
+    """One event. A plain ``__slots__`` class rather than a frozen dataclass:
+    it is built once per input line, and frozen-dataclass construction costs
+    several times more. Stages never mutate events."""
+
+    __slots__ = ("kind", "line", "text", "ts", "host", "ident", "pid", "rank", "level", "logger", "end_line",
+                 "source", "data")
+
+    def __init__(self, kind: str, line: int, text: str, ts: datetime | None = None, host: str | None = None,
+                 ident: str | None = None, pid: int | None = None, rank: str | None = None,
+                 level: str | None = None, logger: str | None = None, end_line: int | None = None,
+                 source: str = "-", data: Mapping[str, Any] | None = None) -> None:
+        self.kind = kind
+        self.line = line
+        self.text = text
+        self.ts = ts
+        self.host = host
+        self.ident = ident
+        self.pid = pid
+        self.rank = rank
+        self.level = level
+        self.logger = logger
+        self.end_line = end_line
+        self.source = source
+        self.data = data if data is not None else _EMPTY
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Event({self.kind!r}, line={self.line}, text={self.text[:60]!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
@@ -113,6 +148,58 @@ class Event:
     @property
     def exceptions(self) -> tuple[ExceptionRecord, ...]:
         return self.data.get("chain", ())
+
+    def to_json(self, source: str | None = None, ts_cache: list | None = None) -> str:
+        """The NDJSON form of ``to_dict()`` (plus ``source``), built directly
+        for the common flat events: this runs once per input line."""
+        data = self.data
+        if data and not all(type(v) in _SIMPLE for v in data.values()):
+            d = self.to_dict()
+            if source is not None:
+                d["source"] = source
+            return json.dumps(d, ensure_ascii=False, default=str)
+        ts = self.ts
+        if ts is None:
+            ts_s = "null"
+        elif ts_cache is not None and ts_cache[0] is ts:
+            ts_s = ts_cache[1]
+        else:
+            ts_s = '"' + ts.isoformat() + '"'
+            if ts_cache is not None:
+                ts_cache[0], ts_cache[1] = ts, ts_s
+        enc = _encode_str
+        c = _ENC_CACHE
+        host, ident, rank, level = self.host, self.ident, self.rank, self.level
+        parts = [
+            '{"kind":"', self.kind, '","line":', str(self.line), ',"ts":', ts_s,
+            ',"host":', c.get(host) or _cached_enc(host),
+            ',"ident":', c.get(ident) or _cached_enc(ident),
+            ',"pid":', "null" if self.pid is None else str(self.pid),
+            ',"rank":', c.get(rank) or _cached_enc(rank),
+            ',"level":', c.get(level) or _cached_enc(level),
+            ',"text":', enc(self.text),
+        ]
+        if self.logger is not None:
+            parts += [',"logger":', enc(self.logger)]
+        if self.end_line is not None and self.end_line != self.line:
+            parts += [',"end_line":', str(self.end_line)]
+        for k, v in data.items():
+            t = type(v)
+            if t is str:
+                js = enc(v)
+            elif t is bool:
+                js = "true" if v else "false"
+            elif t is int:
+                js = str(v)
+            elif v is None:
+                js = "null"
+            else:
+                js = json.dumps(v, ensure_ascii=False)
+            parts += [',', enc(k), ':', js]
+        if source is not None:
+            parts += [',"source":', enc(source)]
+        parts.append("}")
+        return "".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

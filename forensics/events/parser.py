@@ -10,7 +10,7 @@ from forensics.envelope.formats import Clock, Record, detect_format, detect_wrap
 from forensics.events import model as K
 from forensics.events.grammars import parse_message
 from forensics.events.model import Event
-from forensics.events.phases import MARKER_RE, PHASE_OF
+from forensics.events.phases import PHASE_OF, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source
@@ -116,26 +116,29 @@ class EventParser:
     def _line_event(self, rec: Record, pfx, msg: str, ts) -> Event:  # type: ignore[no-untyped-def]
         src = self.source
         level = pfx.level
-        m = _STRUCT.search(msg)
+        c0 = msg[:1]
+        m = None
+        if c0 == "R" and (msg.startswith("Registering ") or msg.startswith("Registered ")) or \
+                c0 == "U" and msg.startswith("Unexpected error during package walk"):
+            m = _STRUCT.match(msg)
+        elif rec.ident in _SYSTEMD_IDENTS or rec.pid == 1 or (rec.ident is None and not pfx.dialect):
+            m = _STRUCT.match(msg)
         if m is not None:
-            group = m.lastgroup
-            if group != "unit" or rec.ident in _SYSTEMD_IDENTS or rec.pid == 1 or (rec.ident is None and not pfx.dialect):
-                parsed = parse_message(msg)
-                if parsed is not None:
-                    kind, fields = parsed
-                    if kind == K.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
-                        fields["unit"] = rec.unit
-                    return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
-                                 level or ("WARNING" if kind == K.PACKAGE_WALK_WARNING else None),
-                                 pfx.logger, source=src, data=fields)
-        am = _ACCESS.search(msg)
+            parsed = parse_message(msg)
+            if parsed is not None:
+                kind, fields = parsed
+                if kind == K.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
+                    fields["unit"] = rec.unit
+                return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
+                             level or ("WARNING" if kind == K.PACKAGE_WALK_WARNING else None),
+                             pfx.logger, source=src, data=fields)
+        am = _ACCESS.search(msg) if "HTTP/" in msg else None
         if am is not None:
             return Event(K.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
                          source=src, data={"method": am.group("method"), "path": am.group("path"),
                                            "status": int(am.group("status"))})
-        pm = MARKER_RE.search(msg)
-        if pm is not None:
-            name = pm.lastgroup
+        name = match_marker(msg)
+        if name is not None:
             return Event(K.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
                          pfx.logger, source=src, data={"phase": PHASE_OF[name], "marker": name})  # type: ignore[index]
         if level is None and _LEVEL_HINT.match(msg):
@@ -178,12 +181,21 @@ class EventParser:
         return events
 
 
+_EXC_TAILS = ("Error", "Exception", "Exit", "Interrupt", "Fault", "Failure", "Iteration", "ExceptionGroup")
+
+
 def _may_start_traceback(msg: str) -> bool:
     c = msg[:1]
     if c == " ":
         s = msg.lstrip()
         return s.startswith("File \"") or s.startswith("raise ") or s.startswith("+ Exception Group")
-    return c.isalpha() and ":" in msg[:120] and STRICT_EXC.match(msg) is not None or msg[:1].isalpha() and msg.endswith(("Error", "Interrupt")) and STRICT_EXC.match(msg) is not None
+    if not c.isalpha():
+        return False
+    i = msg.find(":")
+    head = msg[:i] if 0 < i < 160 else msg[:160]
+    if " " in head or not head.endswith(_EXC_TAILS):
+        return False
+    return STRICT_EXC.match(msg) is not None
 
 
 # ---------------------------------------------------------------- whole sources
@@ -198,8 +210,58 @@ def _numbered(blocks: Iterable[str], start: int = 1) -> Iterator[tuple[int, str]
             yield n, text
 
 
+class BulkGate:
+    """Lets a consumer that only needs a diagnosis skip the bulk of a serving
+    log. While ``open`` (set by the consumer: the server is serving and no
+    traceback is being assembled), access and batch-statistics lines are
+    counted instead of parsed; the last one of each run is still parsed, so
+    timestamps and serving activity stay exact."""
+
+    __slots__ = ("open", "skipped")
+
+    def __init__(self) -> None:
+        self.open = False
+        self.skipped = 0
+
+
+_BATCH_LINE = re.compile(r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: ")
+_LINE_FORMATS = frozenset({"plain", "cat", "short", "short-precise", "short-iso", "short-iso-precise", "short-full",
+                           "with-unit", "short-unix", "short-monotonic", "short-delta", "docker", "json", "json-seq",
+                           "json-sse"})
+
+
+def is_bulk_line(text: str) -> bool:
+    """An access or batch-statistics line that carries nothing a diagnosis
+    needs beyond 'the server was serving at this time'."""
+    if "HTTP/1." in text:
+        return "rror" not in text and "xception" not in text and "Traceback" not in text and \
+            _ACCESS.search(text) is not None
+    if "batch" in text or "throughput" in text:
+        return "rror" not in text and "xception" not in text and "Traceback" not in text and \
+            _BATCH_LINE.search(text) is not None
+    return False
+
+
+def _thin(items: Iterator[tuple[int, str]], gate: BulkGate) -> Iterator[tuple[int, str]]:
+    held = None
+    skipped = 0
+    for item in items:
+        if gate.open and is_bulk_line(item[1]):
+            if held is not None:
+                skipped += 1
+            held = item
+            continue
+        if held is not None:
+            yield held
+            held = None
+        yield item
+    if held is not None:
+        yield held
+    gate.skipped += skipped
+
+
 def iter_source_events(source: Source, input_format: str = "auto", line_mode: bool = False,
-                       parser_out: list | None = None) -> Iterator[Event]:
+                       parser_out: list | None = None, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
     """Events of one source, streaming. ``parser_out`` receives the
     EventParser (for its stats) before the first event is yielded."""
     numbered = _numbered(source.blocks(line_mode=line_mode))
@@ -228,10 +290,15 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     if parser_out is not None:
         parser_out.append(parser)
     feed = parser.feed
-    for rec in iter_records(chained(), fmt, clock):
+    lines = chained()
+    if bulk_gate is not None and fmt in _LINE_FORMATS and not parser.wrappers:
+        lines = _thin(lines, bulk_gate)
+    for rec in iter_records(lines, fmt, clock):
         yield from feed(rec)
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats
+    if bulk_gate is not None:
+        st.events += bulk_gate.skipped
     st.lines = source.stats.lines
     st.clipped_lines = source.stats.clipped_lines
     st.truncated_gzip = source.stats.truncated_gzip

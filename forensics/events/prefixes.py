@@ -32,6 +32,8 @@ _PYLOG = re.compile(
     r"|\s+(?:\|\s*)?(?P<lvl2>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b[:\s|]*(?:(?P<logger2>[\w.]+(?::\d+)?)\s*[-:|]\s+)?"
     r"| )"
 )
+_VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
+_UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:")
 _LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 
 
@@ -50,7 +52,26 @@ class Prefix:
     header: str | None = None  # the exact prefix text (vLLM repeats it on every traceback line)
 
 
+_dt_cache: dict[str, datetime | None] = {}
+
+
 def _dt(d: str, ms: str | None = None) -> datetime | None:
+    if not ms:
+        # Log lines share their second with their neighbours: cache the parse.
+        hit = _dt_cache.get(d, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
+        if len(_dt_cache) > 4096:
+            _dt_cache.clear()
+        _dt_cache[d] = val = _dt_parse(d, None)
+        return val
+    return _dt_parse(d, ms)
+
+
+_MISSING = object()
+
+
+def _dt_parse(d: str, ms: str | None) -> datetime | None:
     try:
         dt = datetime.fromisoformat(d.replace(" ", "T"))
     except ValueError:
@@ -92,13 +113,15 @@ def split_prefix(text: str, year: int) -> Prefix:
                     p.rank = tags
                 p.dialect = p.dialect or "sglang"
                 rest = t[m.end():]
-                um = _UVICORN.match(rest)
+                um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
                 if um:
                     p.level = um.group("lvl")
                     rest = rest[um.end():]
                     p.dialect = "sglang"
                 headers.append(t[: len(t) - len(rest)])
                 p.text = rest
+                if rest[:1] not in ("[", "("):
+                    break  # nothing nests inside an SGLang record but rank / process tags
                 continue
             m = _RANK.match(t)
             if m:
@@ -124,18 +147,20 @@ def split_prefix(text: str, year: int) -> Prefix:
                     p.rank = f"rank{m.group('rank')}"
                 elif p.proc and p.proc[-1].isdigit() and p.rank is None:
                     p.rank = p.proc
-        elif c in "DIWECF":
-            m = _VLLM.match(t)
+        elif c in "DIWECFT":
+            m = _VLLM.match(t) if t.startswith(_VLLM_HEADS) else None
             if m:
                 p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
                 p.logger = m.group("file")
                 if p.app_ts is None:
                     p.app_ts = _md(year, m.group("md"), m.group("hms"))
                 p.dialect = "vllm"
-            elif (m := _GLOG.match(t)) is not None:
+            elif t[1:2].isdigit() and (m := _GLOG.match(t)) is not None:
                 p.level = p.level or _LEVELS[m.group("lvl")]
                 p.logger = p.logger or m.group("file")
                 p.dialect = p.dialect or "glog"
+            elif not t.startswith(_UVICORN_HEADS):
+                m = None
             elif (m := _UVICORN.match(t)) is not None:
                 p.level = m.group("lvl")
                 p.dialect = p.dialect or "uvicorn"

@@ -132,7 +132,9 @@ class TracebackAssembler:
             if k is not None:
                 tb = self.open.get(k)
         if tb is not None:
-            same_record = (not prefixed) or header == tb.header or tb.header is None
+            # A prefixed line continues a traceback only when it repeats the
+            # header the traceback's lines carry (vLLM); otherwise it is a new record.
+            same_record = (not prefixed) or (tb.header is not None and header == tb.header)
             body, grouped = _group_strip(text) if tb.in_group else (text, False)
             ttype = classify_line(body, tb.state, tb.last_ttype) if same_record else None
             if ttype is None and same_record and HEADER_TEXT in text:
