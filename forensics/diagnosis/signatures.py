@@ -20,6 +20,7 @@ from forensics.events.phases import PHASES
 from forensics.diagnosis.taxonomy import LABEL_SET
 
 REGEX_TIMEOUT = 0.05  # seconds per search
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 KINDS = ("failure", "precursor", "wrapper")
 STATUSES = ("experimental", "test", "stable", "deprecated")
 FIELDS = ("text", "exc_type", "exc_message", "frame_file", "frame_function", "level", "logger", "event_kind")
@@ -87,6 +88,44 @@ class View:
         self.event_kind = event_kind
 
 
+def required_literals(pattern: str) -> list[str] | None:
+    """Lower-cased literals of which at least one must occur in any text the
+    pattern matches (one per top-level alternative), or None when that can't
+    be worked out. A cheap ``in`` test on them skips the regex."""
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+        from re._constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - older Pythons
+        import sre_parse  # type: ignore[no-redef]
+        from sre_constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[no-redef]
+    try:
+        tree = sre_parse.parse(pattern)
+    except Exception:
+        return None
+
+    def lits(items: list) -> list[str] | None:
+        if len(items) == 1 and items[0][0] is SUBPATTERN:
+            return lits(list(items[0][1][3]))
+        if len(items) == 1 and items[0][0] is BRANCH:
+            out: list[str] = []
+            for b in items[0][1][1]:
+                sub = lits(list(b))
+                if sub is None:
+                    return None
+                out += sub
+            return out
+        best = cur = ""
+        for op, av in items:
+            if op is LITERAL:
+                cur += chr(av)
+            else:
+                best, cur = max(best, cur, key=len), ""
+        best = max(best, cur, key=len)
+        return [best.lower()] if len(best) >= 4 else None
+
+    return lits(list(tree))
+
+
 def event_views(ev: Event) -> list[View]:
     if ev.kind != K.TRACEBACK:
         return [View(ev.text, level=ev.level, logger=ev.logger, event_kind=ev.kind)]
@@ -127,6 +166,18 @@ class SignatureSet:
                     self._needs_views.append(s)
                     break
         self._prefilter = regex.compile("|".join(f"(?:{p})" for p in text_pats)) if text_pats else None
+        # Per signature: literals one of which any text match must contain (None: no shortcut).
+        self._literals: dict[str, list[str] | None] = {}
+        for sig in signatures:
+            acc: list[str] | None = []
+            for c in sig.conditions:
+                pats = dict(c.patterns)
+                lit = required_literals(pats["text"].pattern) if "text" in pats else None
+                if lit is None:
+                    acc = None
+                    break
+                acc += lit
+            self._literals[sig.id] = acc
 
     def __len__(self) -> int:
         return len(self.signatures)
@@ -156,8 +207,15 @@ class SignatureSet:
     def match_views(self, views: list[View], candidates: Iterable[Signature] | None = None) -> list[tuple[Signature, int]]:
         """(signature, index of the view it matched) for every signature that matches."""
         hits: list[tuple[Signature, int]] = []
+        lowered = [v.text.lower() for v in views]
+        lits_of = self._literals
         for sig in (candidates if candidates is not None else self.signatures):
+            lits = lits_of.get(sig.id)
             for i, view in enumerate(views):
+                if lits is not None:
+                    low = lowered[i]
+                    if not any(lit in low for lit in lits):
+                        continue
                 if any(self._cond_matches(sig, c, view) for c in sig.conditions):
                     hits.append((sig, i))
                     break
@@ -308,7 +366,7 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
             raise SignatureError(f"{path}: cannot read: {e.strerror}") from None
         h.update(path.name.encode() + b"\0" + data)
         try:
-            doc = yaml.safe_load(data)
+            doc = yaml.load(data, Loader=_YAML_LOADER)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             pos = f"line {mark.line + 1}" if mark is not None else "YAML"
