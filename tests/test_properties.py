@@ -1,0 +1,213 @@
+"""Property-based tests of the parse path (hypothesis, bounded).
+
+* arbitrary bytes / text: ``forensics.parse`` never raises, every event's line
+  is within the input, and line accounting holds;
+* arbitrary interleavings of known lines (SGLang prefixed lines, vLLM lines,
+  traceback lines of several pids in journald ``short`` format): the same;
+* 8 ranks printing complete tracebacks line by line into one journal (distinct
+  pids): 8 complete traceback events, each with its own pid and all frames.
+"""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import forensics
+from forensics.api import to_sources
+from forensics.events.parser import iter_source_events
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def physical_lines(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def parse_with_stats(data: bytes, input_format: str = "auto"):
+    """Events and the parser's stats for in-memory bytes."""
+    (src,) = to_sources(data)
+    holder: list = []
+    events = list(iter_source_events(src, input_format, parser_out=holder))
+    stats = holder[0].stats if holder else None
+    return events, stats
+
+
+def check_invariants(data: bytes, input_format: str = "auto"):
+    events, st = parse_with_stats(data, input_format)
+    n = physical_lines(data)
+    if st is not None:
+        assert st.lines == n, (st.lines, n)
+        assert st.lines == st.parsed + st.unparsed
+        assert 0 <= st.unparsed <= st.lines
+        assert st.events == len(events)
+    else:
+        assert n == 0 and events == []
+    for ev in events:
+        assert 1 <= ev.line <= n, (ev.line, n, ev)
+        if ev.end_line is not None:
+            assert ev.line <= ev.end_line <= n, (ev.line, ev.end_line, n)
+        ev.to_dict()
+    return events, st
+
+
+# ---------------------------------------------------------------- arbitrary input
+@SETTINGS
+@given(st.binary(max_size=4096))
+def test_arbitrary_bytes(data):
+    check_invariants(data)
+    # the public API too (bytes in, generator out)
+    for _ in forensics.parse(data):
+        pass
+
+
+@SETTINGS
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=2000))
+def test_arbitrary_text(text):
+    data = text.encode("utf-8", "surrogatepass")
+    check_invariants(data)
+
+
+FORMATS = ["plain", "short", "short-iso", "short-full", "short-unix", "short-monotonic", "json", "export",
+           "verbose", "docker", "json-seq", "json-sse"]
+
+
+@SETTINGS
+@given(st.binary(max_size=1500), st.sampled_from(FORMATS))
+def test_arbitrary_bytes_forced_format(data, fmt):
+    check_invariants(data, fmt)
+
+
+# ---------------------------------------------------------------- known lines, interleaved
+TB_BODY = [
+    '  File "/opt/sglang/python/sglang/srt/managers/scheduler.py", line 2356, in run_scheduler_process',
+    "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)",
+    '  File "/opt/sglang/python/sglang/srt/model_executor/model_runner.py", line 215, in __init__',
+    "    self.initialize(min_per_gpu_memory)",
+    "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    "RuntimeError: CUDA error: out of memory",
+]
+
+KNOWN = [
+    "[2026-03-14 09:00:11 TP0] Load weight begin. avail mem=78.21 GB",
+    "[2026-03-14 09:00:11 TP1] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=62.9 GB",
+    "[2026-03-14 09:00:12 TP0] Capture cuda graph begin. This can take up to several minutes.",
+    "[2026-03-14 09:00:12 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    "[2026-03-14 09:00:13] INFO:     127.0.0.1:41234 - \"GET /health HTTP/1.1\" 200 OK",
+    "[2026-03-14 09:00:14] The server is fired up and ready to roll!",
+    "INFO 06-01 12:00:00 [core.py:61] Initializing a V1 LLM engine (v0.9.2)",
+    "ERROR 06-01 12:00:01 [core.py:390] EngineCore failed to start.",
+    "ERROR 06-01 12:00:01 [core.py:390] Traceback (most recent call last):",
+    'ERROR 06-01 12:00:01 [core.py:390]   File "/x/vllm/v1/engine/core.py", line 381, in run_engine_core',
+    "ERROR 06-01 12:00:01 [core.py:390] ValueError: bad config",
+    "(EngineCore_DP0 pid=123) INFO 06-01 12:00:02 [gpu_model_runner.py:1] Loading model",
+    "(VllmWorker rank=1 pid=456) ERROR 06-01 12:00:03 [multiproc_executor.py:1] WorkerProc failed",
+    "Traceback (most recent call last):",
+    "The above exception was the direct cause of the following exception:",
+    "During handling of the above exception, another exception occurred:",
+    "  + Exception Group Traceback (most recent call last):",
+    "  |   File \"x.py\", line 1, in <module>",
+    "  | ValueError: one",
+    "  +---------------- 1 ----------------",
+    "    [Previous line repeated 996 more times]",
+    "sglang.service: Main process exited, code=killed, status=9/KILL",
+    "Started sglang.service - SGLang server.",
+    "-- Boot 3c1e7a2b9d8f4e6a8b0c1d2e3f405162 --",
+    "[5.3K blob data]",
+    "",
+    "   ",
+    *TB_BODY,
+]
+
+
+def journald(line: str, pid: int, ts: str = "Mar 14 09:00:12") -> str:
+    return f"{ts} gpu-node-7 python3[{pid}]: {line}"
+
+
+line_strategy = st.one_of(
+    st.sampled_from(KNOWN),
+    st.builds(journald, st.sampled_from(KNOWN), st.integers(1, 9999)),
+    st.builds(journald, st.sampled_from(KNOWN), st.sampled_from([4242, 4310, 4311]),
+              st.sampled_from(["Mar 14 09:00:12", "Mar 13 23:59:59", "Jan  1 00:00:00"])),
+    st.text(max_size=80),
+)
+
+
+@SETTINGS
+@given(st.lists(line_strategy, max_size=120), st.booleans(), st.sampled_from(["\n", "\r\n"]))
+def test_interleaved_known_lines(lines, trailing_newline, eol):
+    text = eol.join(lines) + (eol if trailing_newline and lines else "")
+    data = text.encode("utf-8", "surrogatepass")
+    check_invariants(data)
+
+
+# ---------------------------------------------------------------- 8 ranks, line by line
+def rank_traceback(rank: int, pid: int, sglang_header: bool) -> tuple[list[str], list[tuple[str, int, str]]]:
+    """One rank's complete traceback as journald short lines, and its frames."""
+    frames = [(f"/opt/sglang/python/sglang/srt/layer{k}.py", 100 + 10 * rank + k, f"fn_{rank}_{k}")
+              for k in range(2 + rank % 4)]
+    if sglang_header:
+        head = f"[2026-03-14 09:00:12 TP{rank}] Scheduler hit an exception: Traceback (most recent call last):"
+    else:
+        head = "Traceback (most recent call last):"
+    body = [head]
+    for file, lineno, fn in frames:
+        body.append(f'  File "{file}", line {lineno}, in {fn}')
+        body.append(f"    result = step_{rank}(x)")
+    body.append(f"RuntimeError: NCCL error on rank {rank}: unhandled system error")
+    return [journald(b, pid) for b in body], frames
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_eight_ranks_interleaved_line_by_line(data):
+    pids = [5000 + 7 * r for r in range(8)]
+    headers = data.draw(st.lists(st.booleans(), min_size=8, max_size=8), label="sglang_header")
+    per_rank = [rank_traceback(r, pids[r], headers[r]) for r in range(8)]
+    # an interleaving = a permutation of the multiset of rank ids
+    order = data.draw(st.permutations([r for r in range(8) for _ in per_rank[r][0]]), label="order")
+    noise_pid = 4242
+    with_noise = data.draw(st.booleans(), label="noise")
+    cursor = [0] * 8
+    out: list[str] = []
+    for i, r in enumerate(order):
+        out.append(per_rank[r][0][cursor[r]])
+        cursor[r] += 1
+        if with_noise and i % 5 == 0:
+            out.append(journald("[2026-03-14 09:00:12] Decode batch. #running-req: 1, #token: 90", noise_pid))
+    text = "\n".join(out) + "\n"
+    events, st_ = check_invariants(text.encode())
+    tbs = [e for e in events if e.kind == "traceback"]
+    assert len(tbs) == 8, [(e.pid, e.data.get("exc_type"), len(e.data.get("frames", ()))) for e in tbs]
+    by_pid = {e.pid: e for e in tbs}
+    assert sorted(by_pid) == sorted(pids)
+    for r, pid in enumerate(pids):
+        ev = by_pid[pid]
+        assert ev.data["truncated"] is False, (r, ev)
+        assert ev.data["exc_type"] == "RuntimeError"
+        assert f"rank {r}:" in ev.data["exc_message"]
+        got = [(f.file, f.lineno, f.function) for f in ev.data["frames"]]
+        assert got == per_rank[r][1], (r, got)
+    assert st_.tracebacks == 8 and st_.truncated_tracebacks == 0
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.permutations([r for r in range(8) for _ in range(8)]))
+def test_eight_ranks_via_public_api(order):
+    """Same property through ``forensics.parse`` on text (the notebook path)."""
+    pids = [700 + r for r in range(8)]
+    per_rank = [rank_traceback(r, pids[r], False) for r in range(8)]
+    n = [len(per_rank[r][0]) for r in range(8)]
+    cursor = [0] * 8
+    out = []
+    for r in order:  # 8 slots per rank; ranks with fewer lines just skip
+        if cursor[r] < n[r]:
+            out.append(per_rank[r][0][cursor[r]])
+            cursor[r] += 1
+    for r in range(8):  # the rest in rank order
+        out.extend(per_rank[r][0][cursor[r]:])
+    tbs = [e for e in forensics.parse("\n".join(out) + "\n") if e.kind == "traceback"]
+    assert sorted(e.pid for e in tbs) == pids
+    for e in tbs:
+        r = pids.index(e.pid)
+        assert [(f.file, f.lineno, f.function) for f in e.data["frames"]] == per_rank[r][1]
+        assert not e.data["truncated"]
