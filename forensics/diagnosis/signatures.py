@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +32,7 @@ _ID = regex.compile(r"^[a-z0-9][a-z0-9_\-]*(?:\.[a-z0-9][a-z0-9_\-]*)+$")
 @dataclass(frozen=True)
 class Condition:
     patterns: tuple[tuple[str, Any], ...]  # (field, compiled regex)
+    text_literals: tuple[str, ...] | None = None  # one must occur (lower-cased) for `text` to match
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -155,29 +157,22 @@ class SignatureSet:
         self.by_id = {s.id: s for s in signatures}
         self.warnings: list[MatchWarning] = []
         self._slow: set[str] = set()
-        text_pats: list[str] = []
-        self._needs_views: list[Signature] = []  # have a condition without `text`
-        for s in signatures:
-            for c in s.conditions:
-                pats = dict(c.patterns)
-                if "text" in pats:
-                    text_pats.append(_scoped(pats["text"].pattern))
-                else:
-                    self._needs_views.append(s)
-                    break
-        self._prefilter = regex.compile("|".join(f"(?:{p})" for p in text_pats)) if text_pats else None
-        # Per signature: literals one of which any text match must contain (None: no shortcut).
-        self._literals: dict[str, list[str] | None] = {}
+        # Prefilter: one stdlib alternation of the literals that text
+        # conditions require (lower-cased). Signatures with a condition that
+        # has no such literal are always tried.
+        literals: set[str] = set()
+        self._always: list[Signature] = []
         for sig in signatures:
-            acc: list[str] | None = []
+            unfiltered = False
             for c in sig.conditions:
-                pats = dict(c.patterns)
-                lit = required_literals(pats["text"].pattern) if "text" in pats else None
-                if lit is None:
-                    acc = None
-                    break
-                acc += lit
-            self._literals[sig.id] = acc
+                if c.text_literals is None:
+                    unfiltered = True
+                else:
+                    literals.update(c.text_literals)
+            if unfiltered:
+                self._always.append(sig)
+        ordered = sorted(literals, key=lambda x: (-len(x), x))
+        self._literal_re = re.compile("|".join(re.escape(x) for x in ordered)) if ordered else None
 
     def __len__(self) -> int:
         return len(self.signatures)
@@ -192,7 +187,10 @@ class SignatureSet:
                                                   f"{len(value)}-character line and was skipped there"))
             return False
 
-    def _cond_matches(self, sig: Signature, cond: Condition, view: View) -> bool:
+    def _cond_matches(self, sig: Signature, cond: Condition, view: View, low: str) -> bool:
+        lits = cond.text_literals
+        if lits is not None and not any(lit in low for lit in lits):
+            return False
         for fname, pat in cond.patterns:
             value = getattr(view, fname)
             if value is None or value == ():
@@ -208,28 +206,18 @@ class SignatureSet:
         """(signature, index of the view it matched) for every signature that matches."""
         hits: list[tuple[Signature, int]] = []
         lowered = [v.text.lower() for v in views]
-        lits_of = self._literals
         for sig in (candidates if candidates is not None else self.signatures):
-            lits = lits_of.get(sig.id)
             for i, view in enumerate(views):
-                if lits is not None:
-                    low = lowered[i]
-                    if not any(lit in low for lit in lits):
-                        continue
-                if any(self._cond_matches(sig, c, view) for c in sig.conditions):
+                if any(self._cond_matches(sig, c, view, lowered[i]) for c in sig.conditions):
                     hits.append((sig, i))
                     break
         return hits
 
     def match_event(self, ev: Event) -> list[tuple[Signature, int]]:
         views = event_views(ev)
-        if ev.kind != K.TRACEBACK and self._prefilter is not None:
-            try:
-                hit = self._prefilter.search(views[0].text, timeout=REGEX_TIMEOUT * 4) is not None
-            except TimeoutError:
-                hit = True
-            if not hit:
-                return self.match_views(views, self._needs_views) if self._needs_views else []
+        if ev.kind != K.TRACEBACK and self._literal_re is not None:
+            if self._literal_re.search(views[0].text.lower()) is None:
+                return self.match_views(views, self._always) if self._always else []
         return self.match_views(views)
 
 
@@ -322,7 +310,9 @@ def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
             if fname not in FIELDS:
                 raise _fail(path, f"field 'match[{i}].{fname}'", f"unknown field (one of {', '.join(FIELDS)})")
             pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat)))
-        conds.append(Condition(tuple(pats)))
+        text_pat = dict(pats).get("text")
+        lits = required_literals(text_pat.pattern) if text_pat is not None else None
+        conds.append(Condition(tuple(pats), tuple(lits) if lits else None))
     ex = raw.get("examples") or {}
     if not isinstance(ex, dict):
         raise _fail(path, "field 'examples'", "must be a mapping with 'match' and 'no_match' lists")

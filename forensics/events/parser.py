@@ -2,6 +2,7 @@
 carry structure (and traceback blocks) go to Lark."""
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -295,8 +296,7 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
             break
 
     def chained() -> Iterator[tuple[int, str]]:
-        yield from sample
-        yield from numbered
+        return itertools.chain(sample, numbered)
 
     sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
     wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
