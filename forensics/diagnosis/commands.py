@@ -31,9 +31,11 @@ def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
 @click.option("--signatures", "sigdirs", multiple=True, help="Signature files/directories (default: the shipped set).")
 @click.option("--no-classifier", is_flag=True, help="Signatures only.")
 @click.option("--color/--no-color", default=None, help="Colour the text report (default: when a terminal).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes for one big regular file (default: all cores, up to 4, for files over 48 MB).")
 @click.argument("paths", nargs=-1)
 def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: bool | None,
-             paths: tuple[str, ...]) -> int:
+             jobs: int | None, paths: tuple[str, ...]) -> int:
     """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found."""
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
@@ -46,7 +48,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     use_color = sys.stdout.isatty() if color is None else color
     results = []
     for src in expand_paths(paths):
-        res = diagnose_source(src, input_format, sset=sset, classifier=clf)
+        res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs)
         any_failed = any_failed or res["verdict"] == "failed"
         if fmt == "text":
             click.echo(render_text(res, use_color))

@@ -73,15 +73,28 @@ def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str,
 
 def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
                     sset: SignatureSet | None = None, classifier: Any = None, always_classify: bool = False,
-                    keep_incidents: list | None = None, thin: bool = True) -> dict[str, Any]:
+                    keep_incidents: list | None = None, thin: bool = True, jobs: int | None = 1) -> dict[str, Any]:
     """Diagnose one source. ``thin`` skips the middle of runs of serving
     lines (same answer, several times faster on long serving logs)."""
     sset = sset or signature_set()
     if classifier is None:
         classifier = load_classifier(use_classifier)
     holder: list = []
-    gate = BulkGate() if thin else None
-    incidents = diagnose_events(iter_source_events(source, input_format, parser_out=holder, bulk_gate=gate),
-                                source.name, sset, classifier, always_classify, keep_incidents)
-    stats = holder[0].stats.to_dict() if holder else {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
+    n_jobs = 1
+    if jobs != 1 and thin and source.path is not None:
+        from forensics.events.parallel import auto_jobs
+
+        n_jobs = auto_jobs(source.path, jobs)
+    if n_jobs > 1:
+        from forensics.events.parallel import parallel_events
+
+        events = parallel_events(source, n_jobs, "classify", input_format, stats_out=holder)
+    else:
+        gate = BulkGate() if thin else None
+        events = iter_source_events(source, input_format, parser_out=holder, bulk_gate=gate)
+    incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents)
+    st = holder[0] if holder else None
+    if st is not None and hasattr(st, "stats"):
+        st = st.stats
+    stats = st.to_dict() if st is not None else {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
     return assemble(source.name, incidents, stats, sset, classifier)

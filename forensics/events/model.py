@@ -13,7 +13,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Mapping
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_EMPTY: Mapping[str, Any] = {}  # shared and never mutated (a plain dict pickles; MappingProxyType does not)
 
 # Event kinds (the `kind` field of `forensics parse`).
 MESSAGE = "message"  # a line the grammar does not know (kept, never dropped)

@@ -101,11 +101,12 @@ class EventParser:
                    "level": pfx.level, "logger": pfx.logger}
             consumed, done = self.tb.feed(rec.line, msg, key, hp, prefixed, pfx.header, ctx)
             out.extend(done)
+            # Every 256th input line (by number, so split runs agree), close
+            # tracebacks that went quiet long ago.
+            if rec.line // 256 != self._since_idle_check:
+                self._since_idle_check = rec.line // 256
+                out.extend(self.tb.close_idle(400, rec.line))
             if consumed:
-                self._since_idle_check += 1
-                if self._since_idle_check > 256:
-                    self._since_idle_check = 0
-                    out.extend(self.tb.close_idle(400))
                 return self._count(out)
         ev = self._line_event(rec, pfx, msg, ts)
         if ev.kind == K.UNIT_LIFECYCLE:
@@ -252,18 +253,19 @@ def is_bulk_line(text: str) -> bool:
     return False
 
 
-def _thin(items: Iterator[tuple[int, str]], gate: BulkGate) -> Iterator[tuple[int, str]]:
+def _thin(items: Iterator[tuple[int, str]], gate: BulkGate,
+          count_range: tuple[int, float] | None = None) -> Iterator[tuple[int, str]]:
     held = None  # the latest line of the current run, not yet yielded
     in_run = False
-    skipped = 0
+    lo, hi = count_range if count_range is not None else (0, float("inf"))
     for item in items:
         if gate.open and is_bulk_line(item[1]):
             if not in_run:
                 in_run = True
                 yield item  # the first line of a run is parsed
                 continue
-            if held is not None:
-                skipped += 1
+            if held is not None and lo <= held[0] < hi:
+                gate.skipped += 1  # counted as it goes: a chunk worker may stop early
             held = item
             continue
         in_run = False
@@ -273,7 +275,49 @@ def _thin(items: Iterator[tuple[int, str]], gate: BulkGate) -> Iterator[tuple[in
         yield item
     if held is not None:
         yield held
-    gate.skipped += skipped
+
+
+@dataclass
+class SourcePlan:
+    """What the first lines of a source decide for all of it."""
+
+    fmt: str
+    year: int
+    wrappers: list
+
+
+def plan_source(sample: list[tuple[int, str]], input_format: str = "auto") -> SourcePlan:
+    fmt = detect_format([t for _, t in sample]) if input_format == "auto" else input_format
+    clock = Clock()
+    for _, t in sample:
+        y = _YEAR_HINT.search(t)
+        if y:
+            clock.year = int(y.group(1))
+            break
+    sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
+    wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
+    return SourcePlan(fmt, clock.year, wrappers)
+
+
+def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: SourcePlan,
+               bulk_gate: BulkGate | None = None, count_range: tuple[int, float] | None = None,
+               stop_at: float | None = None) -> Iterator[tuple[int, list[Event]]]:
+    """Feed numbered lines; yield (line that emitted them, events). With
+    ``stop_at``, stop at the first line at or past it once no traceback is
+    open (a chunk of a file split across processes)."""
+    clock = parser.clock
+    if bulk_gate is not None and plan.fmt in _THIN_FORMATS and not plan.wrappers:
+        lines = _thin(lines, bulk_gate, count_range)
+    tb_open = parser.tb.open
+    feed = parser.feed
+    for rec in iter_records(lines, plan.fmt, clock):
+        if stop_at is not None and rec.line >= stop_at and not tb_open:
+            return
+        evs = feed(rec)
+        if bulk_gate is not None:
+            bulk_gate.open = not tb_open
+        if evs:
+            yield rec.line, evs
 
 
 def iter_source_events(source: Source, input_format: str = "auto", line_mode: bool = False,
@@ -287,35 +331,15 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
             sample.append(item)
             if len(sample) >= (8 if line_mode else SAMPLE_LINES):
                 break
-    fmt = detect_format([t for _, t in sample]) if input_format == "auto" else input_format
+    plan = plan_source(sample, input_format)
     clock = Clock()
-    for _, t in sample:
-        y = _YEAR_HINT.search(t)
-        if y:
-            clock.year = int(y.group(1))
-            break
-
-    def chained() -> Iterator[tuple[int, str]]:
-        return itertools.chain(sample, numbered)
-
-    sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
-    wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
-    parser = EventParser(source.name, clock, wrappers)
-    parser.stats.format = fmt
+    clock.year = plan.year
+    parser = EventParser(source.name, clock, plan.wrappers)
+    parser.stats.format = plan.fmt
     if parser_out is not None:
         parser_out.append(parser)
-    feed = parser.feed
-    lines = chained()
-    if bulk_gate is not None and fmt in _THIN_FORMATS and not parser.wrappers:
-        lines = _thin(lines, bulk_gate)
-    if bulk_gate is not None:
-        tb_open = parser.tb.open
-        for rec in iter_records(lines, fmt, clock):
-            yield from feed(rec)
-            bulk_gate.open = not tb_open
-    else:
-        for rec in iter_records(lines, fmt, clock):
-            yield from feed(rec)
+    for _, evs in run_parser(parser, itertools.chain(sample, numbered), plan, bulk_gate):
+        yield from evs
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats
     if bulk_gate is not None:

@@ -52,7 +52,7 @@ class OpenTraceback:
     state: str  # "frames" | "exc" | "sep"
     tokens: list[tuple[str, str, int]] = field(default_factory=list)
     last_line: int = 0
-    last_seen: int = 0  # record counter when last fed
+    last_seen: int = 0  # input line when last fed (line numbers, not counters: chunked runs agree)
     cont: int = 0
     dropped: int = 0
     last_ttype: str | None = None
@@ -124,7 +124,7 @@ class TracebackAssembler:
     def feed(self, line: int, text: str, key: tuple, hp: tuple, prefixed: bool, header: str | None,
              ctx: dict[str, Any]) -> tuple[bool, list[Event]]:
         """Offer a line. Returns (consumed, finished events)."""
-        self.counter += 1
+        self.counter = line
         out: list[Event] = []
         tb = self.open.get(key)
         if tb is None and not prefixed:
@@ -172,7 +172,7 @@ class TracebackAssembler:
         if start_type is None:
             return False, out
         if len(self.open) >= MAX_OPEN:
-            oldest = min(self.open.values(), key=lambda t: t.last_seen)
+            oldest = min(self.open.values(), key=lambda t: (t.last_seen, t.start))
             out.append(self._close(oldest))
             self.capped += 1
         carrier = None
@@ -217,12 +217,13 @@ class TracebackAssembler:
         tb.tokens.append((ttype, text, line))
 
     # -- closing ------------------------------------------------------------
-    def close_idle(self, older_than: int) -> list[Event]:
-        """Close tracebacks not fed for ``older_than`` records (exception
+    def close_idle(self, older_than: int, now_line: int | None = None) -> list[Event]:
+        """Close tracebacks not fed for ``older_than`` input lines (exception
         already seen) or ten times that (still in frames)."""
         out = []
-        for tb in list(self.open.values()):
-            age = self.counter - tb.last_seen
+        now = self.counter if now_line is None else now_line
+        for tb in sorted(self.open.values(), key=lambda t: t.start):
+            age = now - tb.last_seen
             if age > older_than and tb.state == "exc" or age > older_than * 10:
                 out.append(self._close(tb))
         return out
