@@ -18,6 +18,10 @@ _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 def clean_message(text: str) -> str:
     """Strip colour codes, resolve ``\\r`` rewrites to the last state, drop NULs."""
+    if text.isprintable() and "[0" not in text and "#0" not in text and "001b[" not in text:
+        # The common case, decided by a few C-level scans: no control bytes, no
+        # colour reset ("[0m", "[0;0m") left by a lost ESC byte, no syslog "#012"/"#033".
+        return text
     if "\r" in text:
         text = text.rstrip("\r")
         if "\r" in text:

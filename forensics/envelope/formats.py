@@ -119,7 +119,7 @@ def from_epoch_us(us: str | int | None) -> datetime | None:
 
 
 # ---------------------------------------------------------------- short family
-_TS_SHORT = r"(?P<mon>[^\s\d\[\]{}(<>\-|]\S{0,5}|\d{1,2}月)\s{1,2}(?P<day>\d{1,2}) (?P<hms>\d\d:\d\d:\d\d)(?P<frac>\.\d{6})?"
+_TS_SHORT = r"(?P<ts>(?P<mon>[^\s\d\[\]{}(<>\-|]\S{0,5}|\d{1,2}月)\s{1,2}(?P<day>\d{1,2}) (?P<hms>\d\d:\d\d:\d\d)(?P<frac>\.\d{6})?)"
 _TS_ISO = r"(?P<iso>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
 _TS_FULL = r"(?P<dow>[A-Z][a-z]{2}) (?P<full>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?) (?P<tz>[A-Za-z][\w+\-/]*|[+-]\d{2,4})"
 _TS_UNIX = r"(?P<unix>\d{9,11}\.\d{6})"
@@ -128,10 +128,10 @@ _IDENT = r"(?:(?P<host>[^\s\[\]:]+) )?(?P<ident>[^\s\[\]:][^\s\[\]]*?)(?:\[(?P<p
 
 SHORT_PATTERNS: dict[str, re.Pattern[str]] = {
     "short": re.compile(rf"^{_TS_SHORT} {_IDENT}"),
-    "short-iso": re.compile(rf"^{_TS_ISO} {_IDENT}"),
-    "short-full": re.compile(rf"^{_TS_FULL} {_IDENT}"),
-    "short-unix": re.compile(rf"^{_TS_UNIX} {_IDENT}"),
-    "short-monotonic": re.compile(rf"^{_TS_MONO} {_IDENT}"),
+    "short-iso": re.compile(rf"^(?P<ts>{_TS_ISO}) {_IDENT}"),
+    "short-full": re.compile(rf"^(?P<ts>{_TS_FULL}) {_IDENT}"),
+    "short-unix": re.compile(rf"^(?P<ts>{_TS_UNIX}) {_IDENT}"),
+    "short-monotonic": re.compile(rf"^(?P<ts>{_TS_MONO}) {_IDENT}"),
 }
 SHORT_ALIASES = {"short-precise": "short", "short-iso-precise": "short-iso", "with-unit": "short-full",
                  "short-delta": "short-monotonic"}
@@ -272,7 +272,7 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
             prev = None
             yield Record(n, clean_message(text))
             continue
-        ts_text = m.group(0)[: m.start("host") if m.start("host") >= 0 else m.start("ident")]
+        ts_text, host, ident, pid, msg = m.group("ts", "host", "ident", "pid", "msg")
         if ts_text == last_ts_text:
             ts = last_ts
         else:
@@ -294,8 +294,7 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
                 except (ValueError, OverflowError):
                     ts = None
             last_ts_text, last_ts = ts_text, ts
-        host, ident, pid, msg = m.group("host", "ident", "pid", "msg")
-        col = m.start("msg") if msg is not None else len(text) + 1
+        col = len(text) - len(msg) if msg is not None else len(text) + 1
         prev = Record(n, clean_message(msg or ""), ts, host, ident, int(pid) if pid else None)
         yield prev
 

@@ -92,22 +92,27 @@ class EventParser:
         pfx = split_prefix(text, self.clock.year)
         msg = pfx.text
         ts = rec.ts or pfx.app_ts
+        tb = self.tb
+        if not tb.open and HEADER_TEXT not in msg and not _may_start_traceback(msg):
+            # The common case: one line, one event, nothing half-assembled.
+            ev = self._line_event(rec, pfx, msg, ts)
+            self.stats.events += 1
+            return [ev]
+        # Tracebacks first: an open one may claim this line.
         prefixed = pfx.header is not None
         key = (rec.host, rec.pid, pfx.proc_pid, pfx.rank, pfx.proc)
         hp = (rec.host, rec.pid, pfx.proc_pid)
-        # Tracebacks first: an open one may claim this line.
-        if self.tb.open or HEADER_TEXT in msg or _may_start_traceback(msg):
-            ctx = {"ts": ts, "host": rec.host, "ident": rec.ident, "pid": rec.pid, "rank": pfx.rank,
-                   "level": pfx.level, "logger": pfx.logger}
-            consumed, done = self.tb.feed(rec.line, msg, key, hp, prefixed, pfx.header, ctx)
-            out.extend(done)
-            # Every 256th input line (by number, so split runs agree), close
-            # tracebacks that went quiet long ago.
-            if rec.line // 256 != self._since_idle_check:
-                self._since_idle_check = rec.line // 256
-                out.extend(self.tb.close_idle(400, rec.line))
-            if consumed:
-                return self._count(out)
+        ctx = {"ts": ts, "host": rec.host, "ident": rec.ident, "pid": rec.pid, "rank": pfx.rank,
+               "level": pfx.level, "logger": pfx.logger}
+        consumed, done = tb.feed(rec.line, msg, key, hp, prefixed, pfx.header, ctx)
+        out.extend(done)
+        # Every 256th input line (by number, so split runs agree), close
+        # tracebacks that went quiet long ago.
+        if rec.line // 256 != self._since_idle_check:
+            self._since_idle_check = rec.line // 256
+            out.extend(tb.close_idle(400, rec.line))
+        if consumed:
+            return self._count(out)
         ev = self._line_event(rec, pfx, msg, ts)
         if ev.kind == K.UNIT_LIFECYCLE:
             # A lifetime boundary: tracebacks of the old process are complete now.

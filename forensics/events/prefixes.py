@@ -53,6 +53,7 @@ class Prefix:
 
 
 _dt_cache: dict[str, datetime | None] = {}
+_SGL_CACHE: dict[str, tuple[datetime | None, str | None]] = {}  # "[date TPn] " -> (app_ts, rank)
 
 
 def _dt(d: str, ms: str | None = None) -> datetime | None:
@@ -105,12 +106,33 @@ def split_prefix(text: str, year: int) -> Prefix:
         c = t[0]
         m = None
         if c == "[":
+            j = t.find("] ", 10, 90)
+            hit = _SGL_CACHE.get(t[: j + 2]) if j > 0 else None
+            if hit is not None:
+                # The same "[date TPn] " prefix recurs on many lines: reuse its parse.
+                p.app_ts, rank = hit
+                if rank:
+                    p.rank = rank
+                p.dialect = p.dialect or "sglang"
+                rest = t[j + 2:]
+                um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
+                if um:
+                    p.level = um.group("lvl")
+                    rest = rest[um.end():]
+                headers.append(t[: len(t) - len(rest)])
+                p.text = rest
+                if rest[:1] not in ("[", "("):
+                    break
+                continue
             m = _SGL.match(t)
             if m:
                 p.app_ts = _dt(m.group("d"), m.group("ms"))
                 tags = m.group("tags").strip()
                 if tags:
                     p.rank = tags
+                if len(_SGL_CACHE) > 4096:
+                    _SGL_CACHE.clear()
+                _SGL_CACHE[m.group(0)] = (p.app_ts, tags or None)
                 p.dialect = p.dialect or "sglang"
                 rest = t[m.end():]
                 um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
