@@ -114,6 +114,12 @@ def main(argv: list[str] | None = None) -> None:
     except MemoryError:
         click.echo("forensics: error: out of memory while reading the input", err=True)
         code = exitcodes.USAGE
+    except Exception as e:  # a bug of ours: one line for the user, the traceback on request
+        if os.environ.get("FORENSICS_DEBUG"):
+            raise
+        click.echo(f"forensics: internal error: {type(e).__name__}: {e} "
+                   "(set FORENSICS_DEBUG=1 for the traceback, and please report it)", err=True)
+        code = exitcodes.USAGE
     try:
         sys.stdout.flush()
     except BrokenPipeError:

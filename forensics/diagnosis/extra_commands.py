@@ -9,3 +9,35 @@ def register(cli: click.Group) -> None:
     from forensics.batch import register as register_batch
 
     register_batch(cli)
+    cli.add_command(watch_command)
+
+
+@click.command("watch")
+@click.option("--stall-timeout", type=float, default=300.0, show_default=True,
+              help="Exit 3 when no log line arrives for this many seconds before readiness.")
+@click.option("--ready-timeout", type=float, default=None, help="Exit 4 when not ready after this many seconds.")
+@click.option("--probe", metavar="URL", default=None,
+              help="Also poll this health URL (e.g. http://127.0.0.1:30000/health); ready when both agree.")
+@click.option("--probe-interval", type=float, default=5.0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one object per notable event, for other tools.")
+@click.option("--input-format", default="auto", show_default=True)
+@click.option("--until", type=click.Choice(["ready", "failure"]), default="ready", show_default=True,
+              help="ready: exit at readiness; failure: keep watching a serving server until it fails.")
+@click.option("--no-classifier", is_flag=True)
+def watch_command(stall_timeout: float, ready_timeout: float | None, probe: str | None, probe_interval: float,
+                  fmt: str, input_format: str, until: str, no_classifier: bool) -> int:
+    """Follow a live log on stdin: exit 0 ready, 1 failed (with the diagnosis),
+    3 stalled, 4 not ready in time.
+
+    \b
+    journalctl -fu sglang.service -o json | forensics watch --stall-timeout 600
+    """
+    import sys
+
+    from forensics.watch import WatchOptions, Watcher
+
+    opts = WatchOptions(stall_timeout=stall_timeout, ready_timeout=ready_timeout, probe=probe,
+                        probe_interval=probe_interval, fmt=fmt, input_format=input_format, until=until,
+                        use_classifier=not no_classifier)
+    return Watcher(opts).run(sys.stdin.fileno())
