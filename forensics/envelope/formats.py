@@ -256,6 +256,7 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
     match = pat.match
     last_ts_text: str | None = None
     last_ts: datetime | None = None
+    pid_cache: dict[str, int] = {}
     for n, text in lines:
         m = match(text)
         if m is None:
@@ -295,7 +296,17 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
                     ts = None
             last_ts_text, last_ts = ts_text, ts
         col = len(text) - len(msg) if msg is not None else len(text) + 1
-        prev = Record(n, clean_message(msg or ""), ts, host, ident, int(pid) if pid else None)
+        if pid is not None:
+            pid_i = pid_cache.get(pid)
+            if pid_i is None:
+                pid_i = pid_cache[pid] = int(pid)
+        else:
+            pid_i = None
+        if msg is None:
+            msg = ""
+        elif not msg.isprintable() or "[0" in msg or "#0" in msg or "001b[" in msg:
+            msg = clean_message(msg)
+        prev = Record(n, msg, ts, host, ident, pid_i)
         yield prev
 
 

@@ -94,6 +94,17 @@ class ExceptionRecord:
 _encode_str = json.encoder.encode_basestring  # the C implementation when available
 _SIMPLE = (str, int, float, bool, type(None))
 _ENC_CACHE: dict[Any, str] = {None: "null"}  # host, ident, rank, level: few distinct values
+_WHO_CACHE: dict[tuple, str] = {}
+_EXTRA_CACHE: dict[int, tuple[Any, str]] = {}  # shared data dicts -> their JSON fragment
+_SHARED: list = []  # data dicts that stages reuse for many events (kept alive here)
+_SHARED_IDS: set[int] = set()
+
+
+def share_data(d: dict) -> dict:
+    """Mark ``d`` as shared by many events (never mutated), so its JSON is encoded once."""
+    _SHARED.append(d)
+    _SHARED_IDS.add(id(d))
+    return d
 
 
 def _cached_enc(value: str | None) -> str:
@@ -154,7 +165,10 @@ class Event:
         for the common flat events: this runs once per input line."""
         extra = ""
         data = self.data
-        if data:
+        cached = _EXTRA_CACHE.get(id(data)) if data else None
+        if cached is not None and cached[0] is data:
+            extra = cached[1]
+        elif data:
             bits = []
             for k, v in data.items():
                 t = type(v)
@@ -172,6 +186,8 @@ class Event:
                         d["source"] = source
                     return json.dumps(d, ensure_ascii=False, default=str)
             extra = "".join(bits)
+            if id(data) in _SHARED_IDS:
+                _EXTRA_CACHE[id(data)] = (data, extra)
         ts = self.ts
         if ts is None:
             ts_s = "null"
@@ -182,16 +198,23 @@ class Event:
             if ts_cache is not None:
                 ts_cache[0], ts_cache[1] = ts, ts_s
         c = _ENC_CACHE
-        host, ident, rank, level, logger = self.host, self.ident, self.rank, self.level, self.logger
-        pid = self.pid
+        logger = self.logger
         end = self.end_line
+        who = (self.host, self.ident, self.pid, self.rank, self.level)
+        frag = _WHO_CACHE.get(who)
+        if frag is None:
+            # host/ident/pid/rank/level repeat across thousands of lines: encode once.
+            host, ident, pid, rank, level = who
+            frag = "".join((',"host":', c.get(host) or _cached_enc(host),
+                            ',"ident":', c.get(ident) or _cached_enc(ident),
+                            ',"pid":', "null" if pid is None else str(pid),
+                            ',"rank":', c.get(rank) or _cached_enc(rank),
+                            ',"level":', c.get(level) or _cached_enc(level)))
+            if len(_WHO_CACHE) > 4096:
+                _WHO_CACHE.clear()
+            _WHO_CACHE[who] = frag
         return "".join((
-            '{"kind":"', self.kind, '","line":', str(self.line), ',"ts":', ts_s,
-            ',"host":', c.get(host) or _cached_enc(host),
-            ',"ident":', c.get(ident) or _cached_enc(ident),
-            ',"pid":', "null" if pid is None else str(pid),
-            ',"rank":', c.get(rank) or _cached_enc(rank),
-            ',"level":', c.get(level) or _cached_enc(level),
+            '{"kind":"', self.kind, '","line":', str(self.line), ',"ts":', ts_s, frag,
             ',"text":', _encode_str(self.text),
             "" if logger is None else ',"logger":' + (c.get(logger) or _cached_enc(logger)),
             "" if end is None or end == self.line else f',"end_line":{end}',
@@ -199,166 +222,6 @@ class Event:
             "" if source is None else ',"source":' + (c.get(source) or _cached_enc(source)),
             "}",
         ))
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"file": self.file, "line": self.lineno, "function": self.function}
-        if self.source is not None:
-            d["source"] = self.source
-        if self.partial:
-            d["partial"] = True
-        return d
-
-    @property
-    def module(self) -> str:
-        """Dotted module guess from the path (``.../site-packages/flashinfer/jit/core.py`` -> ``flashinfer.jit.core``)."""
-        path = self.file.replace("\\", "/")
-        for anchor in ("site-packages/", "dist-packages/", "/python/", "/src/"):
-            i = path.rfind(anchor)
-            if i >= 0:
-                path = path[i + len(anchor):]
-                break
-        else:
-            path = path.rsplit("/", 3)[-1] if "/" in path else path
-        if path.endswith(".py"):
-            path = path[:-3]
-        return path.strip("/").replace("/", ".")
-
-
-@dataclass(frozen=True, slots=True)
-class ExceptionRecord:
-    """One exception of a (possibly chained) traceback."""
-
-    exc_type: str | None
-    exc_message: str
-    frames: tuple[Frame, ...] = ()
-    relation: str | None = None  # how it links to the previous one: "cause" | "context" | "group-member"
-    line: int | None = None  # input line of the exception line
-
-    @property
-    def rendered(self) -> str:
-        if self.exc_type is None:
-            return self.exc_message
-        return f"{self.exc_type}: {self.exc_message}" if self.exc_message else self.exc_type
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "exc_type": self.exc_type,
-            "exc_message": self.exc_message,
-            "relation": self.relation,
-            "line": self.line,
-            "frames": [f.to_dict() for f in self.frames],
-        }
-
-
-_encode_str = json.encoder.encode_basestring  # the C implementation when available
-_SIMPLE = (str, int, float, bool, type(None))
-_ENC_CACHE: dict[Any, str] = {None: "null"}  # host, ident, rank, level: few distinct values
-
-
-def _cached_enc(value: str | None) -> str:
-    if value is None:
-        return "null"
-    js = _encode_str(value)
-    if len(_ENC_CACHE) < 4096:
-        _ENC_CACHE[value] = js
-    return js
-
-
-class Event:
-    """One event. A plain ``__slots__`` class rather than a frozen dataclass:
-    it is built once per input line, and frozen-dataclass construction costs
-    several times more. Stages never mutate events."""
-
-    __slots__ = ("kind", "line", "text", "ts", "host", "ident", "pid", "rank", "level", "logger", "end_line",
-                 "source", "data")
-
-    def __init__(self, kind: str, line: int, text: str, ts: datetime | None = None, host: str | None = None,
-                 ident: str | None = None, pid: int | None = None, rank: str | None = None,
-                 level: str | None = None, logger: str | None = None, end_line: int | None = None,
-                 source: str = "-", data: Mapping[str, Any] | None = None) -> None:
-        self.kind = kind
-        self.line = line
-        self.text = text
-        self.ts = ts
-        self.host = host
-        self.ident = ident
-        self.pid = pid
-        self.rank = rank
-        self.level = level
-        self.logger = logger
-        self.end_line = end_line
-        self.source = source
-        self.data = data if data is not None else _EMPTY
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"Event({self.kind!r}, line={self.line}, text={self.text[:60]!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Event):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key, default)
-
-    # Traceback conveniences (None on other kinds).
-    @property
-    def exceptions(self) -> tuple[ExceptionRecord, ...]:
-        return self.data.get("chain", ())
-
-    def to_json(self, source: str | None = None, ts_cache: list | None = None) -> str:
-        """The NDJSON form of ``to_dict()`` (plus ``source``), built directly
-        for the common flat events: this runs once per input line."""
-        data = self.data
-        if data and not all(type(v) in _SIMPLE for v in data.values()):
-            d = self.to_dict()
-            if source is not None:
-                d["source"] = source
-            return json.dumps(d, ensure_ascii=False, default=str)
-        ts = self.ts
-        if ts is None:
-            ts_s = "null"
-        elif ts_cache is not None and ts_cache[0] is ts:
-            ts_s = ts_cache[1]
-        else:
-            ts_s = '"' + ts.isoformat() + '"'
-            if ts_cache is not None:
-                ts_cache[0], ts_cache[1] = ts, ts_s
-        enc = _encode_str
-        c = _ENC_CACHE
-        host, ident, rank, level = self.host, self.ident, self.rank, self.level
-        parts = [
-            '{"kind":"', self.kind, '","line":', str(self.line), ',"ts":', ts_s,
-            ',"host":', c.get(host) or _cached_enc(host),
-            ',"ident":', c.get(ident) or _cached_enc(ident),
-            ',"pid":', "null" if self.pid is None else str(self.pid),
-            ',"rank":', c.get(rank) or _cached_enc(rank),
-            ',"level":', c.get(level) or _cached_enc(level),
-            ',"text":', enc(self.text),
-        ]
-        if self.logger is not None:
-            parts += [',"logger":', enc(self.logger)]
-        if self.end_line is not None and self.end_line != self.line:
-            parts += [',"end_line":', str(self.end_line)]
-        for k, v in data.items():
-            t = type(v)
-            if t is str:
-                js = enc(v)
-            elif t is bool:
-                js = "true" if v else "false"
-            elif t is int:
-                js = str(v)
-            elif v is None:
-                js = "null"
-            else:
-                js = json.dumps(v, ensure_ascii=False)
-            parts += [',', enc(k), ':', js]
-        if source is not None:
-            parts += [',"source":', enc(source)]
-        parts.append("}")
-        return "".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

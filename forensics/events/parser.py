@@ -11,7 +11,7 @@ from forensics.envelope.formats import Clock, Record, detect_format, detect_wrap
 from forensics.events import model as K
 from forensics.events.grammars import parse_message
 from forensics.events.model import Event
-from forensics.events.phases import PHASE_OF, match_marker
+from forensics.events.phases import MARKER_DATA, PHASE_OF, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source
@@ -147,7 +147,7 @@ class EventParser:
         name = match_marker(msg)
         if name is not None:
             return Event(K.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
-                         pfx.logger, source=src, data={"phase": PHASE_OF[name], "marker": name})  # type: ignore[index]
+                         pfx.logger, source=src, data=MARKER_DATA[name])
         if level is None and _LEVEL_HINT.match(msg):
             w = msg.split(None, 1)[0].rstrip(":").upper()
             level = {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(w, w)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from forensics.events.model import share_data
+
 PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture", "warmup",
           "ready", "serving", "shutdown")
 PHASE_ORDER = {p: i for i, p in enumerate(PHASES)}
@@ -64,3 +66,6 @@ def match_marker(msg: str) -> str | None:
         if rx.search(msg) is not None:
             return name
     return None
+
+# One shared (never mutated) data dict per marker: events built per line reuse it.
+MARKER_DATA = {name: share_data({"phase": phase, "marker": name}) for name, phase, _ in MARKERS}

@@ -6,7 +6,6 @@ a loop. Dispatch on the first character keeps the common case to one regex.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 UTC = timezone.utc
@@ -37,11 +36,11 @@ _UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:"
 _LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 
 
-@dataclass(slots=True)
 class Prefix:
-    """What the peeled prefixes said about a line."""
+    """What the peeled prefixes said about a line. Class-level defaults (not
+    a dataclass): one is built per input line, and only the fields a line
+    has are ever assigned."""
 
-    text: str
     app_ts: datetime | None = None
     rank: str | None = None
     level: str | None = None
@@ -50,6 +49,9 @@ class Prefix:
     proc_pid: int | None = None
     dialect: str | None = None  # "sglang" | "vllm" | "torch" | "glog" | "uvicorn" | "pylog"
     header: str | None = None  # the exact prefix text (vLLM repeats it on every traceback line)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 _dt_cache: dict[str, datetime | None] = {}
@@ -97,6 +99,23 @@ def _md(year: int, md: str, hms: str) -> datetime | None:
 
 def split_prefix(text: str, year: int) -> Prefix:
     """Peel application prefixes off ``text``."""
+    if text[:1] == "[":
+        # Fast path: an SGLang "[date TPn] " prefix seen before, nothing nested after it.
+        j = text.find("] ", 10, 90)
+        if j > 0:
+            head = text[: j + 2]
+            hit = _SGL_CACHE.get(head)
+            if hit is not None:
+                rest = text[j + 2:]
+                c = rest[:1]
+                if c != "[" and c != "(" and not rest.startswith(_UVICORN_HEADS):
+                    p = Prefix(rest)
+                    p.app_ts, rank = hit
+                    if rank:
+                        p.rank = rank
+                    p.dialect = "sglang"
+                    p.header = head
+                    return p
     p = Prefix(text)
     headers: list[str] = []
     for _ in range(5):
