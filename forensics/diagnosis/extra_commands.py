@@ -10,6 +10,31 @@ def register(cli: click.Group) -> None:
 
     register_batch(cli)
     cli.add_command(watch_command)
+    cli.add_command(corpus_group)
+
+
+@click.group("corpus")
+def corpus_group() -> None:
+    """The project's labelled corpora."""
+
+
+@corpus_group.command("generate")
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--count", "per_label", type=int, default=40, show_default=True, help="Failure logs per root cause.")
+@click.option("--healthy", type=int, default=110, show_default=True, help="Healthy or still-starting logs.")
+@click.option("--out", type=click.Path(file_okay=False), required=True)
+@click.option("--splice-real", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="Collections whose train-split exception blocks may be spliced in (e.g. corpora/cpu).")
+def corpus_generate(seed: int, per_label: int, healthy: int, out: str, splice_real: tuple[str, ...]) -> int:
+    """Write a seeded, deterministic corpus of realistic logs and its labels.csv."""
+    from pathlib import Path
+
+    from forensics.corpus.generate import generate_corpus
+
+    kwargs = {"splice_real": [Path(p) for p in splice_real]} if splice_real else {}
+    rows = generate_corpus(seed, per_label, healthy, Path(out), **kwargs)
+    click.echo(f"wrote {len(rows)} logs and labels.csv to {out}", err=True)
+    return 0
 
 
 @click.command("watch")
