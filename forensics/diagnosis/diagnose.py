@@ -23,7 +23,7 @@ _FRAME_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("kernel-jit", re.compile(r"^\S*(?:jit|compile|load_inline|build_extension|_run_ninja|_write_ninja|make_ptx|make_cubin|ptx_to_cubin|make_llir|make_ttgir)\S*\s|\s\S*(?:triton/compiler/|flashinfer/jit/|cpp_extension\.py|deep_gemm/jit)", re.I | re.M)),
     ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s", re.I | re.M)),
     ("load-weights", re.compile(r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+)\s", re.M)),
-    ("serving", re.compile(r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|_process_engine_step|handle_generate_request|generate_request|step)\s", re.M)),
+    ("serving", re.compile(r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*)\s", re.M)),
 ]
 _MAX_EVIDENCE = 4
 

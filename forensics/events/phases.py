@@ -27,8 +27,12 @@ MARKERS: list[tuple[str, str, str]] = [
     ("app_startup", "warmup", r"Application startup complete\.|Uvicorn running on |Started server process \[\d+\]"),
     ("warmup", "warmup", r"GET /(?:get_)?model_info HTTP|startup warmup|Warmup ended|init engine \(profile, create kv cache, warmup model\) took|Start warmup|warmup requests completed|Starting warmup|Warming up"),
     ("ready", "ready", r"The server is fired up and ready to roll"),
+    # vLLM's offline engine (``LLM(...)``, logger llm.py) has no HTTP server: built means ready.
+    ("offline_ready", "ready", r"Supported_tasks: \[|^Processed prompts: +\d"),
     ("batch_stats", "serving", r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: |Engine \d+: Avg prompt throughput"),
-    ("shutdown", "shutdown", r"Shutting down|Received SIGTERM|SIGTERM received|Finished server process|^\[shutdown\]|Gracefully stopping|Stopping gracefully|Terminating process group"),
+    ("shutdown", "shutdown", r"Shutting down|Received SIGTERM|SIGTERM received|Finished server process|^\[shutdown\]|Gracefully stopping|Stopping gracefully|Terminating process group"
+                              r"|resource_tracker: There appear to be \d+ leaked|\*\*\* JOB \d+ ON \S+ CANCELLED"
+                              r"|destroy_process_group\(\) was not called before program exit"),
 ]
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
@@ -48,8 +52,9 @@ _KEYWORDS = (
     "FlashInfer JIT", "flashinfer.jit", "apture", "Graph capturing finished", "Application startup complete",
     "Uvicorn running on", "Started server process", "model_info HTTP", "startup warmup", "Warmup ended",
     "init engine (profile", "Start warmup", "warmup requests completed", "Starting warmup", "Warming up",
-    "fired up and ready", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
+    "fired up and ready", "Supported_tasks: [", "Processed prompts:", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
     "Finished server process", "[shutdown]", "Gracefully stopping", "Stopping gracefully", "Terminating process group",
+    "resource_tracker: There appear", "CANCELLED", "destroy_process_group() was not called",
 )
 _TRIGGER = re.compile("|".join(re.escape(k) for k in _KEYWORDS))
 _COMPILED = [(name, re.compile(rx)) for name, _, rx in MARKERS]

@@ -220,6 +220,8 @@ class IncidentBuilder:
     def _phase(self, inc: Incident, ev: Event) -> None:
         phase = ev.data["phase"]
         marker = ev.data.get("marker")
+        if marker == "offline_ready" and ev.logger != "llm.py" and not ev.text.startswith("Processed prompts"):
+            return  # the API server logs its tasks too, before it listens
         if marker == "app_startup":
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
