@@ -208,6 +208,10 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
             boosted.setdefault(predicted, PRECURSOR_BOOST)
             label = max(boosted, key=lambda k: boosted[k])
             conf = round(min(0.9, boosted[label]), 3)
+            if label != predicted and label in _precursor_predicts(inc, fail_line, predicted):
+                # The warning named this outcome as a consequence of its own
+                # cause (e.g. too few GPUs -> the start-up hangs): report the cause.
+                label, conf = predicted, round(max(0.55, min(0.85, boosted[label])), 3)
             decided_by = "both"
             cands = clf_answer["candidates"]
         elif clf_answer is not None:
@@ -269,6 +273,15 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
+
+
+def _precursor_predicts(inc: Incident, fail_line: int, label: str) -> set[str]:
+    """Everything the precursors of ``label`` said could follow."""
+    out: set[str] = set()
+    for h in inc.precursor_hits:
+        if h.line < fail_line and h.signature.root_cause == label:
+            out.update(h.signature.predicts)
+    return out
 
 
 def _predicted_by_precursors(inc: Incident, fail_line: int) -> str | None:

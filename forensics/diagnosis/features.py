@@ -61,7 +61,9 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
     errors = [mask(ev.text[:400]) for ev in list(inc.error_lines)[-20:] if ev.kind != K.TRACEBACK]
     context = [f"phase_{phase or 'none'}", f"server_{inc.server or 'none'}"]
     for h in inc.precursor_hits[:50]:
-        context.extend(f"pred_{p}" for p in h.signature.predicts)
+        # The label a warning is mainly about, and which warning it was.
+        context.append(f"pred_{h.signature.root_cause}")
+        context.append(f"prec_{h.signature.id}")
     if inc.exit:
         context.append(f"exit_{inc.exit.get('code')}_{inc.exit.get('status_name') or inc.exit.get('status')}")
         if inc.exit.get("result"):
