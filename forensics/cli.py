@@ -74,12 +74,18 @@ def _register_optional_commands() -> None:
     diagnosis_commands.register(cli)
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+class Interrupted(BaseException):
+    """Ctrl-C or SIGTERM. Not a KeyboardInterrupt, so click does not print
+    its own blank line for it."""
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    raise Interrupted
 
 
 def main(argv: list[str] | None = None) -> None:
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
     try:
         _register_optional_commands()
         rc = cli.main(args=argv, prog_name="forensics", standalone_mode=False)
@@ -105,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         _quiet_broken_pipe()
         code = 0
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         click.echo("forensics: interrupted", err=True)
         code = exitcodes.INTERRUPTED
     except RecursionError:

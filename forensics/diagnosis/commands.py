@@ -9,6 +9,7 @@ import click
 
 from forensics import exitcodes
 from forensics.envelope.formats import FORMATS
+from forensics.errors import InputError
 
 
 def register(cli: click.Group) -> None:
@@ -47,8 +48,20 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     any_failed = False
     use_color = sys.stdout.isatty() if color is None else color
     results = []
+    unreadable = read = 0
     for src in expand_paths(paths):
-        res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs)
+        try:
+            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs)
+        except InputError as e:
+            if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
+                raise  # the only input: a usage error (exit 2)
+            click.echo(f"forensics: error: {e} (skipped)", err=True)
+            unreadable += 1
+            continue
+        read += 1
+        if res.get("stats", {}).get("truncated_gzip"):
+            click.echo(f"forensics: warning: {src.name}: the gzip stream ends early; analysed the "
+                       f"{res['stats'].get('lines', 0)} lines before the cut", err=True)
         any_failed = any_failed or res["verdict"] == "failed"
         if fmt == "text":
             click.echo(render_text(res, use_color))
@@ -59,10 +72,12 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
         if res.get("warnings"):
             for w in res["warnings"]:
                 click.echo(f"forensics: warning: {w}", err=True)
-    if fmt == "json":
+    if fmt == "json" and results:
         out = results[0] if len(results) == 1 else results
         click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
-    return exitcodes.FAILURE if any_failed else exitcodes.OK
+    if any_failed:
+        return exitcodes.FAILURE  # a diagnosed failure is the news, even if another file was unreadable
+    return exitcodes.USAGE if unreadable else exitcodes.OK
 
 
 @click.group()

@@ -91,7 +91,19 @@ class ExceptionRecord:
         }
 
 
-_encode_str = json.encoder.encode_basestring  # the C implementation when available
+_encode_basestring = json.encoder.encode_basestring  # the C implementation when available
+_LINE_SEPARATORS = ("\u2028", "\u2029", "\u0085")
+
+
+def _encode_str(value: str) -> str:
+    """JSON string; also escapes the characters that ``str.splitlines()``
+    treats as line breaks, so NDJSON stays one object per line for every reader."""
+    js = _encode_basestring(value)
+    if not value.isascii():
+        for ch in _LINE_SEPARATORS:
+            if ch in js:
+                js = js.replace(ch, f"\\u{ord(ch):04x}")
+    return js
 _SIMPLE = (str, int, float, bool, type(None))
 _ENC_CACHE: dict[Any, str] = {None: "null"}  # host, ident, rank, level: few distinct values
 _WHO_CACHE: dict[tuple, str] = {}

@@ -46,7 +46,8 @@ def render_text(result: dict[str, Any], color: bool = False) -> str:
         lines.append("  " + ", ".join(where))
     if result.get("signature"):
         lines.append(f"  signature: {result['signature']}")
-    if result.get("classifier") and result.get("decided_by") == "both":
+    if result.get("classifier") and result.get("decided_by") == "both" and \
+            result["classifier"]["label"] != result.get("root_cause"):
         c = result["classifier"]
         lines.append(f"  classifier disagrees: {c['label']} ({c['confidence']:.0%})")
     if result.get("candidates") and result.get("root_cause") == "unknown":
