@@ -141,3 +141,19 @@ def test_retraining_reproduces_the_shipped_model(tmp_path):
     old = default_model().model.scorer
     assert new.classes == old.classes
     assert np.allclose(np.frombuffer(new.coef, dtype=np.float32), np.frombuffer(old.coef, dtype=np.float32), atol=1e-5)
+
+
+def test_model_from_another_sklearn_version_warns(tmp_path):
+    import shutil
+    import warnings
+
+    m = tmp_path / "classifier.skops"
+    shutil.copy(MODEL_PATH, m)
+    meta = json.loads(MODEL_PATH.with_suffix(".json").read_text())
+    meta["versions"]["scikit-learn"] = "0.99.0"
+    m.with_suffix(".json").write_text(json.dumps(meta))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = load_model(m)
+    assert any("0.99.0" in str(w.message) for w in caught)
+    assert clf.scorer.classes  # still usable
