@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from forensics.envelope.formats import Clock
+from forensics.envelope.formats import Clock, iter_records
 from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.parser import (SAMPLE_LINES, _THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
@@ -134,9 +134,30 @@ def _work(args: tuple) -> ChunkResult:
                     res.tracebacks += 1
                     res.truncated += bool(ev.data.get("truncated"))
 
-    for emit_line, evs in run_parser(parser, lines, plan, gate, (start_line, end_line),
-                                     stop_at=end_line if end_line != INF else None):
-        keep(emit_line, evs)
+    if mode == "parse":
+        # The hot loop of `parse --jobs`: no generator layer or call per line
+        # beyond the parser itself (one event per line is the common case).
+        tb_open = parser.tb.open
+        feed = parser.feed
+        stop = end_line if end_line != INF else None
+        for rec in iter_records(lines, plan.fmt, clock):
+            line = rec.line
+            if stop is not None and line >= stop and not tb_open:
+                break
+            evs = feed(rec)
+            if len(evs) == 1:
+                ev = evs[0]
+                if start_line <= ev.line < end_line and ev.kind != K.MESSAGE and ev.kind != K.TRACEBACK:
+                    keys.append((line, 0))
+                    payloads.append(ev.to_json(name, ts_cache))
+                    res.events += 1
+                    continue
+            if evs:
+                keep(line, evs)
+    else:
+        for emit_line, evs in run_parser(parser, lines, plan, gate, (start_line, end_line),
+                                         stop_at=end_line if end_line != INF else None):
+            keep(emit_line, evs)
     if end_line == INF:
         keep(INF, parser.finish(incomplete_last_line=src.stats.incomplete_last_line))
     if gate is not None:
