@@ -25,7 +25,7 @@ from forensics.events.parser import (SAMPLE_LINES, _THIN_FORMATS, BulkGate, Even
                                      _numbered, plan_source, run_parser)
 from forensics.ingest.sources import Source
 
-CHUNK_BYTES = {"classify": 16 << 20, "parse": 8 << 20}  # work unit: small enough to stream, big enough to amortise
+CHUNK_BYTES = {"classify": 16 << 20, "parse": 4 << 20}  # work unit: small enough to stream, big enough to amortise
 WARM_BYTES = 256 << 10  # how far before its range a worker starts, to pick up open tracebacks
 MIN_PARALLEL_BYTES = 48 << 20  # below this, one process is faster
 PARALLEL_FORMATS = _THIN_FORMATS | {"plain", "cat"}
@@ -81,9 +81,8 @@ def _line_start_before(mm: mmap.mmap, pos: int) -> int:
     return nl + 1
 
 
-def plan_chunks(path: Path, size: int, chunk_bytes: int) -> tuple[list[tuple[int, int, int]], int]:
-    """Byte ranges cut at line starts, each with the number of its first
-    line, and the file's line count (one sequential pass, bounded memory)."""
+def plan_cuts(path: Path, size: int, chunk_bytes: int) -> list[tuple[int, int]]:
+    """Byte ranges of about ``chunk_bytes``, cut at line starts (no data copied)."""
     cuts = [0]
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         pos = chunk_bytes
@@ -94,16 +93,33 @@ def plan_chunks(path: Path, size: int, chunk_bytes: int) -> tuple[list[tuple[int
             cuts.append(nl + 1)
             pos = nl + 1 + chunk_bytes
     cuts.append(size)
+    return list(zip(cuts, cuts[1:]))
+
+
+def _count_newlines(args: tuple[str, int, int]) -> tuple[int, bool]:
+    path, a, b = args
+    with open(path, "rb") as f:
+        f.seek(a)
+        data = f.read(b - a)
+    return data.count(b"\n"), data.endswith(b"\n")
+
+
+def number_chunks(ranges: list[tuple[int, int]], counts: list[tuple[int, bool]]) -> tuple[list[tuple[int, int, int]], int]:
+    """(start, end, first line) per range, and the file's line count."""
     chunks = []
     line = 1
-    with open(path, "rb") as f:
-        for a, b in zip(cuts, cuts[1:]):
-            data = f.read(b - a)
-            chunks.append((a, b, line))
-            line += data.count(b"\n")
-            last = data[-1:]
-    total = line - 1 + (1 if size and last != b"\n" else 0)
-    return chunks, total
+    for (a, b), (n, _) in zip(ranges, counts):
+        chunks.append((a, b, line))
+        line += n
+    ends_nl = counts[-1][1] if counts else True
+    return chunks, line - 1 + (0 if ends_nl else 1)
+
+
+def plan_chunks(path: Path, size: int, chunk_bytes: int) -> tuple[list[tuple[int, int, int]], int]:
+    """Byte ranges cut at line starts, each with the number of its first
+    line, and the file's line count (one sequential pass, bounded memory)."""
+    ranges = plan_cuts(path, size, chunk_bytes)
+    return number_chunks(ranges, [_count_newlines((str(path), a, b)) for a, b in ranges])
 
 
 def _work(args: tuple) -> ChunkResult:
@@ -214,8 +230,8 @@ def parallel_batches(source: Source, jobs: int, mode: str, input_format: str = "
         if len(sample) >= SAMPLE_LINES:
             break
     plan = plan_source(sample, input_format)
-    chunks, total_lines = plan_chunks(path, size, chunk_bytes or CHUNK_BYTES[mode])
-    if plan.fmt not in PARALLEL_FORMATS or len(chunks) < 2 or jobs < 2:
+    ranges = plan_cuts(path, size, chunk_bytes or CHUNK_BYTES[mode])
+    if plan.fmt not in PARALLEL_FORMATS or len(ranges) < 2 or jobs < 2:
         # Not splittable (multi-line records, one chunk): the ordinary path.
         from forensics.events.parser import iter_source_events
 
@@ -234,11 +250,14 @@ def parallel_batches(source: Source, jobs: int, mode: str, input_format: str = "
     stats = ParseStats(format=plan.fmt)
     if stats_out is not None:
         stats_out.append(stats)
-    work = [(str(path), s, e, first, chunks[i + 1][2] if i + 1 < len(chunks) else INF, plan, mode, source.name,
-             warm_bytes) for i, (s, e, first) in enumerate(chunks)]
     pending: list[tuple[tuple[float, int], int, Any]] = []  # late emissions (a heap; rare)
     seq = 0
     with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # Line numbers first (every chunk must know its first line), counted in parallel.
+        counts = list(pool.map(_count_newlines, [(str(path), a, b) for a, b in ranges], chunksize=4))
+        chunks, total_lines = number_chunks(ranges, counts)
+        work = [(str(path), s0, e0, first, chunks[i + 1][2] if i + 1 < len(chunks) else INF, plan, mode,
+                 source.name, warm_bytes) for i, (s0, e0, first) in enumerate(chunks)]
         # Results come back in chunk order; at most `jobs` chunks run at once.
         for res in _bounded_map(pool, _work, work, jobs + 1):
             stats.events += res.events
