@@ -211,3 +211,29 @@ def test_journald_json_decodes_byte_arrays_and_nulls():
     assert any(t.startswith("INFO:") or "Started server process" in t for t in texts)
     assert any(e.kind == "blob" for e in evs)  # MESSAGE null (>= 4096 bytes)
     assert any(e.kind == "journal_marker" and e.data["marker"] == "boot" for e in evs)
+
+
+def test_syslog_escaped_newlines_become_lines():
+    t = ('May 30 14:47:53 host python[1]: Traceback (most recent call last):#012  File "/a/b.py", line 3, in f'
+         '#012    x()#012RuntimeError: boom#012\n')
+    tbs = [e for e in _events(t) if e.kind == "traceback"]
+    assert len(tbs) == 1 and tbs[0].data["exc_type"] == "RuntimeError" and len(tbs[0].data["frames"]) == 1
+
+
+def test_kubernetes_cri_partial_lines_are_joined():
+    t = ("2025-07-25T07:53:08.217Z stderr F Traceback (most recent call last):\n"
+         '2025-07-25T07:53:08.218Z stderr F   File "/a/b.py", line 3, in f\n'
+         "2025-07-25T07:53:08.218Z stderr P RuntimeError: CUDA error: an illegal mem\n"
+         "2025-07-25T07:53:08.219Z stderr F ory access was encountered\n")
+    tbs = [e for e in _events(t) if e.kind == "traceback"]
+    assert len(tbs) == 1
+    assert tbs[0].data["exc_message"] == "CUDA error: an illegal memory access was encountered"
+
+
+def test_docker_compose_and_console_wrappers():
+    compose = "\n".join(f"sglang-1  | {x}" for x in _traceback_lines(0)) + "\n"
+    tbs = [e for e in _events(compose) if e.kind == "traceback"]
+    assert len(tbs) == 1 and tbs[0].data["exc_type"] == "torch.OutOfMemoryError" and tbs[0].rank == "TP0"
+    boxed = "\n".join(f"│ {x:<160} │" for x in _traceback_lines(1)) + "\n"
+    tbs = [e for e in _events(boxed) if e.kind == "traceback"]
+    assert len(tbs) == 1 and len(tbs[0].data["frames"]) == 2

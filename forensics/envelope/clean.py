@@ -29,7 +29,7 @@ def clean_message(text: str) -> str:
             text = parts[-1] if parts else ""
     if "\x1b" in text or "033[" in text or "u001b[" in text or ("[" in text and _LOST.search(text) is not None):
         text = _ANSI.sub("", text)
-    if "#012" in text:  # syslog escapes newlines as #012 and tabs as #011
+    if "#011" in text:  # syslog escapes tabs as #011 (and newlines as #012: split by the envelope)
         text = text.replace("#011", "\t")
     if _has_ctrl(text):
         text = _CTRL.sub("", text)

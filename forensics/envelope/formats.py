@@ -247,7 +247,7 @@ def _plain_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
         if text.startswith("-- ") and (rec := _marker_record(n, text)) is not None:
             yield rec
             continue
-        yield Record(n, clean_message(text))
+        yield from _split_escaped(Record(n, clean_message(text)))
 
 
 def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: str, clock: Clock) -> Iterator[Record]:
@@ -307,16 +307,46 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
         elif not msg.isprintable() or "[0" in msg or "#0" in msg or "001b[" in msg:
             msg = clean_message(msg)
         prev = Record(n, msg, ts, host, ident, pid_i)
+        if "#012" in msg:
+            yield from _split_escaped(prev)
+            continue
         yield prev
 
 
 def _docker_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
+    partial: list[str] = []  # Kubernetes CRI "P" records: a line the runtime split
+    first = 0
     for n, text in lines:
         m = _DOCKER.match(text)
         if m is None:
             yield Record(n, clean_message(text))
             continue
-        yield Record(n, clean_message(m.group("msg")), parse_iso(m.group("iso")), ident=m.group("stream"))
+        msg = m.group("msg")
+        if m.group("flag") == "P":
+            if not partial:
+                first = n
+            partial.append(msg)
+            continue
+        if partial:
+            msg = "".join(partial) + msg
+            partial = []
+            yield from _split_escaped(Record(first, clean_message(msg), parse_iso(m.group("iso")), ident=m.group("stream")))
+            continue
+        yield from _split_escaped(Record(n, clean_message(msg), parse_iso(m.group("iso")), ident=m.group("stream")))
+    if partial:
+        yield Record(first, clean_message("".join(partial)))
+
+
+def _split_escaped(rec: Record) -> Iterator[Record]:
+    """Syslog transports escape newlines as ``#012``: a whole traceback can
+    arrive as one line. Split it back into its lines."""
+    if "#012" not in rec.text:
+        yield rec
+        return
+    for i, part in enumerate(rec.text.split("#012")):
+        if i and not part.strip():
+            continue
+        yield Record(rec.line, part, rec.ts, rec.host, rec.ident, rec.pid, cont=i > 0 or rec.cont, unit=rec.unit)
 
 
 def _field(obj: dict, *names: str) -> str | None:
