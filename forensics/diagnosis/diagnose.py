@@ -123,8 +123,16 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if not _relevant(inc, ev.line, after_ready, ev):
             continue
+        if _survived(inc, ev.line):
+            continue
         out.append(ev)
     return out
+
+
+def _survived(inc: Incident, line: int) -> bool:
+    """The process printed this and still came up (and did not die later):
+    a traceback that was logged and handled, not the cause of a failure."""
+    return inc.ready_line is not None and line < inc.ready_line and not _died(inc, line)
 
 
 def exit_failed(inc: Incident) -> bool:
@@ -144,7 +152,7 @@ PRECURSOR_BOOST = 0.3
 
 def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
     fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event)]
-    wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready)]
+    wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready) and not _survived(inc, h.line)]
     matched_lines = {h.event.line for h in fails}
     fatal_tbs = _fatal_tracebacks(inc, matched_lines)
     failed = bool(fails or fatal_tbs or wrappers or exit_failed(inc))
