@@ -237,3 +237,13 @@ def test_docker_compose_and_console_wrappers():
     boxed = "\n".join(f"│ {x:<160} │" for x in _traceback_lines(1)) + "\n"
     tbs = [e for e in _events(boxed) if e.kind == "traceback"]
     assert len(tbs) == 1 and len(tbs[0].data["frames"]) == 2
+
+
+def test_docker_json_file_lines():
+    import json as _json
+    recs = [{"log": x + "\n", "stream": "stderr", "time": f"2025-06-01T12:00:0{i}.123456789Z"}
+            for i, x in enumerate(_traceback_lines(2))]
+    evs = _events("\n".join(_json.dumps(r) for r in recs) + "\n")
+    tbs = [e for e in evs if e.kind == "traceback"]
+    assert len(tbs) == 1 and tbs[0].data["exc_type"] == "torch.OutOfMemoryError"
+    assert tbs[0].ts is not None and tbs[0].ts.year == 2025 and tbs[0].ident == "stderr"

@@ -19,7 +19,7 @@ from forensics.envelope.clean import clean_message
 UTC = timezone.utc
 
 FORMATS = (
-    "auto", "plain", "short", "short-precise", "short-iso", "short-iso-precise", "short-full",
+    "auto", "plain", "jsonl", "short", "short-precise", "short-iso", "short-iso-precise", "short-full",
     "with-unit", "short-unix", "short-monotonic", "short-delta", "cat", "json", "json-seq",
     "json-sse", "export", "verbose", "docker",
 )
@@ -154,6 +154,8 @@ def detect_format(sample: list[str]) -> str:
         return "json-sse"
     if first.startswith("{") and ('"MESSAGE"' in first or '"__REALTIME_TIMESTAMP"' in first or '"__CURSOR"' in first):
         return "json"
+    if first.startswith("{") and any(f'"{k}"' in first for k in _JSONL_MESSAGE_KEYS):
+        return "jsonl"
     if first.startswith("__CURSOR=") or first.startswith("__REALTIME_TIMESTAMP="):
         return "export"
     if _VERBOSE_HEAD.match(first):
@@ -225,6 +227,8 @@ def iter_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> It
         return _short_records(lines, SHORT_PATTERNS[fmt], fmt, clock)
     if fmt in ("json", "json-seq", "json-sse"):
         return _json_records(lines, clock)
+    if fmt == "jsonl":
+        return _jsonl_records(lines)
     if fmt == "export":
         return _export_records(lines)
     if fmt == "verbose":
@@ -408,6 +412,49 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
             if i and not part.strip():
                 continue
             yield Record(n, clean_message(part), ts, host, ident, pid, cont=i > 0, unit=unit)
+
+
+# Generic JSON lines from log shippers: docker's json-file driver ({"log": "...\n",
+# "stream": ..., "time": ...}), fluentd/vector/Loki ({"message"|"msg": ...}), GCP
+# exports ({"textPayload": ...}).
+_JSONL_MESSAGE_KEYS = ("log", "message", "msg", "textPayload", "MESSAGE")
+_JSONL_TIME_KEYS = ("time", "timestamp", "@timestamp", "ts", "receiveTimestamp")
+
+
+def _jsonl_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
+    for n, text in lines:
+        raw = text.strip()
+        if not raw:
+            continue
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            yield Record(n, clean_message(text))
+            continue
+        msg = next((obj[k] for k in _JSONL_MESSAGE_KEYS if isinstance(obj.get(k), str)), None)
+        if msg is None:
+            yield Record(n, clean_message(text))
+            continue
+        ts = None
+        for k in _JSONL_TIME_KEYS:
+            v = obj.get(k)
+            if isinstance(v, str):
+                ts = parse_iso(v)
+                if ts is not None:
+                    break
+            elif isinstance(v, (int, float)) and v > 1e9:
+                ts = datetime.fromtimestamp(v / 1000 if v > 1e12 else v, tz=UTC)
+                break
+        k8s = obj.get("kubernetes")
+        host = obj.get("host") or obj.get("hostname") or (k8s.get("pod_name") if isinstance(k8s, dict) else None)
+        stream = obj.get("stream") if isinstance(obj.get("stream"), str) else None
+        parts = msg.rstrip("\n").split("\n")
+        for i, part in enumerate(parts):
+            if i and not part.strip():
+                continue
+            yield Record(n, clean_message(part), ts, host if isinstance(host, str) else None, stream, None, cont=i > 0)
 
 
 def _entry_record(n: int, fields: dict[str, str], boot_state: list[str | None]) -> Iterator[Record]:
