@@ -24,9 +24,6 @@ class _TextSource(Source):
     def open_binary(self):  # type: ignore[override]
         return io.BufferedReader(io.BytesIO(self._data))  # type: ignore[arg-type]
 
-    def blocks(self, line_mode: bool = False):  # type: ignore[override]
-        # Same block logic as files, reading from memory.
-        return Source.blocks(self, line_mode)
 
 
 def to_sources(path_or_text: Any) -> list[Source]:

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
         code = rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as e:
         code = e.exit_code
-    except SystemExit as e:
+    except SystemExit:
         # click turns a closed stdout (EPIPE, ``| head``) into sys.exit(1)
         # after wrapping stdout; for us a closed pipe ends quietly with 0.
         if not isinstance(sys.stdout, click.utils.PacifyFlushWrapper):

@@ -23,7 +23,7 @@ from forensics import exitcodes
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.run import load_classifier
 from forensics.diagnosis.signatures import signature_set
-from forensics.envelope.formats import Clock, detect_format, detect_wrappers, iter_records
+from forensics.envelope.formats import Clock, detect_format, iter_records
 from forensics.events import model as K
 from forensics.events.parser import EventParser
 from forensics.incidents.lifetimes import Incident, IncidentBuilder

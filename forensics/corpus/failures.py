@@ -4,7 +4,7 @@ precursor.  Builders pick one of many catalog entries at random."""
 
 from __future__ import annotations
 
-from .catalog import (CAPTURE_HINTS_NEW, CAPTURE_HINTS_OLD, CUDA_TRAILER, Ctx, Failure, Precursor, gib,
+from .catalog import (CUDA_TRAILER, Ctx, Failure, Precursor, gib,
                       import_frames, model_forward_frames, pick, sglang_sched_head, tb, vllm_core_head)
 
 
@@ -21,10 +21,6 @@ def torch_cuda_frames(c: Ctx, call: str) -> list[str]:
     return c.frames([(f"{c.sp}/torch/cuda/__init__.py", call,
                       {"_lazy_init": "torch._C._cuda_init()", "set_device": "torch._C._cuda_setDevice(device)",
                        "synchronize": "return torch._C._cuda_synchronize()", "mem_get_info": "return torch.cuda.cudart().cudaMemGetInfo(device)"}.get(call, "torch._C._cuda_init()"))])
-
-
-def unhandled_ancestor_phase(c: Ctx, phases: list[str], weights: list[float] | None = None) -> str:
-    return c.rng.choices(phases, weights=weights)[0]
 
 
 # ------------------------------------------------------------------ env.module-missing
@@ -191,7 +187,7 @@ def f_library_missing(c: Ctx) -> Failure:
         lib = pick(r, ["libcudnn_cnn_infer.so.8", "libcudnn_graph.so.9", "libcudnn_engines_precompiled.so.9", "libcudnn_ops.so.9"])
         line = f"Could not load library {lib}. Error: {lib}: cannot open shared object file: No such file or directory"
         exc = tb(head(c, phase) + model_forward_frames(c) + c.frames([(f"{c.sp}/torch/nn/modules/conv.py", "_conv_forward", "return F.conv3d(", True)])
-                 + [f"RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED"])
+                 + ["RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED"])
         return Failure("env.library-missing", phase, exc, f"Could not load library {lib}", pre=[line], pre_scope="ranks", variant="cudnn")
     site, src, so = pick(r, LIB_SITES)
     so = so.format(arch=pick(r, ["sm90", "sm100"]), pyn=pyn)
@@ -281,7 +277,7 @@ def f_abi_mismatch(c: Ctx) -> Failure:
         fatal = "numpy.core.multiarray failed to import"
         site, src = pick(r, [("cv2/__init__.py", "bootstrap()"), ("scipy/sparse/_sputils.py", "from scipy._lib._util import np_long, np_ulong"),
                              ("decord/__init__.py", "from ._ffi.function import register_func")])
-        pre = Precursor([f"A module that was compiled using NumPy 1.x cannot be run in", f"NumPy {pick(r, ['2.0.2', '2.1.3', '2.2.6', '2.3.1'])} as it may crash. To support both 1.x and 2.x",
+        pre = Precursor(["A module that was compiled using NumPy 1.x cannot be run in", f"NumPy {pick(r, ['2.0.2', '2.1.3', '2.2.6', '2.3.1'])} as it may crash. To support both 1.x and 2.x",
                          "versions of NumPy, modules must be compiled with NumPy 2.0.", "Some module may need to rebuild instead e.g. with 'pybind11>=2.12'."],
                         "A module that was compiled using NumPy 1.x cannot be run in", "launch", style="raw", lead=(0.2, 3))
     if pre is None and r.random() < 0.55:
@@ -580,7 +576,7 @@ def f_compile_failed(c: Ctx) -> Failure:
             body = [f"nvcc fatal   : Unsupported gpu architecture '{arch}'"]
             fatal = f"Unsupported gpu architecture '{arch}'"
             pre = Precursor([f"Please use at least NVCC 12.9 for the best DeepGEMM performance. Current NVCC version: {nvver}" if r.random() < 0.5 else
-                             f"please use at least NVCC 12.9 for the best DeepGEMM performance"],
+                             "please use at least NVCC 12.9 for the best DeepGEMM performance"],
                             "use at least NVCC 12.9", "launch", style="log", lead=(20, 400))
         pre_lines = [f"[{r.randint(1, 4)}/{r.randint(5, 14)}] {cmd}", f"FAILED: {jitdir}/{op}/{op}.cuda.o", cmd] + body + ["ninja: build stopped: subcommand failed."]
         exc = ninja_tail() + ["RuntimeError: Ninja build failed. Ninja output:"] + pre_lines[1:3]
@@ -598,10 +594,10 @@ def f_compile_failed(c: Ctx) -> Failure:
                                     (f"{c.sp}/triton/compiler/compiler.py", "compile", "next_module = compile_ir(module, metadata)", True),
                                     (f"{c.sp}/triton/backends/nvidia/compiler.py", "<lambda>", "stages[\"cubin\"] = lambda src, metadata: self.make_cubin(src, metadata, options, self.target.arch)"),
                                     (f"{c.sp}/triton/backends/nvidia/compiler.py", "make_cubin", "raise PTXASError(f\"{error}\\n\"", True)])
-                 + [f"triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
-                    f"`ptxas` stderr:", f"ptxas fatal   : Value '{arch}' is not defined for option 'gpu-name'", "",
+                 + ["triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
+                    "`ptxas` stderr:", f"ptxas fatal   : Value '{arch}' is not defined for option 'gpu-name'", "",
                     f"Repro command: {c.sp}/triton/backends/nvidia/bin/ptxas -lineinfo -v --gpu-name={arch} {ptx} -o {ptx}.o"])
-        pre = Precursor([f"please use at least NVCC 12.9 for the best DeepGEMM performance"], "use at least NVCC 12.9", "launch", style="log", lead=(20, 300)) if c.server == "sglang" and r.random() < 0.5 else None
+        pre = Precursor(["please use at least NVCC 12.9 for the best DeepGEMM performance"], "use at least NVCC 12.9", "launch", style="log", lead=(20, 300)) if c.server == "sglang" and r.random() < 0.5 else None
         return Failure("toolchain.compile-failed", phase, exc, f"ptxas fatal   : Value '{arch}' is not defined for option 'gpu-name'",
                        capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
     if kind == "triton-comp":
@@ -612,7 +608,7 @@ def f_compile_failed(c: Ctx) -> Failure:
                  + [f"triton.compiler.errors.CompilationError: at {ln}:{r.randint(4, 30)}:",
                     "    offs_k = tl.arange(0, BLOCK_K)",
                     "    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]",
-                    f"    acc = tl.dot(a, b, acc, out_dtype=tl.float32)",
+                    "    acc = tl.dot(a, b, acc, out_dtype=tl.float32)",
                     "          ^",
                     pick(r, ["ValueError('Unsupported conversion from f16 to f8E4M3FN with rounding mode rtne')",
                              "AssertionError('Both operands must be same dtype. Got fp8e4nv and bf16')",
@@ -636,10 +632,10 @@ def f_compile_failed(c: Ctx) -> Failure:
                                     (f"{c.sp}/triton/backends/nvidia/compiler.py", "make_llir", "pm.run(mod)")])
                  + ["IndexError: map::at"])
         return Failure("toolchain.compile-failed", phase, exc, "IndexError: map::at", capture_wrap=phase == "cuda-graph-capture", variant=kind)
-    pre_lines = [f"/usr/bin/ld: cannot find -lcudart: No such file or directory" if r.random() < 0.3 else
+    pre_lines = ["/usr/bin/ld: cannot find -lcudart: No such file or directory" if r.random() < 0.3 else
                  f"{c.sp}/sglang/jit_kernel/csrc/{pick(r, ['rope.cuh', 'norm.cuh', 'elementwise/activation.cuh'])}({r.randint(10, 300)}): error: identifier \"__nv_bfloat162\" is undefined",
                  "ninja: build stopped: subcommand failed."]
-    exc = tb(common + c.frames([(f"{c.sp}/tvm_ffi/cpp/extension.py", "build_ninja", "raise RuntimeError(f\"ninja exited with status {status.returncode}\")")])) + [f"RuntimeError: ninja exited with status 1"]
+    exc = tb(common + c.frames([(f"{c.sp}/tvm_ffi/cpp/extension.py", "build_ninja", "raise RuntimeError(f\"ninja exited with status {status.returncode}\")")])) + ["RuntimeError: ninja exited with status 1"]
     pre = Precursor(["please use at least NVCC 12.9 for the best DeepGEMM performance"], "use at least NVCC 12.9", "launch", style="log", lead=(30, 400)) if r.random() < 0.6 else None
     return Failure("toolchain.compile-failed", phase, exc, "ninja exited with status 1", pre=pre_lines, capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
 
@@ -989,7 +985,7 @@ def f_model_load(c: Ctx) -> Failure:
         mt = pick(r, ["qwen3_vl_moe", "qwen3_next", "glm4v_moe", "gpt_oss", "deepseek_v32", "gemma3n", "kimi_k2", "minimax_m2", "olmo3"])
         exc = tb(launch_frames + c.frames([(f"{c.sp}/transformers/models/auto/configuration_auto.py", "from_pretrained", "raise ValueError(")])) + [
             f"ValueError: The checkpoint you are trying to load has model type `{mt}` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.",
-            "", f"You can update Transformers with the command `pip install --upgrade transformers`. If this does not work, and the checkpoint is very new, then there may not be a release version that supports this model yet. In this case, you can get the most up-to-date code by installing Transformers from source with the command `pip install git+https://github.com/huggingface/transformers.git`"]
+            "", "You can update Transformers with the command `pip install --upgrade transformers`. If this does not work, and the checkpoint is very new, then there may not be a release version that supports this model yet. In this case, you can get the most up-to-date code by installing Transformers from source with the command `pip install git+https://github.com/huggingface/transformers.git`"]
         fatal = f"has model type `{mt}` but Transformers does not recognize this architecture"
     elif kind == "safetensors":
         phase = "load-weights"
@@ -1109,7 +1105,7 @@ def f_invalid_arg(c: Ctx) -> Failure:
             f"AssertionError: {heads} is not divisible by {tp}"]
         return Failure("config.invalid-argument", "load-weights", exc, f"AssertionError: {heads} is not divisible by {tp}", variant=kind)
     if kind == "sglang-assert":
-        msg = pick(r, [f"AssertionError: The argument --tp-size must be divisible by --dp-size when --enable-dp-attention is set",
+        msg = pick(r, ["AssertionError: The argument --tp-size must be divisible by --dp-size when --enable-dp-attention is set",
                        "ValueError: --enable-dp-attention requires --dp-size > 1",
                        "ValueError: Speculative decoding with EAGLE3 requires --speculative-draft-model-path",
                        f"ValueError: The requested context length {r.choice([262144, 200000, 1048576])} is greater than the derived context length {r.choice([32768, 40960, 131072])}. Set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to override.",
@@ -1286,7 +1282,7 @@ def f_hang(c: Ctx) -> Failure:
     kind = pick(r, kinds)
     if kind in ("rpc", "shm"):
         if r.random() < 0.7 or kind == "shm":
-            pre = Precursor([f"No available shared memory broadcast block found in 60 second. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache quantization)."],
+            pre = Precursor(["No available shared memory broadcast block found in 60 second. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache quantization)."],
                             "No available shared memory broadcast block found in 60 second", "serving", style="vlog", vfile="shm_broadcast.py", lead=(60, 600))
         meth = pick(r, ["execute_model", "sample_tokens", "get_output"])
         exc = tb(vllm_core_head(c, "serving")[:12] + c.frames([("vllm/v1/executor/multiproc_executor.py", "collective_rpc", "raise TimeoutError(f\"RPC call to {method} timed out.\") from e")])) + [

@@ -306,7 +306,7 @@ def noise_lines(em: Emitter, where: str) -> None:
                      lambda: em.bare("`torch_dtype` is deprecated! Use `dtype` instead!", proc="api"),
                      lambda: em.bare("The argument `trust_remote_code` is to be used with Auto classes. It has no effect here and is ignored.", proc="api"),
                      lambda: em.vl("WARNING", "model.py", "Default sampling parameters have been overridden by the model's Hugging Face generation config recommended from the model creator. If this is not intended, please relaunch vLLM instance with `--generation-config vllm`.", "api"),
-                     lambda: em.vl("WARNING", "__init__.py", f"Unexpected error during package walk: cutlass.cute.experimental", "core") if r.random() < 0.3 else None]
+                     lambda: em.vl("WARNING", "__init__.py", "Unexpected error during package walk: cutlass.cute.experimental", "core") if r.random() < 0.3 else None]
         if where == "load-weights":
             opts += [lambda: em.vl("WARNING", "topk_topp_sampler.py", "FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install FlashInfer.", "core"),
                      lambda: em.vl("WARNING", "custom_all_reduce.py", "Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.", ("w", 0)) if c.tp > 2 else None,
@@ -753,7 +753,6 @@ class Run:
     def serving_loop(self, partial: bool) -> None:
         em, c, r = self.em, self.c, self.r
         n = r.randint(3, 14) if not partial else r.randint(3, 10)
-        st = self.st
         benign = self.failure is None and r.random() < 0.35
         pre_at = r.randint(0, max(0, n - 2)) if (self.precursor and not self.pre_done and self.precursor.phase == "serving") else -1
         for k in range(n):
@@ -874,7 +873,7 @@ class Run:
                     em.st.t += r.uniform(0, 0.01)
             if c.server == "sglang":
                 if c.gen == "new":
-                    em.sg(f"Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.")
+                    em.sg("Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.")
                 elif c.gen == "mid" and f.phase != "serving":
                     em.sg("Rank 0 scheduler is dead. Please check if there are relevant logs.")
                     em.sg("Exit code: -9")

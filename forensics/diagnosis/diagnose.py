@@ -71,8 +71,6 @@ def _hit_text(ev: Event, view: int) -> tuple[str, int]:
         if view < len(chain):
             exc = chain[view]
             return _clip_message(exc.rendered), exc.line or ev.line
-        if ev.data.get("carrier") and view == len(chain) + (0 if chain else 1) - (0 if chain else 1) and not chain:
-            pass
         return ev.text, ev.end_line or ev.line
     return ev.text, ev.line
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -219,15 +219,6 @@ class SignatureSet:
             if self._literal_re.search(views[0].text.lower()) is None:
                 return self.match_views(views, self._always) if self._always else []
         return self.match_views(views)
-
-
-def _scoped(pattern: str) -> str:
-    """Turn a leading global inline flag group ``(?i)x`` into ``(?i:x)`` so
-    patterns can be joined into one alternation."""
-    m = regex.match(r"^\(\?([aiLmsux]+)\)", pattern)
-    if m:
-        return f"(?{m.group(1)}:{pattern[m.end():]})"
-    return pattern
 
 
 # ---------------------------------------------------------------- loading

@@ -36,20 +36,6 @@ def clean_message(text: str) -> str:
     return text
 
 
-def _maybe_lost_escape(text: str) -> bool:
-    i = text.find("[")
-    while i >= 0:
-        j = i + 1
-        while j < len(text) and (text[j].isdigit() or text[j] == ";") and j - i < 12:
-            j += 1
-        if j < len(text) and text[j] == "m":
-            return True
-        i = text.find("[", i + 1)
-        if i > 200:
-            return False
-    return False
-
-
 def _has_ctrl(text: str) -> bool:
     for ch in ("\x00", "\x1b", "\x08", "\x07", "\x0c"):
         if ch in text:

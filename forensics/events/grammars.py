@@ -123,7 +123,7 @@ class TracebackTransformer(Transformer):
 
     def frame(self, items: list[Token]) -> tuple[str, Any]:
         file_tok = items[0]
-        source = caret = None
+        source = None
         for tok in items[1:]:
             if tok.type == "SOURCE":
                 source = tok.value.strip()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from types import MappingProxyType
 from typing import Any, Mapping
 
 _EMPTY: Mapping[str, Any] = {}  # shared and never mutated (a plain dict pickles; MappingProxyType does not)

@@ -21,8 +21,7 @@ from typing import Any, Callable, Iterator
 from forensics.envelope.formats import Clock, iter_records
 from forensics.events import model as K
 from forensics.events.model import Event
-from forensics.events.parser import (SAMPLE_LINES, _THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
-                                     _numbered, plan_source, run_parser)
+from forensics.events.parser import (SAMPLE_LINES, _THIN_FORMATS, BulkGate, EventParser, ParseStats, _numbered, plan_source, run_parser)
 from forensics.ingest.sources import Source
 
 CHUNK_BYTES = {"classify": 16 << 20, "parse": 4 << 20}  # work unit: small enough to stream, big enough to amortise

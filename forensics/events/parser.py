@@ -11,7 +11,7 @@ from forensics.envelope.formats import Clock, Record, detect_format, detect_wrap
 from forensics.events import model as K
 from forensics.events.grammars import parse_message
 from forensics.events.model import Event
-from forensics.events.phases import MARKER_DATA, PHASE_OF, match_marker
+from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source

@@ -36,7 +36,6 @@ MARKERS: list[tuple[str, str, str]] = [
 ]
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
-MARKER_RE = re.compile("|".join(f"(?P<{name}>{rx})" for name, _, rx in MARKERS))  # for tests/tools
 
 # One alternation of plain literals rejects ordinary lines cheaply (a mixed
 # alternation defeats re's literal-prefix scan and costs ~15 us a line);

@@ -74,7 +74,7 @@ class Source:
             while True:
                 try:
                     buf = read(BLOCK_BYTES)
-                except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+                except (EOFError, zlib.error, gzip.BadGzipFile):
                     st.truncated_gzip = True
                     buf = b""
                 except OSError as e:
