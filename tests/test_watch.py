@@ -160,3 +160,35 @@ def test_failure_in_json_input():
     t_fail, ev = s.wait_for("failure")
     assert ev["diagnosis"]["root_cause"] == "gpu.out-of-memory"
     assert s.proc.wait(timeout=5) == 1
+
+
+def test_probe_must_agree_with_the_log():
+    """Ready only when the health endpoint answers too; failures of the probe are reported."""
+    import http.server
+    import socketserver
+
+    calls = {"n": 0}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server API
+            calls["n"] += 1
+            self.send_response(503 if calls["n"] < 2 else 200)
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Handler) as httpd:
+        port = httpd.server_address[1]
+        th = threading.Thread(target=httpd.serve_forever, daemon=True)
+        th.start()
+        s = Session("--probe", f"http://127.0.0.1:{port}/health", "--probe-interval", "0.3")
+        for line in _ready_lines():
+            s.send(line)
+        s.wait_for("ready_log")
+        s.wait_for("probe_failed")
+        t, ev = s.wait_for("ready")
+        assert ev["status"] == 200
+        assert s.proc.wait(timeout=5) == 0
+        httpd.shutdown()
