@@ -47,10 +47,11 @@ class TrainedClassifier:
         if not self.templates:
             return []
         from forensics.diagnosis.features import mask
+        from forensics.diagnosis.train import warning_candidates
 
         out = []
         seen = set()
-        for ev in inc.warning_lines:
+        for ev in warning_candidates(inc):
             if ev.line >= fail_line:
                 continue
             t = mask(ev.text[:200])

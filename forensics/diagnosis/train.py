@@ -19,6 +19,14 @@ from forensics.diagnosis.signatures import signature_set
 from forensics.ingest.sources import Source
 
 DEFAULT_CORPORA = ("corpora/generated", "corpora/cpu", "corpora/gpu")
+
+
+def warning_candidates(inc: Any) -> list:
+    """Lines that may be early warnings: WARNING-level lines, and lines of any
+    level (SGLang prints none) that read like trouble but are not tracebacks."""
+    from forensics.events import model as K
+
+    return list(inc.warning_lines) + [ev for ev in inc.error_lines if ev.kind != K.TRACEBACK]
 FEATURE_VERSION = 1
 
 
@@ -71,8 +79,19 @@ def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], 
             inc = incs[main_idx] if main_idx is not None and main_idx < len(incs) else incs[-1]
             label = row.get("root_cause") or None
             fail_line = res["evidence"][0]["line"] if res.get("evidence") else None
-            observations.append({"label": label, "templates": {
-                mask(ev.text[:200]) for ev in inc.warning_lines if fail_line is None or ev.line < fail_line}})
+            fail_ts = None
+            if inc.start_ts is not None and res.get("time_to_failure_s") is not None:
+                from datetime import timedelta
+
+                fail_ts = inc.start_ts + timedelta(seconds=res["time_to_failure_s"])
+            part_of_failure = {h.line for h in inc.failure_hits + inc.wrapper_hits}
+            templates: dict[str, float | None] = {}
+            for ev in warning_candidates(inc):
+                if (fail_line is not None and ev.line >= fail_line) or ev.line in part_of_failure:
+                    continue
+                lead = (fail_ts - ev.ts).total_seconds() if fail_ts is not None and ev.ts is not None else None
+                templates.setdefault(mask(ev.text[:200]), lead)
+            observations.append({"label": label, "templates": templates})
             if not label:
                 continue
             feats.append(incident_features(inc, res.get("phase"), fail_line))
@@ -80,28 +99,54 @@ def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], 
     return feats, labels, observations, h.hexdigest()[:16]
 
 
-def learn_templates(observations: list[dict[str, Any]], min_support: int = 3, min_lift: float = 3.0,
-                    min_precision: float = 0.5) -> list[dict[str, Any]]:
-    """Warning templates that precede a label far more often than chance."""
+def _part_of_a_failure(sset: Any):  # type: ignore[no-untyped-def]
+    from forensics.diagnosis.signatures import View
+
+    fails = [s for s in sset.signatures if s.kind in ("failure", "wrapper")]
+
+    def exclude(template: str) -> bool:
+        if template.startswith(("The above exception", "During handling of the above", "Traceback")):
+            return True
+        return bool(sset.match_views([View(template)], fails))
+
+    return exclude
+
+
+def learn_templates(observations: list[dict[str, Any]], min_support: int = 4, min_lift: float = 3.0,
+                    min_precision: float = 0.5, exclude: Any = None, min_lead_s: float = 2.0) -> list[dict[str, Any]]:
+    """Warning templates that precede a label far more often than chance.
+    ``exclude(template)`` drops lines that are part of a failure (a failure or
+    wrapper signature knows them), not a warning of one."""
     n = len(observations)
     label_n = Counter(o["label"] for o in observations if o["label"])
     df: Counter = Counter()
     df_label: dict[str, Counter] = defaultdict(Counter)
+    leads: dict[tuple[str, str], list[float]] = defaultdict(list)
     for o in observations:
-        for t in o["templates"]:
+        for t, lead in o["templates"].items():
             df[t] += 1
             if o["label"]:
                 df_label[t][o["label"]] += 1
+                if lead is not None:
+                    leads[(t, o["label"])].append(lead)
     out = []
     for t, by_label in df_label.items():
+        if exclude is not None and exclude(t):
+            continue
         for label, support in by_label.items():
             if support < min_support:
                 continue
             precision = support / df[t]
             lift = precision / (label_n[label] / n)
+            lt = sorted(leads.get((t, label), []))
+            median_lead = lt[len(lt) // 2] if lt else None
+            # A warning comes well before the failure; lines printed in the
+            # same breath as it (compiler errors, watchdog dumps) are the failure.
+            if median_lead is not None and median_lead < min_lead_s:
+                continue
             if lift >= min_lift and precision >= min_precision:
                 out.append({"template": t, "label": label, "support": support, "seen": df[t],
-                            "precision": round(precision, 3), "lift": round(lift, 2)})
+                            "precision": round(precision, 3), "lift": round(lift, 2), "median_lead_s": median_lead})
     return sorted(out, key=lambda x: (-x["lift"], x["template"]))
 
 
@@ -118,7 +163,7 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
     for _, vec, _ in pipe.named_steps["features"].transformers_:
         if hasattr(vec, "stop_words_"):
             vec.stop_words_ = None  # the pruned vocabulary, only kept for introspection (tens of MB)
-    templates = learn_templates(observations)
+    templates = learn_templates(observations, exclude=_part_of_a_failure(signature_set()))
     import skops
 
     meta = {
