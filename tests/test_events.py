@@ -247,3 +247,11 @@ def test_docker_json_file_lines():
     tbs = [e for e in evs if e.kind == "traceback"]
     assert len(tbs) == 1 and tbs[0].data["exc_type"] == "torch.OutOfMemoryError"
     assert tbs[0].ts is not None and tbs[0].ts.year == 2025 and tbs[0].ident == "stderr"
+
+
+def test_human_elisions_inside_a_traceback():
+    t = ('Traceback (most recent call last):\n  File "/a/b.py", line 3, in f\n    x()\n...\n'
+         '  File "/a/c.py", line 9, in g\n    torch.cuda.synchronize()\n'
+         'RuntimeError: CUDA error: an illegal memory access was encountered\n')
+    tbs = [e for e in _events(t) if e.kind == "traceback"]
+    assert len(tbs) == 1 and tbs[0].data["exc_type"] == "RuntimeError" and len(tbs[0].data["frames"]) == 2

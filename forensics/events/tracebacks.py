@@ -25,6 +25,7 @@ MAX_TOKENS = 3000  # per traceback; deeper recursion is counted, not kept
 MAX_CONT = 12  # lines of exception message after the exception line
 MAX_OPEN = 256  # open tracebacks at once
 
+_ELISIONS = frozenset({"...", "…", "[...]", "(...)", "....", "[…]", "<snip>", "[snip]"})
 _GROUP_SEP = re.compile(r"^\+?[-+]+(?: (?:\d+|and \d+ more exceptions?) -*)?$")
 _CARET = re.compile(r"^[\^~\s]+$")
 # A lone exception line: dotted name ending in Error/Exception/... (warnings excluded).
@@ -86,8 +87,8 @@ def classify_line(text: str, state: str, last: str | None) -> str | None:
         return "GROUP_HEAD"
     if s.startswith("File \""):
         return "FILE"
-    if s.startswith("[Previous line repeated"):
-        return "REPEAT"
+    if s.startswith("[Previous line repeated") or s in _ELISIONS:
+        return "REPEAT"  # also the "..." people leave where they cut lines out
     if s.startswith(CAUSE_TEXT[:30]):
         return "CAUSE"
     if s.startswith(CONTEXT_TEXT[:30]):
