@@ -26,6 +26,7 @@ _FRAME_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("serving", re.compile(r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*)\s", re.M)),
 ]
 _MAX_EVIDENCE = 4
+_CALL = re.compile(r"(?:\.|^|\s)(\w+)\(")
 
 
 def infer_phase_from_frames(ev: Event) -> str | None:
@@ -35,7 +36,12 @@ def infer_phase_from_frames(ev: Event) -> str | None:
     chain = ev.data.get("chain") or ()
     if chain and chain[0].frames:
         frames = list(chain[0].frames) + frames
-    names = [f"{f.function or '-'} {f.file}" for f in frames]
+    names = []
+    for f in frames:
+        names.append(f"{f.function or '-'} {f.file}")
+        call = _CALL.search(f.source or "")
+        if call:  # the source line says what the frame was calling
+            names.append(f"{call.group(1)} {f.file}")
     if not names:
         return None
     blob = "\n".join(names)
