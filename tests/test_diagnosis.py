@@ -156,3 +156,45 @@ def test_short_log_does_not_import_pandas_or_sklearn(tmp_path):
             "print('HEAVY', bad, file=sys.stderr)\n") % str(log)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=REPO, timeout=60)
     assert b"HEAVY []" in p.stderr, p.stderr.decode()[-500:]
+
+
+def _startup(*extra: str) -> str:
+    base = [
+        "Jun 01 12:00:00 gpu-node-7 python3[4242]: [2025-06-01 12:00:00] server_args=ServerArgs(model_path='m', tp_size=2)",
+        "Jun 01 12:00:05 gpu-node-7 python3[4300]: [2025-06-01 12:00:05 TP0] Load weight begin. avail mem=78.50 GB",
+        "Jun 01 12:00:05 gpu-node-7 python3[4301]: [2025-06-01 12:00:05 TP1] Load weight begin. avail mem=78.50 GB",
+    ]
+    return "\n".join(base + list(extra)) + "\n"
+
+
+_HANDLED_TB = [
+    "Jun 01 12:00:06 gpu-node-7 python3[4300]: Traceback (most recent call last):",
+    'Jun 01 12:00:06 gpu-node-7 python3[4300]:   File "/x/hub.py", line 10, in fetch',
+    "Jun 01 12:00:06 gpu-node-7 python3[4300]:     resp.raise_for_status()",
+    "Jun 01 12:00:06 gpu-node-7 python3[4300]: requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://example/x.json",
+]
+
+
+def test_a_traceback_the_process_moved_past_is_not_the_failure():
+    log = _startup(*_HANDLED_TB,
+                   "Jun 01 12:00:20 gpu-node-7 python3[4300]: [2025-06-01 12:00:20 TP0] KV Cache is allocated. #tokens: 4000, K size: 2.00 GB, V size: 2.00 GB")
+    d = classify(log)
+    assert d["verdict"] in ("starting", "stalled"), d["summary"]
+
+
+def test_another_ranks_progress_does_not_excuse_a_crash():
+    log = _startup(*_HANDLED_TB,
+                   "Jun 01 12:00:20 gpu-node-7 python3[4301]: [2025-06-01 12:00:20 TP1] KV Cache is allocated. #tokens: 4000, K size: 2.00 GB, V size: 2.00 GB")
+    d = classify(log)
+    assert d["verdict"] == "failed"
+
+
+def test_a_traceback_logged_as_a_warning_is_not_the_failure():
+    log = _startup(*[
+        "WARNING 06-01 12:00:06 [config.py:300] Could not read the generation config; using defaults",
+        "WARNING 06-01 12:00:06 [config.py:300] Traceback (most recent call last):",
+        'WARNING 06-01 12:00:06 [config.py:300]   File "/x/config.py", line 10, in load',
+        "WARNING 06-01 12:00:06 [config.py:300] OSError: generation_config.json not found",
+    ])
+    d = classify(log)
+    assert d["verdict"] != "failed"

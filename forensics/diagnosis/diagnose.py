@@ -9,7 +9,7 @@ from typing import Any
 from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.phases import PHASE_ORDER
-from forensics.incidents.lifetimes import Hit, Incident
+from forensics.incidents.lifetimes import Hit, Incident, proc_key
 from forensics.diagnosis.signatures import SignatureSet
 
 BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
@@ -127,10 +127,24 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if not _relevant(inc, ev.line, after_ready, ev):
             continue
-        if _survived(inc, ev.line):
+        if _survived(inc, ev.line) or _progressed_after(inc, ev):
             continue
+        if ev.level in ("WARNING", "INFO", "DEBUG"):
+            continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
         out.append(ev)
     return out
+
+
+def _progressed_after(inc: Incident, ev: Event) -> bool:
+    """The same process went on to a later start-up phase after printing this
+    traceback (and nothing says it died): it was handled, not fatal."""
+    if _died(inc, ev.line):
+        return False
+    seen = inc.progress_by_proc.get(proc_key(ev))
+    if seen is None or seen[0] <= (ev.end_line or ev.line):
+        return False
+    at = inc.phase_at(ev.line)
+    return at is not None and seen[1] > PHASE_ORDER.get(at, 99)
 
 
 def _survived(inc: Incident, line: int) -> bool:

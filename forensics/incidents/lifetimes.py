@@ -87,6 +87,8 @@ class Incident:
     ended: bool = False
     started: bool = False
     transitions: list[tuple[int, str]] = field(default_factory=list)  # (line, phase) at each change
+    # Last start-up progress of each process (host, pid, rank): (line, phase order).
+    progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
 
     def phase_at(self, line: int) -> str | None:
         """The phase of the last marker at or before ``line`` (vLLM compiles
@@ -251,6 +253,16 @@ class IncidentBuilder:
         inc.phase = phase
         inc.last_progress_ts = ev.ts or inc.last_progress_ts
         inc.last_progress_line = ev.line
+        if phase not in ("serving", "shutdown"):
+            key = proc_key(ev)
+            if key in inc.progress_by_proc or len(inc.progress_by_proc) < 256:
+                inc.progress_by_proc[key] = (ev.line, PHASE_ORDER[phase])
+
+
+def proc_key(ev: Event) -> tuple:
+    """Which process printed a line: its pid where the envelope has one
+    (traceback lines carry no rank tag), else the rank tag."""
+    return (ev.host, ev.pid) if ev.pid is not None else (ev.host, None, ev.rank)
 
 
 def build_incidents(events: Iterable[Event], source: str = "-",
