@@ -198,3 +198,31 @@ def test_a_traceback_logged_as_a_warning_is_not_the_failure():
     ])
     d = classify(log)
     assert d["verdict"] != "failed"
+
+
+def test_an_error_the_server_recovered_from_before_ready_is_not_the_failure():
+    lines = [
+        "[2025-06-01 12:00:00] server_args=ServerArgs(model_path='m', tp_size=1, port=30000)",
+        "[2025-06-01 12:00:00] port 30000 is in use. Waiting for 1 seconds for http server to be available.",
+        "[2025-06-01 12:00:05] Load weight begin. avail mem=78.50 GB",
+        "[2025-06-01 12:00:45] The server is fired up and ready to roll!",
+        '[2025-06-01 12:01:00] INFO:     127.0.0.1:40002 - "POST /generate HTTP/1.1" 200 OK',
+    ]
+    d = classify("\n".join(lines) + "\n")
+    assert d["verdict"] == "ready" and d["root_cause"] is None
+
+
+def test_readiness_printed_after_a_fatal_error_is_not_health():
+    # A fallback app can print its own startup line after the engine died.
+    lines = [
+        "INFO 06-01 12:00:00 [api_server.py:1000] vLLM API server version 0.10.1",
+        "ERROR 06-01 12:00:30 [core.py:700] EngineCore failed to start.",
+        "ERROR 06-01 12:00:30 [core.py:700] Traceback (most recent call last):",
+        'ERROR 06-01 12:00:30 [core.py:700]   File "/v/kv_cache_utils.py", line 600, in check_enough_kv_cache_memory',
+        "ERROR 06-01 12:00:30 [core.py:700]     raise ValueError(",
+        "ERROR 06-01 12:00:30 [core.py:700] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+        "INFO:     Application startup complete.",
+    ]
+    d = classify("\n".join(lines) + "\n")
+    assert d["verdict"] == "failed" and d["root_cause"] == "gpu.out-of-memory"

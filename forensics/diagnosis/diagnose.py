@@ -169,7 +169,7 @@ PRECURSOR_BOOST = 0.3
 
 
 def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
-    fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event)]
+    fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event) and not _survived(inc, h.line)]
     wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready) and not _survived(inc, h.line)]
     matched_lines = {h.event.line for h in fails}
     fatal_tbs = _fatal_tracebacks(inc, matched_lines)
