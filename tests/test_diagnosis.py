@@ -226,3 +226,17 @@ def test_readiness_printed_after_a_fatal_error_is_not_health():
     ]
     d = classify("\n".join(lines) + "\n")
     assert d["verdict"] == "failed" and d["root_cause"] == "gpu.out-of-memory"
+
+
+def test_a_stop_requested_during_startup_is_not_a_failure():
+    log = "\n".join([
+        "Jun 01 12:00:00 h systemd[1]: Started sglang.service - SGLang server.",
+        "Jun 01 12:00:01 h python3[4242]: [2025-06-01 12:00:01] server_args=ServerArgs(model_path='m')",
+        "Jun 01 12:00:05 h python3[4300]: [2025-06-01 12:00:05 TP0] Load weight begin. avail mem=78.50 GB",
+        "Jun 01 12:00:09 h systemd[1]: Stopping sglang.service - SGLang server...",
+        "Jun 01 12:00:10 h systemd[1]: sglang.service: Main process exited, code=killed, status=15/TERM",
+        "Jun 01 12:00:10 h systemd[1]: sglang.service: Failed with result 'signal'.",
+        "Jun 01 12:00:10 h systemd[1]: Stopped sglang.service - SGLang server.",
+    ]) + "\n"
+    d = classify(log)
+    assert d["verdict"] == "no-failure" and "stop" in d["summary"]

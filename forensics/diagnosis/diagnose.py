@@ -123,7 +123,8 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         chain = ev.data.get("chain") or ()
         types = {e.exc_type for e in chain}
-        if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line):
+        if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
+                                              or _after_stop_request(inc, ev.line)):
             continue
         if not _relevant(inc, ev.line, after_ready, ev):
             continue
@@ -147,6 +148,10 @@ def _progressed_after(inc: Incident, ev: Event) -> bool:
     return at is not None and seen[1] > PHASE_ORDER.get(at, 99)
 
 
+def _after_stop_request(inc: Incident, line: int) -> bool:
+    return inc.stop_requested_line is not None and line > inc.stop_requested_line
+
+
 def _survived(inc: Incident, line: int) -> bool:
     """The process printed this and still came up (and did not die later):
     a traceback that was logged and handled, not the cause of a failure."""
@@ -156,6 +161,8 @@ def _survived(inc: Incident, line: int) -> bool:
 def exit_failed(inc: Incident) -> bool:
     if inc.exit is None:
         return False
+    if inc.stop_requested_line is not None and inc.stop_requested_line < inc.exit.get("line", 0):
+        return False  # it was asked to stop: the signal that ended it is the stop
     if inc.shutdown_line is not None and inc.ready_line is not None:
         return False
     code, status = inc.exit.get("code"), inc.exit.get("status")
@@ -170,7 +177,8 @@ PRECURSOR_BOOST = 0.3
 
 def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
     fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event) and not _survived(inc, h.line)]
-    wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready) and not _survived(inc, h.line)]
+    wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready) and not _survived(inc, h.line)
+                and not _after_stop_request(inc, h.line)]
     matched_lines = {h.event.line for h in fails}
     fatal_tbs = _fatal_tracebacks(inc, matched_lines)
     failed = bool(fails or fatal_tbs or wrappers or exit_failed(inc))
@@ -421,6 +429,8 @@ def _early_warnings(inc: Incident, label: str | None, fail_line: int, fail_ts) -
 def _healthy_verdict(inc: Incident) -> str:
     if inc.ready_line is not None:
         return "ready"
+    if inc.stop_requested_line is not None and inc.exit is not None:
+        return "no-failure"  # stopped on request before it was ready
     if inc.phase is None:
         return "no-failure"
     if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > 900:
@@ -429,6 +439,8 @@ def _healthy_verdict(inc: Incident) -> str:
 
 
 def _healthy_summary(inc: Incident, verdict: str) -> str:
+    if verdict == "no-failure" and inc.stop_requested_line is not None:
+        return f"No failure found; the service was asked to stop during start-up (phase {inc.phase})."
     if verdict == "ready":
         return "The server reached readiness; no failure found."
     if verdict == "stalled":

@@ -86,6 +86,7 @@ class Incident:
     dropped: int = 0
     ended: bool = False
     started: bool = False
+    stop_requested_line: int | None = None  # systemd "Stopping ..." (an operator or a dependency asked it to stop)
     transitions: list[tuple[int, str]] = field(default_factory=list)  # (line, phase) at each change
     # Last start-up progress of each process (host, pid, rank): (line, phase order).
     progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
@@ -214,8 +215,10 @@ class IncidentBuilder:
             inc.exit["result"] = ev.data.get("result")
         elif what == "failed" and inc.exit is None:
             inc.exit = {"result": ev.data.get("result"), "line": ev.line}
-        elif what in ("stopping",) and inc.ready_line is not None:
-            self._enter(inc, "shutdown", ev)
+        elif what == "stopping":
+            inc.stop_requested_line = inc.stop_requested_line or ev.line
+            if inc.ready_line is not None:
+                self._enter(inc, "shutdown", ev)
         elif what in ("deactivated", "stopped"):
             inc.ended = inc.ended or inc.process_events > 0
 
