@@ -114,13 +114,6 @@ def number_chunks(ranges: list[tuple[int, int]], counts: list[tuple[int, bool]])
     return chunks, line - 1 + (0 if ends_nl else 1)
 
 
-def plan_chunks(path: Path, size: int, chunk_bytes: int) -> tuple[list[tuple[int, int, int]], int]:
-    """Byte ranges cut at line starts, each with the number of its first
-    line, and the file's line count (one sequential pass, bounded memory)."""
-    ranges = plan_cuts(path, size, chunk_bytes)
-    return number_chunks(ranges, [_count_newlines((str(path), a, b)) for a, b in ranges])
-
-
 def _work(args: tuple) -> ChunkResult:
     path, start, end, start_line, end_line, plan, mode, name, warm_bytes = args
     path = Path(path)
