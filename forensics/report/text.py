@@ -64,6 +64,11 @@ def render_text(result: dict[str, Any], color: bool = False) -> str:
             lines.append(f"    line {w['line']} ({lead}): {_clip(w['text'])}")
     if result.get("remediation"):
         lines.append(st("  try:", bold=True) + f" {result['remediation']}")
+    incs = result.get("incidents") or []
+    if len(incs) > 1:
+        seq = ", ".join(f"{i['verdict']}" + (f" ({i['root_cause']})" if i.get("root_cause") else "") for i in incs[:8])
+        more = f", … {len(incs) - 8} more" if len(incs) > 8 else ""
+        lines.append(f"  process lifetimes in this log: {seq}{more}")
     stats = result.get("stats") or {}
     if stats:
         lines.append(f"  ({stats.get('lines', 0)} lines, {stats.get('events', 0)} events, "
