@@ -29,6 +29,8 @@ _PYLOG = re.compile(
     r"(?P<d>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)(?:[,.](?P<ms>\d{1,6}))?(?:Z|[+-]\d\d:?\d\d)?"
     r"(?: - (?P<logger>[\w.\-]+) - (?P<lvl>[A-Z]+) - (?:\[(?P<func>\w+)\] - )?"
     r"|\s+(?:\|\s*)?(?P<lvl2>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b[:\s|]*(?:(?P<logger2>[\w.]+(?::\d+)?)\s*[-:|]\s+)?"
+    # other products' loggers: "2024-07-08 09:49:13,123 xinference.api.restful_api 1 ERROR    [address=..., pid=1] "
+    r"|\s+(?P<logger3>[A-Za-z_][\w.]+)\s+\d+\s+(?P<lvl3>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:\[[^\]]*\]\s*)?"
     r"| )"
 )
 _VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
@@ -214,10 +216,10 @@ def split_prefix(text: str, year: int) -> Prefix:
             if m:
                 if p.app_ts is None:
                     p.app_ts = _dt(m.group("d"), m.group("ms"))
-                lvl = m.group("lvl") or m.group("lvl2")
+                lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
                 if lvl:
                     p.level = _LEVELS.get(lvl, lvl)
-                lg = m.group("logger") or m.group("logger2")
+                lg = m.group("logger") or m.group("logger2") or m.group("logger3")
                 if lg:
                     p.logger = lg
                 p.dialect = p.dialect or "pylog"
