@@ -255,3 +255,13 @@ def test_human_elisions_inside_a_traceback():
          'RuntimeError: CUDA error: an illegal memory access was encountered\n')
     tbs = [e for e in _events(t) if e.kind == "traceback"]
     assert len(tbs) == 1 and tbs[0].data["exc_type"] == "RuntimeError" and len(tbs[0].data["frames"]) == 2
+
+
+def test_hard_wrapped_file_line_is_glued_back():
+    t = ('Traceback (most recent call last):\n  File "/usr/lib/python3/dist-packages/sglang/srt/model_exec\n'
+         'utor/model_runner.py", line 300, in load_model\n    self.model = get_model(model_config=self.model_config)\n'
+         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    tb = [e for e in _events(t) if e.kind == "traceback"][0]
+    assert tb.data["exc_type"] == "torch.OutOfMemoryError"
+    assert [f.file for f in tb.data["frames"]] == ["/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py"]
+    assert tb.data["frames"][0].lineno == 300 and not tb.data["truncated"]

@@ -154,6 +154,13 @@ class TracebackAssembler:
                 out.append(self._close(tb))
                 tb = None
             else:
+                if (ttype == "EXC" and tb.last_ttype == "FILE" and tb.tokens and '", line ' not in tb.tokens[-1][1]
+                        and not STRICT_EXC.match(body)):
+                    # A File line hard-wrapped by a narrow window: glue the rest back on.
+                    kind, prev, at = tb.tokens[-1]
+                    tb.tokens[-1] = (kind, prev + body.strip(), at)
+                    tb.last_line = line
+                    return True, out
                 self._add(tb, ttype, body, line)
                 return True, out
         # No open traceback takes it: does it start one?
