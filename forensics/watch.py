@@ -252,7 +252,7 @@ class Watcher:
                 self.last_line_at = time.monotonic()
                 yield item
 
-        for rec in iter_records(counted(), fmt, clock):
+        for rec in iter_records(counted(), fmt, clock, merge=False):  # no lookahead on a live stream
             self.handle(parser.feed(rec))
         self.handle(parser.finish())
         # End of stream.

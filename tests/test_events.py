@@ -265,3 +265,14 @@ def test_hard_wrapped_file_line_is_glued_back():
     assert tb.data["exc_type"] == "torch.OutOfMemoryError"
     assert [f.file for f in tb.data["frames"]] == ["/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py"]
     assert tb.data["frames"][0].lineno == 300 and not tb.data["truncated"]
+
+
+def test_multiline_journal_message_stays_one_message():
+    for name in ("fixture.short.log", "fixture.short-iso-precise.log", "fixture.json.log", "fixture.export.log"):
+        evs = _events(CORPORA / "journald" / name)
+        pre = [e for e in evs if e.text.startswith("GPU preflight OK")]
+        assert len(pre) == 2, name  # two runs print it
+        assert pre[0].text.count("\n") == 3 and "GPU1: NVIDIA H100" in pre[0].text, name
+        assert not any(e.text.lstrip().startswith("GPU0: NVIDIA") for e in evs), name
+    short = [e for e in _events(CORPORA / "journald" / "fixture.short.log") if e.text.startswith("GPU preflight OK")]
+    assert short[0].end_line == short[0].line + 3

@@ -30,11 +30,11 @@ class Record:
     physical input line where it starts; ``cont`` marks a journald
     continuation line of a multi-line entry."""
 
-    __slots__ = ("line", "text", "ts", "host", "ident", "pid", "cont", "marker", "unit")
+    __slots__ = ("line", "text", "ts", "host", "ident", "pid", "cont", "marker", "unit", "line_step")
 
     def __init__(self, line: int, text: str, ts: datetime | None = None, host: str | None = None,
                  ident: str | None = None, pid: int | None = None, cont: bool = False,
-                 marker: str | None = None, unit: str | None = None):
+                 marker: str | None = None, unit: str | None = None, line_step: int = 0):
         self.line = line
         self.text = text
         self.ts = ts
@@ -44,6 +44,9 @@ class Record:
         self.cont = cont
         self.marker = marker
         self.unit = unit
+        # A multi-line message: its k-th line is on physical line ``line + k * line_step``
+        # (1 for journald's indented continuation lines, 0 inside one JSON/export entry).
+        self.line_step = line_step
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Record({self.line}, {self.text!r}, ts={self.ts}, host={self.host}, ident={self.ident}, pid={self.pid})"
@@ -220,11 +223,14 @@ def unwrap(text: str, wrappers: list[re.Pattern[str]]) -> str:
 
 
 # ---------------------------------------------------------------- record readers
-def iter_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> Iterator[Record]:
-    """Records from numbered physical lines (text without the newline)."""
+def iter_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock, merge: bool = True) -> Iterator[Record]:
+    """Records from numbered physical lines (text without the newline). With
+    ``merge``, a journald message printed over several lines stays one record
+    (this needs one line of lookahead, so live streams turn it off)."""
     fmt = SHORT_ALIASES.get(fmt, fmt)
     if fmt in SHORT_PATTERNS:
-        return _short_records(lines, SHORT_PATTERNS[fmt], fmt, clock)
+        recs = _short_records(lines, SHORT_PATTERNS[fmt], fmt, clock)
+        return _merge_continuations(recs) if merge else recs
     if fmt in ("json", "json-seq", "json-sse"):
         return _json_records(lines, clock)
     if fmt == "jsonl":
@@ -236,6 +242,21 @@ def iter_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> It
     if fmt == "docker":
         return _docker_records(lines)
     return _plain_records(lines)
+
+
+def _merge_continuations(recs: Iterator[Record]) -> Iterator[Record]:
+    held: Record | None = None
+    for rec in recs:
+        if rec.cont and held is not None and held.marker is None:
+            held.text = held.text + "\n" + rec.text
+            if rec.line != held.line:
+                held.line_step = 1
+            continue
+        if held is not None:
+            yield held
+        held = rec
+    if held is not None:
+        yield held
 
 
 def _marker_record(n: int, text: str) -> Record | None:
@@ -407,11 +428,11 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
         if unknown:
             yield Record(n, "[message withheld by journalctl: 4096 bytes or more]", ts, host, ident, pid, marker="null-message", unit=unit)
             continue
-        parts = msg.split("\n") if "\n" in msg else [msg]
-        for i, part in enumerate(parts):
-            if i and not part.strip():
-                continue
-            yield Record(n, clean_message(part), ts, host, ident, pid, cont=i > 0, unit=unit)
+        if "\n" in msg:
+            parts = [clean_message(p) for i, p in enumerate(msg.split("\n")) if not i or p.strip()]
+            yield Record(n, "\n".join(parts), ts, host, ident, pid, unit=unit)
+        else:
+            yield Record(n, clean_message(msg), ts, host, ident, pid, unit=unit)
 
 
 # Generic JSON lines from log shippers: docker's json-file driver ({"log": "...\n",
@@ -466,12 +487,10 @@ def _entry_record(n: int, fields: dict[str, str], boot_state: list[str | None]) 
     pid_s = fields.get("_PID") or fields.get("SYSLOG_PID")
     pid = int(pid_s) if pid_s and pid_s.isdigit() else None
     msg = fields.get("MESSAGE", "")
-    for i, part in enumerate(msg.split("\n")):
-        if i and not part.strip():
-            continue
-        yield Record(n, clean_message(part), ts, fields.get("_HOSTNAME"),
-                     fields.get("SYSLOG_IDENTIFIER") or fields.get("_COMM"), pid, cont=i > 0,
-                     unit=fields.get("UNIT") or fields.get("_SYSTEMD_UNIT"))
+    parts = [clean_message(p) for i, p in enumerate(msg.split("\n")) if not i or p.strip()]
+    yield Record(n, "\n".join(parts), ts, fields.get("_HOSTNAME"),
+                 fields.get("SYSLOG_IDENTIFIER") or fields.get("_COMM"), pid,
+                 unit=fields.get("UNIT") or fields.get("_SYSTEMD_UNIT"))
 
 
 def _export_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:

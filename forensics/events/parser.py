@@ -83,6 +83,8 @@ class EventParser:
                              source=self.source, data={"marker": rec.marker}))
             return self._count(out)
         text = rec.text
+        if "\n" in text:
+            return self._feed_multiline(rec)
         if self.wrappers:
             text = unwrap(text, self.wrappers)
         if text.startswith("[") and text.endswith(" blob data]") and _BLOB.match(text):
@@ -119,6 +121,37 @@ class EventParser:
             out.extend(self._flush_tracebacks())
         out.append(ev)
         return self._count(out)
+
+    def _feed_multiline(self, rec: Record) -> list[Event]:
+        """One journal entry printed over several lines. A traceback (or any
+        line of one) goes through the assembler line by line; anything else
+        stays one message."""
+        parts = rec.text.split("\n")
+        step = rec.line_step
+        tracebackish = self.tb.open or any(HEADER_TEXT in p or _may_start_traceback(p.lstrip("[]0123456789-: ")) or
+                                           p.lstrip().startswith('File "') for p in parts)
+        if tracebackish:
+            out: list[Event] = []
+            for i, part in enumerate(parts):
+                sub = Record(rec.line + i * step, part, rec.ts, rec.host, rec.ident, rec.pid, cont=i > 0,
+                             unit=rec.unit)
+                out.extend(self.feed(sub))
+            return out
+        first = Record(rec.line, parts[0], rec.ts, rec.host, rec.ident, rec.pid, unit=rec.unit)
+        text = unwrap(parts[0], self.wrappers) if self.wrappers else parts[0]
+        pfx = split_prefix(text, self.clock.year)
+        ts = rec.ts or pfx.app_ts
+        ev = self._line_event(first, pfx, pfx.text, ts)
+        end = rec.line + (len(parts) - 1) * step
+        full = "\n".join([ev.text, *parts[1:]])
+        merged = Event(ev.kind, ev.line, full, ev.ts, ev.host, ev.ident, ev.pid, ev.rank, ev.level, ev.logger,
+                       end if end != ev.line else None, ev.source, ev.data)
+        if ev.kind == K.MESSAGE and step:
+            self.stats.unparsed += end - rec.line  # the first line was counted by _line_event
+        if ev.kind == K.UNIT_LIFECYCLE:
+            return self._count([*self._flush_tracebacks(), merged])
+        self.stats.events += 1
+        return [merged]
 
     def _line_event(self, rec: Record, pfx, msg: str, ts) -> Event:  # type: ignore[no-untyped-def]
         src = self.source
@@ -308,7 +341,7 @@ def plan_source(sample: list[tuple[int, str]], input_format: str = "auto") -> So
 
 def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: SourcePlan,
                bulk_gate: BulkGate | None = None, count_range: tuple[int, float] | None = None,
-               stop_at: float | None = None) -> Iterator[tuple[int, list[Event]]]:
+               stop_at: float | None = None, merge: bool = True) -> Iterator[tuple[int, list[Event]]]:
     """Feed numbered lines; yield (line that emitted them, events). With
     ``stop_at``, stop at the first line at or past it once no traceback is
     open (a chunk of a file split across processes)."""
@@ -317,7 +350,7 @@ def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: Sour
         lines = _thin(lines, bulk_gate, count_range)
     tb_open = parser.tb.open
     feed = parser.feed
-    for rec in iter_records(lines, plan.fmt, clock):
+    for rec in iter_records(lines, plan.fmt, clock, merge):
         if stop_at is not None and rec.line >= stop_at and not tb_open:
             return
         evs = feed(rec)
@@ -345,7 +378,7 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     parser.stats.format = plan.fmt
     if parser_out is not None:
         parser_out.append(parser)
-    for _, evs in run_parser(parser, itertools.chain(sample, numbered), plan, bulk_gate):
+    for _, evs in run_parser(parser, itertools.chain(sample, numbered), plan, bulk_gate, merge=not line_mode):
         yield from evs
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats
