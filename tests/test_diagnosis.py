@@ -240,3 +240,19 @@ def test_a_stop_requested_during_startup_is_not_a_failure():
     ]) + "\n"
     d = classify(log)
     assert d["verdict"] == "no-failure" and "stop" in d["summary"]
+
+
+def test_a_cause_logged_as_a_warning_is_shown_with_the_fatal_error_it_led_to():
+    lines = [
+        "INFO 06-01 12:00:00 [api_server.py:1000] vLLM API server version 0.6.3",
+        "WARNING 06-01 12:00:01 [_custom_ops.py:20] Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')",
+        "INFO 06-01 12:00:05 [config.py:100] Loading model config",
+        "Traceback (most recent call last):",
+        '  File "/v/_custom_ops.py", line 40, in <module>',
+        "    torch.ops._C.scalar_types",
+        "RuntimeError: Tried to instantiate class '_C.ScalarType', but it does not exist! Ensure that it is registered via torch::class_",
+    ]
+    d = classify("\n".join(lines) + "\n")
+    assert d["root_cause"] == "env.library-missing"
+    assert d["evidence"][0]["role"] == "fatal" and "Tried to instantiate class" in d["evidence"][0]["text"]
+    assert any("cannot open shared object file" in w["text"] for w in d["early_warnings"])

@@ -294,6 +294,28 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
     result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers)
     fail_ts = _ts_of(best.event if best else fail_ev)
     result["early_warnings"] = _early_warnings(inc, label, fail_line, fail_ts)
+    if best is not None and best.event.level in ("WARNING", "INFO"):
+        # The cause was only logged as a warning; the process died later, at
+        # another error. Show that fatal line too, and the warning as what
+        # predicted it.
+        later = [h for h in fails if h.line > best.line and h.event.level not in ("WARNING", "INFO")]
+        later_tbs = [t for t in fatal_tbs if t.line > best.line]
+        fatal: tuple[int, str, Any] | None = None
+        if later:
+            h = min(later, key=lambda h: h.line)
+            fatal = (h.line, h.text, h.event.ts)
+        elif later_tbs:
+            t = later_tbs[0]
+            chain = t.data.get("chain") or ()
+            fatal = ((chain[-1].line or t.line) if chain else t.line,
+                     _clip_message(chain[-1].rendered) if chain else t.text, t.ts)
+        if fatal is not None:
+            result["evidence"].insert(0, {"line": fatal[0], "text": fatal[1], "role": "fatal"})
+            lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None
+            if not any(w["line"] == best.line for w in result["early_warnings"]):
+                result["early_warnings"].insert(0, {
+                    "line": best.line, "text": best.text, "signature": best.signature.id, "predicts": [label],
+                    "lead_seconds": lead, "count": 1})
     if classifier is not None and label not in (None, "unknown") and clf_answer is not None:
         known = {w["line"] for w in result["early_warnings"]}
         for ev, info in classifier.learned_warnings(inc, label, fail_line):
