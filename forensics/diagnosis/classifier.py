@@ -86,7 +86,16 @@ class LazyClassifier:
 
     @property
     def version(self) -> str | None:
-        return self._model.version if self._model is not None else None
+        if self._model is not None:
+            return self._model.version
+        # Not loaded (signatures decided): the metadata sidecar still names it, cheaply.
+        meta = self.path.parent / "classifier.json"
+        try:
+            import json
+
+            return json.loads(meta.read_text()).get("model_version")
+        except (OSError, ValueError):
+            return None
 
     def predict_incident(self, inc: Incident, phase: str | None, fail_line: int | None = None) -> dict[str, Any]:
         return self.model.predict_incident(inc, phase, fail_line)
