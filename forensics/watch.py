@@ -101,6 +101,7 @@ class Watcher:
         self.ready_at: float | None = None
         self.next_probe = 0.0
         self.probe_ok = False
+        self.hits_seen = 0  # failure + wrapper hits of the current incident already diagnosed
 
     # -- output --------------------------------------------------------------
     def emit(self, kind: str, message: str, **fields: Any) -> None:
@@ -162,6 +163,7 @@ class Watcher:
             self.report_failure(res)
         self.emit("restart", f"process lifetime ended ({res['verdict']}); a new one begins", verdict=res["verdict"])
         self.last_phase = None
+        self.hits_seen = 0
         self.announced_warnings.clear()
         self.failure_at = None
 
@@ -196,12 +198,12 @@ class Watcher:
             elif self.opts.until == "ready":
                 self.emit("ready", f"READY (line {inc.ready_line})", line=inc.ready_line)
                 raise WatchExit(exitcodes.OK)
-        if self.failure_at is None and (
-                ev.kind in (K.TRACEBACK, K.UNIT_LIFECYCLE) or inc.failure_hits or inc.wrapper_hits):
-            if inc.failure_hits or inc.wrapper_hits or ev.kind in (K.TRACEBACK, K.UNIT_LIFECYCLE):
-                res = diagnose_incident(inc, None)
-                if res["verdict"] == "failed":
-                    self.failure_at = time.monotonic()
+        hits = len(inc.failure_hits) + len(inc.wrapper_hits)
+        if self.failure_at is None and (hits != self.hits_seen or ev.kind in (K.TRACEBACK, K.UNIT_LIFECYCLE)):
+            # Only an event that added evidence can change the verdict: diagnose then, not on every line.
+            self.hits_seen = hits
+            if diagnose_incident(inc, None)["verdict"] == "failed":
+                self.failure_at = time.monotonic()
 
     def finish_failure(self) -> None:
         inc = self.builder.cur

@@ -46,8 +46,7 @@ class TrainedClassifier:
         """Warning lines whose masked template preceded ``label`` far more often than chance."""
         if not self.templates:
             return []
-        from forensics.diagnosis.features import mask
-        from forensics.diagnosis.train import warning_candidates
+        from forensics.diagnosis.features import mask, warning_candidates
 
         out = []
         seen = set()

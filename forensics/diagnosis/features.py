@@ -80,3 +80,9 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
         "modules": " ".join(modules) or "NO_FRAMES",
         "context": " ".join(context),
     }
+
+
+def warning_candidates(inc: Any) -> list:
+    """Lines that may be early warnings: WARNING-level lines, and lines of any
+    level (SGLang prints none) that read like trouble but are not tracebacks."""
+    return list(inc.warning_lines) + [ev for ev in inc.error_lines if ev.kind != K.TRACEBACK]

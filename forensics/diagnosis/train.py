@@ -13,20 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from forensics.diagnosis.evaluate import read_labels
-from forensics.diagnosis.features import TEXT_FIELDS, incident_features, mask
+from forensics.diagnosis.features import TEXT_FIELDS, incident_features, mask, warning_candidates
 from forensics.diagnosis.run import diagnose_source
 from forensics.diagnosis.signatures import signature_set
 from forensics.ingest.sources import Source
 
 DEFAULT_CORPORA = ("corpora/generated", "corpora/cpu", "corpora/gpu")
-
-
-def warning_candidates(inc: Any) -> list:
-    """Lines that may be early warnings: WARNING-level lines, and lines of any
-    level (SGLang prints none) that read like trouble but are not tracebacks."""
-    from forensics.events import model as K
-
-    return list(inc.warning_lines) + [ev for ev in inc.error_lines if ev.kind != K.TRACEBACK]
 FEATURE_VERSION = 1
 
 

@@ -428,11 +428,7 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
         if unknown:
             yield Record(n, "[message withheld by journalctl: 4096 bytes or more]", ts, host, ident, pid, marker="null-message", unit=unit)
             continue
-        if "\n" in msg:
-            parts = [clean_message(p) for i, p in enumerate(msg.split("\n")) if not i or p.strip()]
-            yield Record(n, "\n".join(parts), ts, host, ident, pid, unit=unit)
-        else:
-            yield Record(n, clean_message(msg), ts, host, ident, pid, unit=unit)
+        yield Record(n, _clean_lines(msg), ts, host, ident, pid, unit=unit)
 
 
 # Generic JSON lines from log shippers: docker's json-file driver ({"log": "...\n",
@@ -478,6 +474,13 @@ def _jsonl_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
             yield Record(n, clean_message(part), ts, host if isinstance(host, str) else None, stream, None, cont=i > 0)
 
 
+def _clean_lines(msg: str) -> str:
+    """A journal MESSAGE cleaned line by line (blank lines dropped, as journald does)."""
+    if "\n" not in msg:
+        return clean_message(msg)
+    return "\n".join(clean_message(p) for i, p in enumerate(msg.split("\n")) if not i or p.strip())
+
+
 def _entry_record(n: int, fields: dict[str, str], boot_state: list[str | None]) -> Iterator[Record]:
     b = fields.get("_BOOT_ID")
     if boot_state[0] is not None and b is not None and b != boot_state[0]:
@@ -486,9 +489,7 @@ def _entry_record(n: int, fields: dict[str, str], boot_state: list[str | None]) 
     ts = from_epoch_us(fields.get("_SOURCE_REALTIME_TIMESTAMP") or fields.get("__REALTIME_TIMESTAMP"))
     pid_s = fields.get("_PID") or fields.get("SYSLOG_PID")
     pid = int(pid_s) if pid_s and pid_s.isdigit() else None
-    msg = fields.get("MESSAGE", "")
-    parts = [clean_message(p) for i, p in enumerate(msg.split("\n")) if not i or p.strip()]
-    yield Record(n, "\n".join(parts), ts, fields.get("_HOSTNAME"),
+    yield Record(n, _clean_lines(fields.get("MESSAGE", "")), ts, fields.get("_HOSTNAME"),
                  fields.get("SYSLOG_IDENTIFIER") or fields.get("_COMM"), pid,
                  unit=fields.get("UNIT") or fields.get("_SYSTEMD_UNIT"))
 
