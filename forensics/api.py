@@ -1,4 +1,4 @@
-"""The Python API (a contract): parse, classify, read_events, batch."""
+"""The Python API (a contract): parse, classify, read_events, batch, diff."""
 from __future__ import annotations
 
 import io
@@ -63,6 +63,18 @@ def classify(path_or_text: Any, input_format: str = "auto", use_classifier: bool
     sources = to_sources(path_or_text)
     results = [diagnose_source(s, input_format, use_classifier=use_classifier) for s in sources]
     return results[0] if len(results) == 1 else {"results": results}
+
+
+def diff(good: Any, bad: Any, input_format: str = "auto", good_incident: int | None = None,
+         bad_incident: int | None = None, use_classifier: bool = True) -> dict[str, Any]:
+    """What differs between a run that worked and one that failed (the JSON contract of
+    ``forensics diff --format json``). Each side: a path, or the log text itself."""
+    from forensics.drivers.diff import diff_sources
+
+    g, b = to_sources(good), to_sources(bad)
+    if len(g) != 1 or len(b) != 1:
+        raise ValueError("diff compares one log with one log")
+    return diff_sources(g[0], b[0], input_format, good_incident, bad_incident, use_classifier)
 
 
 def batch(paths: Any, jobs: int | None = None, engine: str = "processes", scheduler: str | None = None) -> "pd.DataFrame":

@@ -357,6 +357,20 @@ def early_warnings() -> nbformat.NotebookNode:
             "    plt.show()\n"
             "else:\n"
             "    print(f\"no template reaches support {MIN_SUPPORT} with lift > 1 in this sample\")"),
+        new_markdown_cell(
+            "## What changed: a good run against a bad one\n\n"
+            "`forensics.diff(good, bad)` compares two start-ups of the same scenario (GPU captures in "
+            "`corpora/gpu-pairs/`): the warnings new in the failing run, with lead time before the failure, "
+            "the facts that differ, and phase timing."),
+        new_code_cell(
+            "pairs = pd.read_csv(CORPORA / \"gpu-pairs\" / \"pairs.csv\")\n"
+            "pair = pairs[pairs[\"id\"] == \"gpu-pair-nccl-ifname\"].iloc[0]\n"
+            "d = forensics.diff(str(CORPORA / \"gpu-pairs\" / pair[\"good\"]), str(CORPORA / \"gpu-pairs\" / pair[\"bad\"]))\n"
+            "print(\"change:\", pair[\"change\"])\n"
+            "print(\"BAD failed:\", d[\"failure\"][\"root_cause\"], \"in\", d[\"failure\"][\"phase\"], \"| exit\", d[\"exit\"])\n"
+            "display(pd.DataFrame(d[\"new_in_bad\"])[[\"line\", \"lead_seconds\", \"early_warning\", \"fatal\", \"text\"]])\n"
+            "display(pd.DataFrame([c for c in d[\"facts\"][\"changed\"] if not c[\"volatile\"]])[[\"key\", \"good\", \"bad\"]])\n"
+            "pd.DataFrame(d[\"timing\"][\"phases\"])"),
     ]
     return _notebook(cells)
 

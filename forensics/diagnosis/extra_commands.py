@@ -11,6 +11,43 @@ def register(cli: click.Group) -> None:
     register_batch(cli)
     cli.add_command(watch_command)
     cli.add_command(corpus_group)
+    cli.add_command(diff_command)
+
+
+@click.command("diff")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--input-format", default="auto", show_default=True, help="Force the outer log format of both inputs.")
+@click.option("--good-incident", type=click.IntRange(min=0), default=None,
+              help="Lifetime of GOOD to use (default: its last healthy one).")
+@click.option("--bad-incident", type=click.IntRange(min=0), default=None,
+              help="Lifetime of BAD to use (default: its last failed one).")
+@click.option("--no-classifier", is_flag=True, help="Signatures only.")
+@click.option("--color/--no-color", default=None, help="Colour the text report (default: when a terminal).")
+@click.argument("good")
+@click.argument("bad")
+def diff_command(fmt: str, input_format: str, good_incident: int | None, bad_incident: int | None,
+                 no_classifier: bool, color: bool | None, good: str, bad: str) -> int:
+    """What changed between a run that worked (GOOD) and one that failed (BAD).
+
+    Files, .gz, any input format; `-` reads one of them from stdin. Exit 0: no
+    difference that matters, 1: BAD failed and differences were found, 2: usage
+    or unreadable input.
+    """
+    import json
+    import sys
+
+    from forensics.drivers.diff import diff_paths
+    from forensics.envelope.formats import FORMATS
+    from forensics.report.diff import render_diff
+
+    if input_format not in FORMATS:
+        raise click.BadParameter(f"{input_format!r} is not one of {', '.join(FORMATS)}", param_hint="--input-format")
+    result = diff_paths(good, bad, input_format, good_incident, bad_incident, use_classifier=not no_classifier)
+    if fmt == "json":
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+    else:
+        click.echo(render_diff(result, sys.stdout.isatty() if color is None else color))
+    return int(result["exit"])
 
 
 @click.group("corpus")

@@ -1,0 +1,318 @@
+"""What a run was, as its log prints it: versions, GPU, host, server arguments, environment.
+
+``RunFacts`` is fed the events of one lifetime and keeps, for each fact, the
+first value printed and the line it came from (bounded: ``MAX_FACTS`` keys).
+The rules are data (``VERSION_RULES`` ...): each names a fact and a regex over
+the message text of what real programs print, e.g. vLLM's ``vLLM API server
+version 0.11.0``, SGLang's ``server_args=ServerArgs(...)`` and ``sglang is
+using nccl==2.21.5``, NCCL's ``NCCL version 2.28.9+cuda13.0`` and
+``NCCL INFO NCCL_P2P_LEVEL set by environment to SYS``, nvidia-smi's
+``Driver Version: 580.159.04   CUDA Version: 13.0``.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from forensics.events.model import Event
+
+MAX_FACTS = 2000
+MAX_VALUE = 300
+
+_VER = r"v?(\d+\.\d+(?:\.\d+)*(?:(?:\.post|\.dev|rc|a|b)\d+)?(?:\+[\w.]+)?)"
+
+# (fact, regex): the first group is the value. First match in the run wins.
+VERSION_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("server.vllm", re.compile(r"\bvLLM API server version " + _VER)),
+    ("server.vllm", re.compile(r"\bInitializing an? (?:V\d )?LLM engine \(v([^)\s]+)\)")),
+    ("server.vllm", re.compile(r"\bvllm(?:==| version:? )" + _VER)),
+    ("server.sglang", re.compile(r"\bsglang(?:==| version:? )" + _VER)),
+    ("server.tgi", re.compile(r"\btext-generation-(?:launcher|router)[ /]" + _VER)),
+    ("torch", re.compile(r"\b(?:torch|PyTorch)(?: version)?(?:==|[: =]+)" + r"v?(\d+\.\d+\.\d+(?:[.+][\w.]+)?)")),
+    ("cuda", re.compile(r"\bCUDA(?: Version| version| runtime(?: version)?| toolkit)?(?::|=| )\s*v?(\d{2}\.\d)\b")),
+    ("cuda", re.compile(r"\bcuda(?:==|=| )(\d{2}\.\d)\b")),
+    ("nvcc", re.compile(r"\bCuda compilation tools, release (\d+\.\d+)")),
+    ("driver", re.compile(r"\bDriver Version:\s*(\d{3}\.\d+(?:\.\d+)?)")),
+    ("driver", re.compile(r"(?i)\bdriver version(?: is)?[: =]+(\d{3}\.\d+(?:\.\d+)?)")),
+    ("nccl", re.compile(r"\bNCCL version (\d+\.\d+\.\d+)")),
+    ("nccl", re.compile(r"\bnccl==(\d+\.\d+\.\d+)")),
+    ("flashinfer", re.compile(r"(?i)\bflashinfer(?:[-_]python)?(?:==| version:? | )" + _VER)),
+    ("triton", re.compile(r"\btriton(?: version)?(?:==| )" + r"v?(\d+\.\d+\.\d+)")),
+    ("python", re.compile(r"\bPython (\d\.\d+\.\d+)\b")),
+    ("python.site-packages", re.compile(r"/python(3\.\d+)/(?:site|dist)-packages/")),
+]
+
+# GPU model as torch / nvidia-smi / vLLM's MoE config file names print it.
+_GPU_NAME = (r"((?:NVIDIA|Tesla|AMD Instinct|AMD Radeon)[ _](?:GeForce[ _]|RTX[ _]|Quadro[ _])?"
+             r"[A-Z]{0,4}\d{2,4}[\w-]*(?:[ _][\w-]+){0,5}?)")
+GPU_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("gpu", re.compile(r"\bdevice_name=" + _GPU_NAME + r"(?:\.json|[,'\"\s]|$)")),
+    ("gpu", re.compile(r"\bGPU \d+: " + _GPU_NAME + r"(?= \(UUID|$)")),
+    ("gpu", re.compile(r"\|\s+\d+\s+" + _GPU_NAME + r"(?=\s{2,})")),
+    ("gpu", re.compile(r"\b(?:on|device|GPU|gpu)[ :=]+" + _GPU_NAME + r"(?= with| \(|[,;)'\"]|\s*$)")),
+    ("compute_capability", re.compile(r"(?i)\bcompute capability[: =]+(\d+\.\d+)\b")),
+    ("compute_capability", re.compile(r"(?i)\bcuda capability (sm_\d+)\b")),
+    ("compute_capability", re.compile(r"\bget_device_capability\(\d*\)\s*[=:]?\s*\((\d+), ?(\d+)\)")),
+    ("gpu_free_gib", re.compile(r"\bLoad weight begin\. avail mem=(\d+(?:\.\d+)?) GB")),
+    ("gpu_free_gib", re.compile(r"\bInitial free memory:? (\d+(?:\.\d+)?) ?GiB")),
+    ("gpu_count", re.compile(r"(?i)\b(?:found|detected|using|visible)[: ]+(\d+) (?:CUDA |NVIDIA )?(?:GPU|device)s?\b")),
+    ("gpu_count", re.compile(r"(?i)\bdevice_count\(\)\s*[=:]\s*(\d+)")),
+]
+
+# A kernel's file or module names the architecture it was built for: flash_fwd_sm100, sm90_gemm, sm_120.
+_KERNEL_ARCH = re.compile(r"(?<![A-Za-z])sm_?(\d{2,3})[a-z]?(?![\d])")
+
+_SERVER_ARGS = re.compile(r"\bserver_args=ServerArgs\((.*)\)\s*$")
+_VLLM_NONDEFAULT = re.compile(r"\bnon-default args: (\{.*\})\s*$")
+_VLLM_NAMESPACE = re.compile(r"\bargs: Namespace\((.*)\)\s*$")
+_VLLM_ENGINE_CONFIG = re.compile(r"\bLLM engine \(v[^)]*\) with config: (.*)$")
+
+_ENV_NAME = r"((?:[A-Z][A-Z0-9]*_)+[A-Z0-9]+|PATH|LD_LIBRARY_PATH|HOME)"
+_ENV_NCCL = re.compile(r"\b" + _ENV_NAME + r" set by environment to (\S*)")
+_ENV_ASSIGN = re.compile(r"(?:^|\s)" + _ENV_NAME + r"=(\"[^\"]*\"|'[^']*'|\S*)")
+# A line that sets variables: `export A=B`, `+ env A=B cmd`, `A=B C=D python ...`, `Environment: A=B`.
+_ENV_LINE = re.compile(r"^\s*(?:\++ )?(?:export |env |declare -x |Environment(?:=|: ))?(?:[A-Z][A-Z0-9_]*=)")
+
+# One cheap scan decides whether a line can hold any fact (most lines of a long log cannot).
+_TRIGGER = re.compile(r"(?i)version|torch|cuda|nccl|flashinfer|triton|python\d?[ ./]|driver|nvidia|tesla|amd |"
+                      r"capabilit|sm_?\d\d|avail mem|free memory|serverargs|args|device|gpu|set by environment|="
+                      r"|text-generation")
+
+
+@dataclass
+class Fact:
+    value: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "line": self.line}
+
+
+def _cc(m: re.Match[str]) -> str:
+    """A compute capability in one spelling: 9.0, 10.3, 12.0."""
+    if m.lastindex and m.lastindex >= 2:
+        return f"{m.group(1)}.{m.group(2)}"
+    v = m.group(1)
+    if v.startswith("sm_"):
+        d = v[3:]
+        return f"{d[:-1]}.{d[-1]}"
+    return v
+
+
+def split_top_level(s: str, sep: str = ",") -> list[str]:
+    """Split ``a=1, b=[1, 2], c='x, y'`` at top-level separators (quotes and brackets respected)."""
+    out, cur, depth, quote, esc = [], [], 0, "", False
+    for ch in s:
+        if quote:
+            cur.append(ch)
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    tail = "".join(cur).strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+def parse_kwargs(s: str, kv: str = "=") -> dict[str, str]:
+    """``model_path='x', tp_size=8`` -> {"model_path": "x", "tp_size": "8"} (values as printed, quotes off)."""
+    out: dict[str, str] = {}
+    for part in split_top_level(s):
+        if kv not in part:
+            continue
+        k, v = part.split(kv, 1)
+        k = k.strip().strip("'\"")
+        if not k or not re.fullmatch(r"[\w.\-]+", k):
+            continue
+        out[k] = _unquote(v.strip())
+    return out
+
+
+def _unquote(v: str) -> str:
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+        return v[1:-1]
+    return v
+
+
+def parse_vllm_dict(s: str) -> dict[str, str]:
+    """vLLM's ``non-default args: {'model': 'x', 'max_model_len': 4096}``."""
+    try:
+        d = ast.literal_eval(s)
+        if isinstance(d, dict):
+            return {str(k): v if isinstance(v, str) else repr(v) for k, v in d.items()}
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        pass
+    inner = s.strip()[1:-1]
+    return parse_kwargs(inner, ":")
+
+
+@dataclass
+class RunFacts:
+    """Facts of one lifetime, fed event by event."""
+
+    facts: dict[str, Fact] = field(default_factory=dict)
+    hosts: Counter = field(default_factory=Counter)
+    ranks: set[str] = field(default_factory=set)
+    kernel_archs: dict[str, int] = field(default_factory=dict)  # "sm100" -> first line
+    _args_seen: set[str] = field(default_factory=set)
+
+    def _put(self, key: str, value: str, line: int) -> None:
+        if key in self.facts or len(self.facts) >= MAX_FACTS:
+            return
+        value = value.strip()
+        if value:
+            self.facts[key] = Fact(value[:MAX_VALUE], line)
+
+    def observe(self, ev: Event) -> None:
+        if ev.host and len(self.hosts) < 64:
+            self.hosts[ev.host] += 1
+        if ev.rank and len(self.ranks) < 1024:
+            self.ranks.add(ev.rank)
+        if ev.kind == "traceback":
+            self._frames(ev)
+            return
+        text = ev.text
+        if not _TRIGGER.search(text):
+            return
+        self.observe_text(text, ev.line)
+
+    def _frames(self, ev: Event) -> None:
+        for exc in ev.data.get("chain") or ():
+            for f in exc.frames:
+                self._arch(f.file, ev.line)
+            self._arch(exc.exc_message[:400], ev.line)
+
+    def _arch(self, text: str, line: int) -> None:
+        for m in _KERNEL_ARCH.finditer(text):
+            tag = f"sm{m.group(1)}"
+            if tag not in self.kernel_archs and len(self.kernel_archs) < 32:
+                self.kernel_archs[tag] = line
+
+    def observe_text(self, text: str, line: int) -> None:
+        if "ServerArgs(" in text and "server_args" not in self._args_seen:
+            m = _SERVER_ARGS.search(text)
+            if m:
+                self._args_seen.add("server_args")
+                for k, v in parse_kwargs(m.group(1)).items():
+                    self._put(f"arg.{k}", v, line)
+                self._put("server", "sglang", line)
+                return
+        if "args" in text:
+            m = _VLLM_NONDEFAULT.search(text)
+            if m and "non-default" not in self._args_seen:
+                self._args_seen.add("non-default")
+                for k, v in parse_vllm_dict(m.group(1)).items():
+                    self._put(f"arg.{k}", v, line)
+                self._put("server", "vllm", line)
+                return
+            m = _VLLM_NAMESPACE.search(text)
+            if m and "namespace" not in self._args_seen:
+                self._args_seen.add("namespace")
+                for k, v in parse_kwargs(m.group(1)).items():
+                    self._put(f"arg.{k}", v, line)
+                return
+        if "with config:" in text:
+            m = _VLLM_ENGINE_CONFIG.search(text)
+            if m and "engine" not in self._args_seen:
+                self._args_seen.add("engine")
+                for k, v in parse_kwargs(m.group(1)).items():
+                    self._put(f"engine.{k}", v, line)
+        for key, rx in VERSION_RULES:
+            if key in self.facts:
+                continue
+            m = rx.search(text)
+            if m:
+                if key.startswith("server."):
+                    self._put("server", key.split(".", 1)[1], line)
+                    self._put("server_version", m.group(1), line)
+                    continue
+                self._put(key, m.group(1), line)
+        for key, rx in GPU_RULES:
+            if key in self.facts:
+                continue
+            m = rx.search(text)
+            if m:
+                if key == "compute_capability":
+                    self._put(key, _cc(m), line)
+                elif key == "gpu":
+                    self._put(key, re.sub(r"_+", " ", m.group(1)).strip(), line)
+                else:
+                    self._put(key, m.group(1), line)
+        if "sm" in text:
+            self._arch(text, line)
+        if "set by environment" in text:
+            m = _ENV_NCCL.search(text)
+            if m:
+                self._put(f"env.{m.group(1)}", m.group(2).rstrip(".,;:"), line)
+        elif "=" in text and _ENV_LINE.match(text):
+            for m in _ENV_ASSIGN.finditer(text):
+                self._put(f"env.{m.group(1)}", _unquote(m.group(2).rstrip(",;")), line)
+
+    def finish(self) -> dict[str, Fact]:
+        """All facts, derived ones included (host, ranks, inferred GPU)."""
+        out = dict(self.facts)
+        if self.hosts:
+            out.setdefault("host", Fact(self.hosts.most_common(1)[0][0], 0))
+        tp = [r for r in self.ranks if re.fullmatch(r"TP\d+", r)]
+        if tp:
+            out.setdefault("ranks.tp", Fact(str(max(int(r[2:]) for r in tp) + 1), 0))
+        if self.kernel_archs:
+            out["kernel_arch"] = Fact(", ".join(sorted(self.kernel_archs)), min(self.kernel_archs.values()))
+        if "gpu" not in out and "gpu_free_gib" in out:
+            guess = guess_gpu(out["gpu_free_gib"].value)
+            if guess:
+                out["gpu (inferred from free memory)"] = Fact(guess, out["gpu_free_gib"].line)
+        return out
+
+
+# Memory as torch reports it (GiB) of GPUs whose start-up logs print only free memory.
+# Free memory at the first weight load is 93-99.9% of this in SGLang's logs.
+GPU_MEMORY_GIB: list[tuple[str, float]] = [
+    ("Tesla T4", 14.56), ("NVIDIA L4 / A10G", 22.05), ("RTX 4090", 23.52), ("RTX 3090", 23.69), ("RTX 5090", 31.36),
+    ("A100 40GB", 39.39), ("L40S", 44.39), ("H100 80GB / A100 80GB", 79.2), ("RTX PRO 6000 Blackwell", 94.97),
+    ("GB10", 119.7), ("H200", 139.81), ("B200", 178.35), ("GB200", 184.31), ("B300", 267.7),
+]
+
+
+def guess_gpu(free_gib: str) -> str | None:
+    try:
+        free = float(free_gib)
+    except ValueError:
+        return None
+    hits = [name for name, total in GPU_MEMORY_GIB if total * 0.9 <= free <= total * 1.001]
+    return " or ".join(hits) if hits else None
+
+
+def extract(events: Iterable[Event]) -> dict[str, Fact]:
+    """Facts of a whole event stream (one lifetime)."""
+    rf = RunFacts()
+    for ev in events:
+        rf.observe(ev)
+    return rf.finish()
+
+
+def facts_of_text(text: str) -> dict[str, str]:
+    """Facts of log text (tests, notebooks): key -> value."""
+    rf = RunFacts()
+    for i, line in enumerate(text.splitlines(), 1):
+        if _TRIGGER.search(line):
+            rf.observe_text(line, i)
+    return {k: f.value for k, f in rf.finish().items()}
