@@ -46,7 +46,8 @@ def diff_command(fmt: str, input_format: str, good_incident: int | None, bad_inc
     if fmt == "json":
         click.echo(json.dumps(result, ensure_ascii=False, indent=2, default=str))
     else:
-        click.echo(render_diff(result, sys.stdout.isatty() if color is None else color))
+        use_color = sys.stdout.isatty() if color is None else color
+        click.echo(render_diff(result, use_color), color=use_color)
     return int(result["exit"])
 
 

@@ -43,6 +43,8 @@ _WARNY = re.compile(r"(?i)warn|deprecat|falling back|fall back|fallback|not set|
 _NOISE = re.compile(r"^\W*$|\d+%\||\d+% Completed|it/s\]|s/it\]|\[\d\d:\d\d<|^During handling of the above exception|"
                     r"^The above exception was the direct cause")
 _FAIL_LEVELS = ("ERROR", "CRITICAL", "FATAL")
+# glog (torch, XLA, JAX: "W1201 09:13:33.357000 7436 file.py:140] ...") and c10's "[W1201 09:08:22.16 file.cpp:340]".
+_GLOG = re.compile(r"^\[?[WEF]\d{4} \d\d:\d\d:\d\d\.\d+ +(?:\d+ )?[^\s\]]+:\d+\]")
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Message:
     text: str
     level: str | None
     notable: bool  # a warning or an error
+    end_line: int = 0  # last input line of the event (a traceback spans many)
 
 
 def template_of(ev: Event) -> str:
@@ -71,7 +74,7 @@ def is_notable(ev: Event) -> bool:
     if ev.kind not in (K.MESSAGE, K.LOG):
         return False
     t = ev.text
-    return bool(ALARM_RE.search(t) or _WARNY.search(t))
+    return bool(_GLOG.match(t) or ALARM_RE.search(t) or _WARNY.search(t))
 
 
 @dataclass
@@ -102,9 +105,11 @@ class LifetimeScan:
             if len(self.messages) >= MAX_TEMPLATES:
                 self.overflow += 1
                 return
-            self.messages[tpl] = Message(tpl, ev.line, ev.ts or self.last_ts, ev.text[:500], ev.level, notable)
+            self.messages[tpl] = Message(tpl, ev.line, ev.ts or self.last_ts, ev.text[:500], ev.level, notable,
+                                         ev.end_line or ev.line)
         elif notable and not m.notable:
-            self.messages[tpl] = Message(tpl, ev.line, ev.ts or self.last_ts, ev.text[:500], ev.level, True)
+            self.messages[tpl] = Message(tpl, ev.line, ev.ts or self.last_ts, ev.text[:500], ev.level, True,
+                                         ev.end_line or ev.line)
 
 
 @dataclass
@@ -256,8 +261,8 @@ def _ew_lines(d: dict[str, Any]) -> dict[int, dict[str, Any]]:
 def new_in_bad(good: LifetimeScan, bad: LifetimeScan, bad_diag: dict[str, Any], fail_line: int | None,
                fail_ts: datetime | None) -> list[dict[str, Any]]:
     ews = _ew_lines(bad_diag)
-    evidence = {e.get("line") for e in bad_diag.get("evidence") or ()}
-    last_evidence = max((x for x in evidence if x is not None), default=None)
+    evidence = {e.get("line") for e in bad_diag.get("evidence") or ()} - {None}
+    last_evidence = max(evidence, default=None)
     end = bad_diag.get("end_line")
     out = []
     for m in sorted(bad.messages.values(), key=lambda m: m.line):
@@ -267,13 +272,15 @@ def new_in_bad(good: LifetimeScan, bad: LifetimeScan, bad_diag: dict[str, Any], 
             continue
         ew = ews.get(m.line)
         after = last_evidence is not None and m.line > last_evidence
+        span = range(m.line, max(m.line, m.end_line) + 1)
         lead = None if after else _lead(fail_ts, m.ts)
         out.append({"line": m.line, "text": m.text, "template": m.template, "level": m.level,
                     "lead_seconds": lead if lead is None or lead >= 0 else 0.0,
                     "lines_before": fail_line - m.line if fail_line is not None and m.line <= fail_line else None,
                     "after_failure": after,
                     "early_warning": ew is not None, "why": (ew or {}).get("why"),
-                    "fatal": m.line in evidence})
+                    "end_line": max(m.line, m.end_line),
+                    "fatal": any(e in span for e in evidence)})
     # early warnings that the diagnosis linked but whose template GOOD printed too stay out:
     # in GOOD they did not predict a failure.
     return out
@@ -296,6 +303,9 @@ def gone_in_bad(good: LifetimeScan, bad: LifetimeScan, bad_failed: bool) -> tupl
 _VOLATILE = re.compile(r"^(?:arg\.(?:random_seed|seed|port|nccl_port|dist_init_addr|host|file_storage_path|"
                        r"metrics_port|served_model_name)|engine\.seed)$")
 
+
+# Facts read off file paths: absent from a run that printed no traceback, which is no difference.
+_BOTH_SIDES = {"python.site-packages"}
 
 # Numbers that wobble from run to run of the same machine: equal within 5 %.
 _TOLERANT = {"gpu_free_gib"}
@@ -322,6 +332,8 @@ def compare_facts(g: dict[str, Fact], b: dict[str, Fact], good_cut: int | None =
         if gv is not None and bv is not None and _same(k, gv.value, bv.value):
             continue
         if bv is None and gv is not None and good_cut is not None and gv.line > good_cut:
+            continue
+        if k in _BOTH_SIDES and (gv is None or bv is None):
             continue
         out.append({"key": k, "good": gv.value if gv else None, "bad": bv.value if bv else None,
                     "good_line": gv.line if gv else None, "bad_line": bv.line if bv else None,

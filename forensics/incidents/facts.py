@@ -40,7 +40,7 @@ VERSION_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("nccl", re.compile(r"\bNCCL version (\d+\.\d+\.\d+)")),
     ("nccl", re.compile(r"\bnccl==(\d+\.\d+\.\d+)")),
     ("flashinfer", re.compile(r"(?i)\bflashinfer(?:[-_]python)?(?:==| version:? | )" + _VER)),
-    ("triton", re.compile(r"\btriton(?: version)?(?:==| )" + r"v?(\d+\.\d+\.\d+)")),
+    ("triton", re.compile(r"(?i)\btriton(?: version)?(?:==| )" + r"v?(\d+\.\d+\.\d+)")),
     ("python", re.compile(r"\bPython (\d\.\d+\.\d+)\b")),
     ("python.site-packages", re.compile(r"/python(3\.\d+)/(?:site|dist)-packages/")),
 ]
