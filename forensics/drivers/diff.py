@@ -261,6 +261,8 @@ def _ew_lines(d: dict[str, Any]) -> dict[int, dict[str, Any]]:
 def new_in_bad(good: LifetimeScan, bad: LifetimeScan, bad_diag: dict[str, Any], fail_line: int | None,
                fail_ts: datetime | None) -> list[dict[str, Any]]:
     ews = _ew_lines(bad_diag)
+    # the diagnosis may quote a later copy of the same message (another rank): match by template too
+    ew_by_template = {mask(str(w.get("text") or "")[:300]): w for w in ews.values()}
     evidence = {e.get("line") for e in bad_diag.get("evidence") or ()} - {None}
     last_evidence = max(evidence, default=None)
     end = bad_diag.get("end_line")
@@ -270,7 +272,7 @@ def new_in_bad(good: LifetimeScan, bad: LifetimeScan, bad_diag: dict[str, Any], 
             continue
         if end is not None and m.line > end:
             continue
-        ew = ews.get(m.line)
+        ew = ews.get(m.line) or ew_by_template.get(m.template)
         after = last_evidence is not None and m.line > last_evidence
         span = range(m.line, max(m.line, m.end_line) + 1)
         lead = None if after else _lead(fail_ts, m.ts)
