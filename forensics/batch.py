@@ -76,7 +76,7 @@ def _diagnose_task(args: tuple[str, str, bool]) -> tuple[str, list[dict[str, Any
 
 
 def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
-    """Expand arguments into files; arguments that cannot be read become error rows."""
+    """Expand arguments into files; files inside directories that cannot be read become error rows."""
     from forensics.ingest.sources import expand_paths
 
     files: list[str] = []
@@ -86,11 +86,12 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]
         if p == "-":
             raise InputError("batch reads files and directories, not stdin (-)")
         skipped: list[str] = []
-        try:
-            for src in expand_paths([p], skipped):
-                files.append(src.name)
-        except ForensicsError as e:
-            errors.append({"source": p, "error": str(e)})
+        # A path named on the command line that is missing, or a directory with
+        # nothing to read, is a usage error (exit 2) before any work: a typo
+        # must not come back as "no failure". Bad files inside a directory
+        # become error rows and the run goes on.
+        for src in expand_paths([p], skipped):
+            files.append(src.name)
         for s in skipped:
             name, _, why = s.partition(": ")
             errors.append({"source": name, "error": f"cannot read {name}: {why or 'unreadable directory'}"})
