@@ -188,7 +188,8 @@ def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: s
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise ForensicsError("--engine dask needs dask.distributed: pip install 'forensics[dask]'") from None
+        raise ForensicsError("--engine dask needs the 'batch' extra (dask.distributed is not installed): "
+                             "pip install 'forensics[batch]'") from None
     import logging
 
     cluster = None
@@ -286,7 +287,11 @@ def register(cli: click.Group) -> None:
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: str, scheduler: str | None,
                   summary: bool, input_format: str, no_classifier: bool, progress: bool | None) -> int:
-    """Diagnose many logs (files, directories, .gz) into one table, one row per incident."""
+    """Diagnose many logs (files, directories, .gz/.xz/.bz2/.zst, journal files) into one table,
+    one row per incident. Needs forensics[batch]."""
+    from forensics.extras import need
+
+    need("batch", "pandas", *(("pyarrow",) if out.endswith(".parquet") else ()))
     from forensics.report.frames import render_summary, summary_line, table_format, write_table
 
     table_format(out)  # an unknown suffix is a usage error before any work
@@ -307,6 +312,9 @@ def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: st
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows per ranking.")
 def report_command(table: str, top: int) -> int:
     """Summarise a table written by `forensics batch` (.parquet, .csv, .jsonl)."""
+    from forensics.extras import need
+
+    need("batch", "pandas")
     from forensics.report.frames import read_table, render_summary
 
     df = read_table(table)

@@ -155,7 +155,10 @@ def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None
 @click.option("--seed", default=0, show_default=True)
 @click.argument("corpora", nargs=-1)
 def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
-    """Train the classifier on the train split of labelled corpora."""
+    """Train the classifier on the train split of labelled corpora. Needs forensics[train]."""
+    from forensics.extras import need
+
+    need("train", "sklearn", "skops")
     from forensics.diagnosis.classifier import MODEL_PATH
     from forensics.diagnosis.train import DEFAULT_CORPORA, train
 
