@@ -3,7 +3,7 @@ carry structure (and traceback blocks) go to Lark."""
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -353,7 +353,7 @@ def _year_from_end(sample: list[tuple[int, str]], fmt: str, mtime: float | None)
     probe.year = end.year
     for rec in iter_records(iter(sample[:16]), fmt, probe) if sample else ():
         if rec.ts is not None:
-            if rec.ts.month > end.month:
+            if rec.ts > end + timedelta(days=1):  # began after it ended: the year before
                 return end.year - 1
             break
     return end.year

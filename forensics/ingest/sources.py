@@ -22,7 +22,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_dir, is_journal_name, open_journal
@@ -111,7 +111,46 @@ def _decompressor(raw: BinaryIO, kind: str, name: str) -> BinaryIO:
     except ImportError:
         raise InputError(f"{name} is zstd-compressed: reading it needs python-zstandard "
                          "(pip install zstandard)") from None
-    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)  # type: ignore[return-value]
+    return _ZstdStream(raw, zstandard)  # type: ignore[return-value]
+
+
+class _ZstdStream(io.RawIOBase):
+    """zstd frames one after another; a stream cut inside a frame raises
+    EOFError at the end (the reader of python-zstandard just stops)."""
+
+    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
+        self._raw = raw
+        self._z = zstandard
+        self._d = zstandard.ZstdDecompressor().decompressobj()
+        self._pending = b""
+        self._in_frame = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, n: int = -1) -> bytes:
+        while True:
+            if self._pending:
+                if n is None or n < 0:
+                    n = len(self._pending)
+                out, self._pending = self._pending[:n], self._pending[n:]
+                return out
+            chunk = self._raw.read(BLOCK_BYTES)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("zstd stream ends inside a frame")
+                return b""
+            while chunk:
+                self._in_frame = True
+                self._pending += self._d.decompress(chunk)
+                if self._d.eof:
+                    chunk = self._d.unused_data
+                    self._d = self._z.ZstdDecompressor().decompressobj()
+                    self._in_frame = False
+                else:
+                    chunk = b""
+
+    read = read1
 
 
 def _truncation_errors() -> tuple[type[BaseException], ...]:
