@@ -187,7 +187,10 @@ def test_journal_file_reads_like_its_export(journal_dir, tmp_path):
     keys = ("verdict", "root_cause", "phase", "signature")
     assert [res[k] for k in keys] == [ref[k] for k in keys]
     assert [i["verdict"] for i in res["incidents"]] == [i["verdict"] for i in ref["incidents"]]
-    # A rotated file (*.journal~), a journal directory, and the directory above it.
+    # Compressed as archived (the shipped fixture is gzipped), a rotated file (*.journal~),
+    # a journal directory, and the directory above it.
+    _, (packed,) = classify_json(str(JOURNAL_GZ))
+    assert packed["root_cause"] == ref["root_cause"] and packed["stats"]["compression"] == "gzip"
     rotated = journal_dir / "system@0005f1-0005f2.journal~"
     shutil.copy(journal_dir / "system.journal", rotated)
     (journal_dir / "system.journal").unlink()

@@ -79,22 +79,35 @@ def journal_backend() -> str | None:
     return "python"
 
 
-def open_journal(path: Path, name: str, filt: JournalFilter | None) -> BinaryIO:
-    """The journal at ``path`` (a file or a directory) as an export-format byte stream."""
+def open_journal(path: Path, name: str, cleanup: Path | None, filt: JournalFilter | None) -> BinaryIO:
+    """The journal at ``path`` (a file or a directory) as an export-format byte
+    stream; ``cleanup``: a temporary file to delete once read."""
     backend = journal_backend()
     if backend is None:
+        if cleanup is not None:
+            cleanup.unlink(missing_ok=True)
         raise InputError(f"{name} is a journald file: {INSTALL_HINT}")
     if backend == "journalctl":
-        return _JournalctlStream(path, name, filt or JournalFilter())
-    return io.BufferedReader(_IterStream(export_from_bindings(path, filt or JournalFilter())),  # type: ignore[arg-type]
-                             buffer_size=1 << 20)
+        return _JournalctlStream(path, name, filt or JournalFilter(), cleanup)  # type: ignore[return-value]
+    chunks = export_from_bindings(path, filt or JournalFilter())
+    if cleanup is not None:
+        chunks = _then_delete(chunks, cleanup)
+    return io.BufferedReader(_IterStream(chunks), buffer_size=1 << 20)  # type: ignore[arg-type]
+
+
+def _then_delete(chunks: Iterator[bytes], path: Path) -> Iterator[bytes]:
+    try:
+        yield from chunks
+    finally:
+        path.unlink(missing_ok=True)
 
 
 class _JournalctlStream(io.RawIOBase):
     """journalctl's stdout; closing it reaps the process, and a journalctl that
     failed before writing anything becomes one-line ``InputError``."""
 
-    def __init__(self, path: Path, name: str, filt: JournalFilter) -> None:
+    def __init__(self, path: Path, name: str, filt: JournalFilter, cleanup: Path | None = None) -> None:
+        self._cleanup = cleanup
         exe = shutil.which(_journalctl()) or "journalctl"
         where = ["-D", str(path)] if path.is_dir() else ["--file", str(path)]
         self._err = tempfile.TemporaryFile()
@@ -129,6 +142,8 @@ class _JournalctlStream(io.RawIOBase):
         if self._proc.stdout is not None:
             self._proc.stdout.close()
         self._err.close()
+        if self._cleanup is not None:
+            self._cleanup.unlink(missing_ok=True)
         super().close()
 
 

@@ -60,6 +60,22 @@ _BAD = frozenset(chr(c) for c in range(32) if chr(c) not in _TEXT_CONTROLS) | {"
 BINARY_SHARE = 0.30  # share of non-text characters in the head above which input is binary
 
 
+def _spool(head: bytes, stream: BinaryIO, name: str) -> tuple[Path, str, Path]:
+    import shutil
+    import tempfile
+
+    tmp = tempfile.NamedTemporaryFile(prefix="forensics-", suffix=".journal", delete=False)
+    try:
+        with tmp:
+            tmp.write(head)
+            shutil.copyfileobj(stream, tmp, BLOCK_BYTES)
+    except _truncation_errors():
+        pass  # journalctl reads what a cut file holds
+    finally:
+        stream.close()
+    return Path(tmp.name), name, Path(tmp.name)
+
+
 def compression_of(head: bytes) -> str | None:
     for magic, name in COMPRESSORS:
         if head.startswith(magic):
@@ -190,7 +206,7 @@ class Source:
         if self.path is None:
             return sys.stdin.buffer
         if self.journal or (self.path.is_dir() and is_journal_dir(self.path)):
-            return open_journal(self.path, self.name, self.journal_filter)
+            return open_journal(self.path, self.name, None, self.journal_filter)
         try:
             f: BinaryIO = open(self.path, "rb")
         except OSError as e:
@@ -199,11 +215,22 @@ class Source:
         if head.startswith(JOURNAL_MAGIC):
             f.close()
             self.journal = True
-            return open_journal(self.path, self.name, self.journal_filter)
+            return open_journal(self.path, self.name, None, self.journal_filter)
         kind = compression_of(head)
         if kind is not None:
             self.stats.compression = kind
-            return _decompressor(f, kind, self.name)
+            dec = _decompressor(f, kind, self.name)
+            try:
+                inner = dec.read(len(JOURNAL_MAGIC))
+            except _truncation_errors():
+                inner = b""
+                self.stats.truncated_gzip = True
+            if inner == JOURNAL_MAGIC:
+                # A compressed journal file (an archived system@...journal~.xz):
+                # journalctl needs it whole and seekable, so unpack it to a temporary file.
+                self.journal = True
+                return open_journal(*_spool(inner, dec, self.name), self.journal_filter)
+            return io.BufferedReader(_PeekStream(inner, dec), buffer_size=BLOCK_BYTES)  # type: ignore[return-value]
         return f
 
     def blocks(self, line_mode: bool = False) -> Iterator[str]:
@@ -363,11 +390,13 @@ def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None =
             raise InputError(f"cannot read {p}: {e.strerror or e}") from None
         if stat.S_ISDIR(st.st_mode):
             n = 0
+            before = len(skipped) if skipped is not None else 0
             for src in _walk(path, skipped):
                 src.journal_filter = journal_filter
                 n += 1
                 yield src
-            if n == 0:
+            if n == 0 and (skipped is None or len(skipped) == before):
+                # (files that could not be read are the caller's to report)
                 raise InputError(f"{p}: no log files in this directory")
         else:
             yield Source(str(path), path, journal=is_journal_name(path.name), journal_filter=journal_filter)
