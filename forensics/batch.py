@@ -24,6 +24,7 @@ import click
 
 from forensics.envelope.formats import FORMATS
 from forensics.errors import ForensicsError, InputError
+from forensics.options import tz_option
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -285,13 +286,18 @@ def register(cli: click.Group) -> None:
 @click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
 @click.option("--no-classifier", is_flag=True, help="Signatures only.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
+@tz_option
 def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: str, scheduler: str | None,
-                  summary: bool, input_format: str, no_classifier: bool, progress: bool | None) -> int:
+                  summary: bool, input_format: str, no_classifier: bool, progress: bool | None,
+                  tz: str | None) -> int:
     """Diagnose many logs (files, directories, .gz/.xz/.bz2/.zst, journal files) into one table,
     one row per incident. Needs forensics[batch]."""
     from forensics.extras import need
 
     need("batch", "pandas", *(("pyarrow",) if out.endswith(".parquet") else ()))
+    from forensics.envelope.zone import set_log_zone
+
+    set_log_zone(tz)  # workers inherit it (FORENSICS_TZ)
     from forensics.report.frames import render_summary, summary_line, table_format, write_table
 
     table_format(out)  # an unknown suffix is a usage error before any work

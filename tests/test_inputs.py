@@ -310,6 +310,14 @@ def test_year_comes_from_the_file_mtime_when_the_log_has_none(tmp_path):
     assert res["incidents"][0]["start_ts"].startswith("2019-03-14")
 
 
+def test_year_from_journalctl_header(tmp_path):
+    p = tmp_path / "header.log"
+    p.write_text("-- Logs begin at Thu 2015-12-31 10:00:00 UTC, end at Fri 2016-01-01 00:01:10 UTC. --\n" + ROLLOVER)
+    _, (res,) = classify_json("--tz", "UTC", str(p))
+    assert res["incidents"][0]["start_ts"] == "2015-12-31T23:58:00+00:00"
+    assert res["duration_s"] == pytest.approx(190.0)
+
+
 def test_short_times_are_local_times_of_the_tz(tmp_path):
     p = tmp_path / "local.log"
     p.write_text(ROLLOVER)
