@@ -344,7 +344,9 @@ class _PeekStream(io.RawIOBase):
             b[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        data = self._rest.read(len(b))
+        # read1: a GzipFile's read(n) drops what it decompressed in that call
+        # when the stream turns out cut; read1 hands over each chunk.
+        data = self._rest.read1(len(b)) if hasattr(self._rest, "read1") else self._rest.read(len(b))
         n = len(data)
         b[:n] = data
         return n
