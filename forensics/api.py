@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Union
 
 from forensics.events.model import Event

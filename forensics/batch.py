@@ -343,3 +343,17 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``forensics.batch`` (this module) rebinds the package's
+    ``batch`` attribute from the API function to the module; calling the
+    module calls the function, so ``forensics.batch([...])`` works either way."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from forensics.api import batch
+
+        return batch(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

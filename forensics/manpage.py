@@ -30,8 +30,11 @@ def render(cli: click.Group) -> str:
     lines = [f'.TH FORENSICS 1 "" "forensics {__version__}" "User Commands"', ".SH NAME",
              "forensics \\- why an LLM inference server failed, from its logs", ".SH SYNOPSIS",
              ".B forensics\nCOMMAND [OPTIONS] [PATH ...]", ".SH DESCRIPTION", _roff(cli.help or "")]
+    settings = {"terminal_width": 80, "max_content_width": 80, **cli.context_settings}
+    root = click.Context(cli, info_name="forensics", **settings)
     for path, cmd in _walk(cli, ["forensics"])[1:]:
-        with click.Context(cmd, info_name=" ".join(path), terminal_width=80, max_content_width=80) as ctx:
+        # Parented like a real invocation, so group settings (-h) carry over.
+        with click.Context(cmd, info_name=path[-1], parent=root) as ctx:
             lines += [".SH " + " ".join(path).upper().replace("-", "\\-"), ".nf", _roff(cmd.get_help(ctx)), ".fi"]
     lines += [".SH EXIT STATUS",
               "0 no failure found (watch: the server became ready); 1 a failure was diagnosed; "

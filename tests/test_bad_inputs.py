@@ -310,8 +310,8 @@ def test_file_that_vanishes_between_listing_and_open(tmp_path):
         sys.path.insert(0, {str(REPO)!r})
         import forensics.ingest.sources as S
         orig = S.expand_paths
-        def vanishing(paths, skipped=None):
-            for src in orig(paths, skipped):
+        def vanishing(paths, skipped=None, **kw):
+            for src in orig(paths, skipped, **kw):
                 if src.path is not None and src.path.name == "b.log":
                     os.unlink(src.path)
                 yield src

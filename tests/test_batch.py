@@ -47,8 +47,7 @@ def test_batch_parquet_schema_and_rows_match_classify(seeds_parquet):
     # One row per incident that `forensics classify --format json` reports, file by file.
     c = run_cli("classify", "--format", "json", "corpora/seeds")
     assert c.returncode in (0, 1), c.stderr
-    results = json.loads(c.stdout)
-    results = results if isinstance(results, list) else [results]
+    results = [json.loads(ln) for ln in c.stdout.decode().splitlines()]  # one object per input, one per line
     expected = Counter({res["source"]: len(res["incidents"]) for res in results})
     assert len(df) == sum(expected.values())
     assert Counter(df["source"]) == +expected

@@ -468,14 +468,14 @@ def test_api_refuses_binary_with_the_cli_message(tmp_path):
 def test_every_api_function_has_a_docstring_with_an_example():
     import doctest
 
-    for name in ("classify", "classify_text", "parse", "read_events", "batch"):
-        fn = getattr(forensics, name)
+    from forensics import api
+
+    for name in ("classify", "classify_text", "parse", "read_events", "batch", "to_sources"):
+        fn = getattr(api, name)
         assert fn.__doc__ and ">>> " in fn.__doc__, name
     cwd = os.getcwd()
     os.chdir(REPO)  # the examples use paths relative to the repository
     try:
-        from forensics import api
-
         failed, tried = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.IGNORE_EXCEPTION_DETAIL)
     finally:
         os.chdir(cwd)

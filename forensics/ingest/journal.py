@@ -56,13 +56,6 @@ def is_journal_name(name: str) -> bool:
     return name.endswith((".journal", ".journal~"))
 
 
-def is_journal_dir(path: Path) -> bool:
-    try:
-        return any(is_journal_name(p.name) for p in path.iterdir())
-    except OSError:
-        return False
-
-
 def _journalctl() -> str:
     # FORENSICS_JOURNALCTL: another journalctl binary (or an absent one, for tests).
     return os.environ.get("FORENSICS_JOURNALCTL", "journalctl")

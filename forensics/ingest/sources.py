@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
-from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_dir, is_journal_name, open_journal
+from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 
 BLOCK_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20  # longer physical lines are clipped (the rest is counted, not kept)
@@ -205,7 +205,8 @@ class Source:
     def open_binary(self) -> BinaryIO:
         if self.path is None:
             return sys.stdin.buffer
-        if self.journal or (self.path.is_dir() and is_journal_dir(self.path)):
+        if self.path.is_dir():  # a journal directory (the walk yields no other directory)
+            self.journal = True
             return open_journal(self.path, self.name, None, self.journal_filter)
         try:
             f: BinaryIO = open(self.path, "rb")
@@ -268,6 +269,18 @@ class Source:
                     break
                 if first:
                     first = False
+                    # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
+                    while len(buf) < SNIFF_BYTES:
+                        try:
+                            more = read(BLOCK_BYTES)
+                        except cut_errors:
+                            st.truncated_gzip = True
+                            more = b""
+                        except OSError as e:
+                            raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
+                        if not more:
+                            break
+                        buf += more
                     what = looks_like(buf[:SNIFF_BYTES])
                     if what is not None:
                         packed = f", {st.compression}-compressed" if st.compression else ""
@@ -401,7 +414,9 @@ def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None =
                 # (files that could not be read are the caller's to report)
                 raise InputError(f"{p}: no log files in this directory")
         else:
-            yield Source(str(path), path, journal=is_journal_name(path.name), journal_filter=journal_filter)
+            # A file is a journal file by its magic bytes (a text export named
+            # x.journal is read as text): open_binary decides.
+            yield Source(str(path), path, journal_filter=journal_filter)
 
 
 def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
