@@ -92,3 +92,12 @@ def test_shell_completion_as_documented():
     words = subprocess.run([sys.executable, "-m", "forensics"], capture_output=True, env=env, cwd=REPO)
     assert b"classify" in words.stdout
     assert "_FORENSICS_COMPLETE=bash_source forensics" in (REPO / "README.md").read_text()
+
+
+def test_ci_fails_without_shared(tmp_path):
+    repo = tmp_path / "checkout"
+    (repo / ".ci").mkdir(parents=True)
+    (repo / ".ci" / "run").write_text((REPO / ".ci" / "run").read_text())
+    proc = subprocess.run(["bash", str(repo / ".ci" / "run")], capture_output=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], "CI": "true"})
+    assert proc.returncode == 1 and b"../shared/corpora-real is missing" in proc.stderr, proc.stderr
