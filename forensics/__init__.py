@@ -1,17 +1,19 @@
 """forensics: log forensics and root-cause classification for LLM inference servers.
 
-Python API::
+Python API (``forensics.api`` says what a log may be: a path, a file object,
+an iterable of lines, bytes)::
 
     import forensics
-    for ev in forensics.parse("server.log"): ...
-    result = forensics.classify("server.log")      # JSON-contract dict
-    df = forensics.read_events("server.log")       # one row per event
-    df = forensics.batch(["logs/"])                # one row per incident
-    d = forensics.diff("good.log", "bad.log")      # what changed (JSON-contract dict)
+    result = forensics.classify("server.log")        # the JSON contract, as a dict
+    result = forensics.classify_text(pasted_text)    # log text held in memory
+    for ev in forensics.parse("server.log"): ...      # structured events
+    df = forensics.read_events("server.log")         # one row per event (forensics[batch])
+    df = forensics.batch(["logs/"])                  # one row per incident (forensics[batch])
+    d = forensics.diff("good.log", "bad.log")       # what changed (JSON-contract dict)
 """
-from forensics.api import batch, classify, diff, parse, read_events
+from forensics.api import batch, classify, classify_text, diff, parse, read_events
 
 __version__ = "0.1.0"
 TAXONOMY_VERSION = "v1"
 
-__all__ = ["parse", "classify", "read_events", "batch", "diff", "__version__", "TAXONOMY_VERSION"]
+__all__ = ["parse", "classify", "classify_text", "read_events", "batch", "diff", "__version__", "TAXONOMY_VERSION"]

@@ -1,10 +1,26 @@
-"""The Python API (a contract): parse, classify, read_events, batch, diff."""
+"""The Python API (a contract): classify, classify_text, parse, read_events, batch, diff.
+
+What each function accepts as a log (``source``):
+
+* a path (``str`` or ``os.PathLike``): a file (plain, .gz, .xz, .bz2, .zst), a
+  journald file or directory, or a directory of logs. A path that does not
+  exist raises ``FileNotFoundError`` (a typo is never read as log text);
+* a file object opened in binary or text mode (``open(p, "rb")``, ``sys.stdin``,
+  ``io.StringIO``);
+* an iterable of lines (``list[str]``, a generator, ``proc.stdout``), with or
+  without their newlines;
+* ``bytes``: the log's raw content;
+* a ``str`` with a newline in it: the log text itself (``classify_text`` says
+  so explicitly, and also takes text without a newline).
+
+Input that is not a text log raises ``forensics.errors.InputError`` (its
+message is the CLI's one-line error).
+"""
 from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Union
 
 from forensics.events.model import Event
 from forensics.events.parser import iter_source_events
@@ -13,9 +29,11 @@ from forensics.ingest.sources import Source, expand_paths
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+LogSource = Union[str, "os.PathLike[str]", bytes, BinaryIO, io.TextIOBase, Iterable[str], Source]
+
 
 class _TextSource(Source):
-    """A source over an in-memory string (for notebooks and tests)."""
+    """A source over in-memory data (for notebooks and tests)."""
 
     def __init__(self, text: str | bytes, name: str = "<text>") -> None:
         super().__init__(name, None)
@@ -25,44 +43,166 @@ class _TextSource(Source):
         return io.BufferedReader(io.BytesIO(self._data))  # type: ignore[arg-type]
 
 
+class _StreamSource(Source):
+    """A source over a file object or an iterable of lines, read once, streaming."""
 
-def to_sources(path_or_text: Any) -> list[Source]:
-    """A path (str/Path), a list of paths, or log text (a str containing a newline)."""
-    if isinstance(path_or_text, Source):
-        return [path_or_text]
-    if isinstance(path_or_text, bytes):
-        return [_TextSource(path_or_text)]
-    if isinstance(path_or_text, (list, tuple)):
+    def __init__(self, obj: Any, name: str) -> None:
+        super().__init__(name, None)
+        self._obj = obj
+
+    def open_binary(self):  # type: ignore[override]
+        obj = self._obj
+        if hasattr(obj, "read"):
+            probe = obj.read(0)
+            if isinstance(probe, bytes):
+                return io.BufferedReader(_ChunkStream(iter(lambda: obj.read(1 << 20), b"")))  # type: ignore[arg-type]
+            return io.BufferedReader(_ChunkStream(_encode(iter(lambda: obj.read(1 << 20), ""))))  # type: ignore[arg-type]
+        return io.BufferedReader(_ChunkStream(_encode(_lines(obj))))  # type: ignore[arg-type]
+
+
+def _lines(items: Iterable[Any]) -> Iterator[str | bytes]:
+    for ln in items:
+        if isinstance(ln, bytes):
+            yield ln if ln.endswith(b"\n") else ln + b"\n"
+        else:
+            s = str(ln)
+            yield s if s.endswith("\n") else s + "\n"
+
+
+def _encode(chunks: Iterable[str | bytes]) -> Iterator[bytes]:
+    for c in chunks:
+        yield c if isinstance(c, bytes) else c.encode("utf-8", "surrogateescape")
+
+
+class _ChunkStream(io.RawIOBase):
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._buf:
+            try:
+                self._buf = next(self._chunks)
+            except StopIteration:
+                return 0
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+
+def _is_path(obj: Any) -> bool:
+    return isinstance(obj, os.PathLike) or (isinstance(obj, str) and "\n" not in obj and obj != "")
+
+
+def _path_sources(p: Any) -> list[Source]:
+    name = os.fspath(p)
+    if name != "-" and not os.path.exists(name):
+        raise FileNotFoundError(2, "No such file or directory (to analyse log text, use classify_text)", name)
+    return list(expand_paths([name]))
+
+
+def to_sources(source: Any) -> list[Source]:
+    """The sources of ``source`` (see the module docstring for what it may be).
+
+    >>> [s.name for s in to_sources("examples/sglang-b300-flash-attn-cute.log")]
+    ['examples/sglang-b300-flash-attn-cute.log']
+    >>> [s.name for s in to_sources(["line one", "line two"])]
+    ['<lines>']
+    """
+    if isinstance(source, Source):
+        return [source]
+    if isinstance(source, (bytes, bytearray)):
+        return [_TextSource(bytes(source))]
+    if isinstance(source, str) and not _is_path(source):
+        return [_TextSource(source)]
+    if _is_path(source):
+        return _path_sources(source)
+    if hasattr(source, "read"):
+        return [_StreamSource(source, str(getattr(source, "name", "<stream>")))]
+    if isinstance(source, (list, tuple)) and source and all(isinstance(p, os.PathLike) for p in source):
         out: list[Source] = []
-        for p in path_or_text:
-            out.extend(to_sources(p))
+        for p in source:
+            out.extend(_path_sources(p))
         return out
-    if isinstance(path_or_text, Path) or (isinstance(path_or_text, str) and "\n" not in path_or_text
-                                          and (path_or_text == "-" or os.path.exists(path_or_text))):
-        return list(expand_paths([str(path_or_text)]))
-    return [_TextSource(str(path_or_text))]
+    if isinstance(source, Iterable):
+        return [_StreamSource(source, "<lines>")]
+    raise TypeError(f"cannot read a log from {type(source).__name__}: pass a path, a file object, "
+                    "an iterable of lines, bytes, or use classify_text")
 
 
-def parse(path_or_text: Any, input_format: str = "auto") -> Iterator[Event]:
-    """Yield the events of a log (path, list of paths, or the log text itself)."""
-    for src in to_sources(path_or_text):
+def parse(source: LogSource, input_format: str = "auto") -> Iterator[Event]:
+    """Yield the structured events of a log, streaming.
+
+    >>> import forensics
+    >>> kinds = {ev.kind for ev in forensics.parse("examples/sglang-b300-flash-attn-cute.log")}
+    >>> "traceback" in kinds
+    True
+    """
+    for src in to_sources(source):
         yield from iter_source_events(src, input_format)
 
 
-def read_events(path_or_text: Any, input_format: str = "auto") -> "pd.DataFrame":
-    """One row per event (see ``forensics.report.frames.EVENT_COLUMNS``)."""
+def read_events(source: LogSource, input_format: str = "auto") -> "pd.DataFrame":
+    """One row per event (columns: ``forensics.report.frames.EVENT_COLUMNS``). Needs ``forensics[batch]``.
+
+    >>> import forensics
+    >>> df = forensics.read_events("examples/sglang-b300-flash-attn-cute.log")
+    >>> int((df["kind"] == "traceback").sum()) > 0
+    True
+    """
+    from forensics.extras import need
+
+    need("batch", "pandas")
     from forensics.report.frames import events_frame
 
-    return events_frame(parse(path_or_text, input_format))
+    return events_frame(parse(source, input_format))
 
 
-def classify(path_or_text: Any, input_format: str = "auto", use_classifier: bool = True) -> dict[str, Any]:
-    """Diagnose a log; returns the JSON-contract dict (see design.md)."""
+def classify(source: LogSource, input_format: str = "auto", use_classifier: bool = True) -> Any:
+    """Diagnose a log: the JSON contract as a dict (``forensics/report/schema/forensics.schema.json``).
+
+    One file, stream or text gives one dict; a directory or a list of paths
+    gives a list of dicts, one per input (what ``classify --format json``
+    prints, line by line). A missing path raises ``FileNotFoundError``.
+
+    >>> import forensics
+    >>> res = forensics.classify("examples/sglang-b300-flash-attn-cute.log")
+    >>> res["verdict"], res["root_cause"], res["phase"]
+    ('failed', 'env.module-missing', 'warmup')
+    >>> forensics.classify("server.lgo")
+    Traceback (most recent call last):
+    FileNotFoundError: [Errno 2] No such file or directory (to analyse log text, use classify_text): 'server.lgo'
+    >>> with open("examples/sglang-b300-flash-attn-cute.log", "rb") as f:
+    ...     forensics.classify(f)["root_cause"]
+    'env.module-missing'
+    """
     from forensics.diagnosis.run import diagnose_source
 
-    sources = to_sources(path_or_text)
+    sources = to_sources(source)
     results = [diagnose_source(s, input_format, use_classifier=use_classifier) for s in sources]
-    return results[0] if len(results) == 1 else {"results": results}
+    many = (isinstance(source, (list, tuple)) and all(isinstance(p, os.PathLike) for p in source)) or \
+        (_is_path(source) and os.path.isdir(os.fspath(source)))  # type: ignore[arg-type]
+    return results if many else results[0]
+
+
+def classify_text(text: str | bytes, input_format: str = "auto", use_classifier: bool = True,
+                  name: str = "<text>") -> dict[str, Any]:
+    """Diagnose log text held in memory (a paste, a notebook cell); ``name`` becomes ``source``.
+
+    >>> import forensics
+    >>> res = forensics.classify_text("RuntimeError: CUDA error: an illegal memory access was encountered\\n")
+    >>> res["verdict"], res["root_cause"]
+    ('failed', 'gpu.illegal-access')
+    >>> forensics.classify_text("")["verdict"]
+    'no-failure'
+    """
+    from forensics.diagnosis.run import diagnose_source
+
+    return diagnose_source(_TextSource(text, name), input_format, use_classifier=use_classifier)
 
 
 def diff(good: Any, bad: Any, input_format: str = "auto", good_incident: int | None = None,
@@ -78,9 +218,22 @@ def diff(good: Any, bad: Any, input_format: str = "auto", good_incident: int | N
 
 
 def batch(paths: Any, jobs: int | None = None, engine: str = "processes", scheduler: str | None = None) -> "pd.DataFrame":
-    """One row per incident over many logs (see ``forensics.report.frames.INCIDENT_COLUMNS``)."""
+    """One row per incident over many logs (columns: ``forensics.report.frames.INCIDENT_COLUMNS``).
+    Needs ``forensics[batch]``.
+
+    >>> import forensics
+    >>> df = forensics.batch(["corpora/seeds"], jobs=1)
+    >>> sorted(set(df["verdict"].dropna()))[:1]
+    ['failed']
+    """
+    from forensics.extras import need
+
+    need("batch", "pandas")
     from forensics.batch import run_batch
 
-    if isinstance(paths, (str, Path)):
+    if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    return run_batch([str(p) for p in paths], jobs=jobs, engine=engine, scheduler=scheduler)
+    for p in paths:
+        if os.fspath(p) != "-" and not os.path.exists(os.fspath(p)):
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(p))
+    return run_batch([os.fspath(p) for p in paths], jobs=jobs, engine=engine, scheduler=scheduler)

@@ -24,6 +24,7 @@ import click
 
 from forensics.envelope.formats import FORMATS
 from forensics.errors import ForensicsError, InputError
+from forensics.options import tz_option
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -76,7 +77,7 @@ def _diagnose_task(args: tuple[str, str, bool]) -> tuple[str, list[dict[str, Any
 
 
 def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
-    """Expand arguments into files; arguments that cannot be read become error rows."""
+    """Expand arguments into files; files inside directories that cannot be read become error rows."""
     from forensics.ingest.sources import expand_paths
 
     files: list[str] = []
@@ -86,11 +87,12 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]
         if p == "-":
             raise InputError("batch reads files and directories, not stdin (-)")
         skipped: list[str] = []
-        try:
-            for src in expand_paths([p], skipped):
-                files.append(src.name)
-        except ForensicsError as e:
-            errors.append({"source": p, "error": str(e)})
+        # A path named on the command line that is missing, or a directory with
+        # nothing to read, is a usage error (exit 2) before any work: a typo
+        # must not come back as "no failure". Bad files inside a directory
+        # become error rows and the run goes on.
+        for src in expand_paths([p], skipped):
+            files.append(src.name)
         for s in skipped:
             name, _, why = s.partition(": ")
             errors.append({"source": name, "error": f"cannot read {name}: {why or 'unreadable directory'}"})
@@ -187,7 +189,8 @@ def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: s
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise ForensicsError("--engine dask needs dask.distributed: pip install 'forensics[dask]'") from None
+        raise ForensicsError("--engine dask needs the 'batch' extra (dask.distributed is not installed): "
+                             "pip install 'forensics[batch]'") from None
     import logging
 
     cluster = None
@@ -283,9 +286,18 @@ def register(cli: click.Group) -> None:
 @click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
 @click.option("--no-classifier", is_flag=True, help="Signatures only.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
+@tz_option
 def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: str, scheduler: str | None,
-                  summary: bool, input_format: str, no_classifier: bool, progress: bool | None) -> int:
-    """Diagnose many logs (files, directories, .gz) into one table, one row per incident."""
+                  summary: bool, input_format: str, no_classifier: bool, progress: bool | None,
+                  tz: str | None) -> int:
+    """Diagnose many logs (files, directories, .gz/.xz/.bz2/.zst, journal files) into one table,
+    one row per incident. Needs forensics[batch]."""
+    from forensics.extras import need
+
+    need("batch", "pandas", *(("pyarrow",) if out.endswith(".parquet") else ()))
+    from forensics.envelope.zone import set_log_zone
+
+    set_log_zone(tz)  # workers inherit it (FORENSICS_TZ)
     from forensics.report.frames import render_summary, summary_line, table_format, write_table
 
     table_format(out)  # an unknown suffix is a usage error before any work
@@ -306,6 +318,9 @@ def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: st
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows per ranking.")
 def report_command(table: str, top: int) -> int:
     """Summarise a table written by `forensics batch` (.parquet, .csv, .jsonl)."""
+    from forensics.extras import need
+
+    need("batch", "pandas")
     from forensics.report.frames import read_table, render_summary
 
     df = read_table(table)
@@ -325,6 +340,20 @@ class _CallableModule(types.ModuleType):
         from forensics.api import batch
 
         return batch(paths, jobs=jobs, engine=engine, scheduler=scheduler)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``forensics.batch`` (this module) rebinds the package's
+    ``batch`` attribute from the API function to the module; calling the
+    module calls the function, so ``forensics.batch([...])`` works either way."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from forensics.api import batch
+
+        return batch(*args, **kwargs)
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -16,6 +16,8 @@ import click
 from forensics import exitcodes
 from forensics.envelope.formats import FORMATS
 from forensics.errors import ForensicsError
+from forensics.events.model import KINDS as EVENT_KINDS
+from forensics.options import journal_filter, journal_options, tz_option
 
 INPUT_FORMAT = click.option("--input-format", "input_format", type=click.Choice(FORMATS), default="auto",
                             show_default=True, help="Force the outer log format instead of sniffing it.")
@@ -29,15 +31,26 @@ def cli() -> None:
 
 @cli.command()
 @INPUT_FORMAT
-@click.option("--kind", "kinds", multiple=True, help="Only print events of this kind (repeatable).")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(EVENT_KINDS), metavar="KIND",
+              help=f"Only print events of this kind (repeatable): {', '.join(EVENT_KINDS)}.")
 @click.option("--stats/--no-stats", default=False, help="Print line accounting to stderr at the end.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes for one big regular file (default: all cores, up to 4, for files over 48 MB).")
+@tz_option
+@journal_options
 @click.argument("paths", nargs=-1)
-def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | None, paths: tuple[str, ...]) -> None:
-    """Print the structured events of logs as NDJSON (stdin when no PATH)."""
+def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | None, tz: str | None,
+          since: str | None, until: str | None, units: tuple[str, ...], paths: tuple[str, ...]) -> None:
+    """Print the structured events of logs as NDJSON (stdin when no PATH).
+
+    PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
+    or journal directories, - for stdin.
+    """
+    from forensics.envelope.zone import set_log_zone
     from forensics.events.parser import iter_source_events
     from forensics.ingest.sources import expand_paths
+
+    set_log_zone(tz)
 
     out = sys.stdout
     if out is None:  # started with fd 1 closed: like click.echo, print nothing
@@ -46,7 +59,7 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
     wanted = frozenset(kinds)
     from forensics.events.parallel import auto_jobs, parallel_batches
 
-    for src in expand_paths(paths):
+    for src in expand_paths(paths, journal_filter=journal_filter(since, until, units)):
         holder: list = []
         ts_cache: list = [None, None]
         name = src.name

@@ -47,8 +47,7 @@ def test_batch_parquet_schema_and_rows_match_classify(seeds_parquet):
     # One row per incident that `forensics classify --format json` reports, file by file.
     c = run_cli("classify", "--format", "json", "corpora/seeds")
     assert c.returncode in (0, 1), c.stderr
-    results = json.loads(c.stdout)
-    results = results if isinstance(results, list) else [results]
+    results = [json.loads(ln) for ln in c.stdout.decode().splitlines()]  # one object per input, one per line
     expected = Counter({res["source"]: len(res["incidents"]) for res in results})
     assert len(df) == sum(expected.values())
     assert Counter(df["source"]) == +expected
@@ -110,19 +109,28 @@ def test_unreadable_file_is_a_row_and_the_run_goes_on(tmp_path):
     (logs / "b.log").symlink_to(tmp_path / "gone.log")  # dangling: cannot be opened
     with gzip.open(logs / "c.log.gz", "wb") as f:  # .gz read transparently
         f.write((SEEDS / "seed1.short.log").read_bytes())
-    missing = tmp_path / "missing.log"
     out = tmp_path / "t.parquet"
-    r = run_cli("batch", str(logs), str(missing), "--out", str(out), "--jobs", "2")
+    r = run_cli("batch", str(logs), "--out", str(out), "--jobs", "2")
     assert r.returncode == 0, r.stderr
-    assert "4 files, 2 incidents, 2 failures, 2 unreadable" in r.stderr.decode()
+    assert "3 files, 2 incidents, 2 failures, 1 unreadable" in r.stderr.decode()
     df = pd.read_parquet(out)
     _assert_schema(df)
     errs = df[df["error"].notna()]
-    assert sorted(errs["source"]) == sorted([str(logs / "b.log"), str(missing)])
+    assert sorted(errs["source"]) == [str(logs / "b.log")]
     assert errs["incident"].isna().all() and errs["verdict"].isna().all()
     ok = df[df["error"].isna()].set_index("source")
     assert ok.loc[str(logs / "c.log.gz"), "root_cause"] == "env.module-missing"
     assert ok.loc[str(logs / "a.log"), "root_cause"] == "toolchain.compiler-missing"
+
+
+def test_missing_path_or_empty_directory_is_exit_2_before_any_work(tmp_path):
+    (tmp_path / "empty").mkdir()
+    out = tmp_path / "t.jsonl"
+    for bad, why in ((tmp_path / "missing.log", "No such file"), (tmp_path / "empty", "no log files")):
+        r = run_cli("batch", str(SEEDS), str(bad), "--out", str(out))
+        err = r.stderr.decode().strip()
+        assert r.returncode == 2 and len(err.splitlines()) == 1 and why in err, err
+        assert not out.exists()
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])

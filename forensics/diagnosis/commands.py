@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -10,6 +9,7 @@ import click
 from forensics import exitcodes
 from forensics.envelope.formats import FORMATS
 from forensics.errors import InputError
+from forensics.options import color_option, journal_filter, journal_options, tz_option, want_color
 
 
 def register(cli: click.Group) -> None:
@@ -27,29 +27,42 @@ def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "ndjson"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "ndjson"]), default="text", show_default=True,
+              help="json: one JSON object per input, one per line (schema: forensics/report/schema/"
+                   "forensics.schema.json); ndjson is the same.")
 @click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
 @click.option("--signatures", "sigdirs", multiple=True, help="Signature files/directories (default: the shipped set).")
 @click.option("--no-classifier", is_flag=True, help="Signatures only.")
-@click.option("--color/--no-color", default=None, help="Colour the text report (default: when a terminal).")
+@color_option
+@click.option("--no-color", "no_color", is_flag=True, hidden=True)
+@tz_option
+@journal_options
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes for one big regular file (default: all cores, up to 4, for files over 48 MB).")
 @click.argument("paths", nargs=-1)
-def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: bool | None,
+def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: str,
+             no_color: bool, tz: str | None, since: str | None, until: str | None, units: tuple[str, ...],
              jobs: int | None, paths: tuple[str, ...]) -> int:
-    """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found."""
+    """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found,
+    2: unusable input.
+
+    PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
+    (*.journal, *.journal~) or journal directories, - for stdin.
+    """
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
+    from forensics.envelope.zone import set_log_zone
     from forensics.ingest.sources import expand_paths
     from forensics.report.text import render_text
 
+    set_log_zone(tz)
     sset = signature_set(_sigdirs(sigdirs))
     clf = load_classifier(not no_classifier)
     any_failed = False
-    use_color = sys.stdout.isatty() if color is None else color
-    results = []
+    use_color = want_color("never" if no_color else color)
     unreadable = read = 0
-    for src in expand_paths(paths):
+    filt = journal_filter(since, until, units)
+    for src in expand_paths(paths, journal_filter=filt):
         try:
             res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs)
         except InputError as e:
@@ -59,22 +72,21 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
             unreadable += 1
             continue
         read += 1
+        if filt and not src.journal:
+            click.echo(f"forensics: warning: {src.name}: --since/--until/--unit apply to journal files only",
+                       err=True)
         if res.get("stats", {}).get("truncated_gzip"):
-            click.echo(f"forensics: warning: {src.name}: the gzip stream ends early; analysed the "
-                       f"{res['stats'].get('lines', 0)} lines before the cut", err=True)
+            click.echo(f"forensics: warning: {src.name}: the {res['stats'].get('compression') or 'gzip'} "
+                       f"stream ends early; analysed the {res['stats'].get('lines', 0)} lines before the cut",
+                       err=True)
         any_failed = any_failed or res["verdict"] == "failed"
         if fmt == "text":
-            click.echo(render_text(res, use_color))
-        elif fmt == "ndjson":
-            click.echo(json.dumps(res, ensure_ascii=False, default=str))
+            click.echo(render_text(res, use_color), color=use_color)
         else:
-            results.append(res)
-        if res.get("warnings"):
-            for w in res["warnings"]:
-                click.echo(f"forensics: warning: {w}", err=True)
-    if fmt == "json" and results:
-        out = results[0] if len(results) == 1 else results
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+            # One object per input, one per line, whatever the number of inputs.
+            click.echo(json.dumps(res, ensure_ascii=False, default=str))
+        for w in res.get("warnings") or ():
+            click.echo(f"forensics: warning: {w}", err=True)
     if any_failed:
         return exitcodes.FAILURE  # a diagnosed failure is the news, even if another file was unreadable
     return exitcodes.USAGE if unreadable else exitcodes.OK
@@ -142,7 +154,10 @@ def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None
 @click.option("--seed", default=0, show_default=True)
 @click.argument("corpora", nargs=-1)
 def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
-    """Train the classifier on the train split of labelled corpora."""
+    """Train the classifier on the train split of labelled corpora. Needs forensics[train]."""
+    from forensics.extras import need
+
+    need("train", "sklearn", "skops")
     from forensics.diagnosis.classifier import MODEL_PATH
     from forensics.diagnosis.train import DEFAULT_CORPORA, train
 

@@ -176,6 +176,13 @@ PRECURSOR_BOOST = 0.3
 
 
 def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
+    """One process lifetime's diagnosis, in the JSON contract's shape (every key present)."""
+    from forensics.report.contract import normalize_incident
+
+    return normalize_incident(_diagnose_incident(inc, classifier, always_classify))
+
+
+def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
     fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event) and not _survived(inc, h.line)]
     wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready) and not _survived(inc, h.line)
                 and not _after_stop_request(inc, h.line)]

@@ -9,6 +9,7 @@ from forensics.incidents.lifetimes import IncidentBuilder
 from forensics.ingest.sources import Source
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.signatures import SignatureSet, signature_set
+from forensics.report.contract import normalize_result
 
 TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "summary", "remediation",
               "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s")
@@ -55,20 +56,18 @@ def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str,
         result.update({"verdict": "no-failure", "root_cause": None, "confidence": None, "decided_by": None,
                        "signature": None, "summary": "The input is empty.", "remediation": None, "phase": None,
                        "evidence": [], "early_warnings": [], "candidates": [], "truncated": False,
-                       "time_to_failure_s": None, "duration_s": None})
+                       "time_to_failure_s": None, "duration_s": None, "classifier": None, "incident": None})
     else:
         for k in TOP_FIELDS:
             result[k] = main.get(k)
-        if "classifier" in main:
-            result["classifier"] = main["classifier"]
+        result["classifier"] = main.get("classifier")
         result["incident"] = main["index"]
     result["incidents"] = incidents
     result["stats"] = stats
     result["versions"] = {"forensics": __version__, "taxonomy": TAXONOMY_VERSION, "signatures": sset.digest,
                           "model": getattr(classifier, "version", None)}
-    if sset.warnings:
-        result["warnings"] = [w.message for w in sset.warnings]
-    return result
+    result["warnings"] = [w.message for w in sset.warnings]
+    return normalize_result(result)
 
 
 def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
@@ -97,4 +96,5 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
     if st is not None and hasattr(st, "stats"):
         st = st.stats
     stats = st.to_dict() if st is not None else {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
+    stats["compression"] = source.stats.compression
     return assemble(source.name, incidents, stats, sset, classifier)

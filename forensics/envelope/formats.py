@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from forensics.envelope.clean import clean_message
+from forensics.envelope.zone import log_zone, zone_for_abbreviation
 
 UTC = timezone.utc
 
@@ -59,11 +60,17 @@ _MONTHS = {m: i for i, m in enumerate(
 
 class Clock:
     """Turns partial timestamps (no year; monotonic seconds) into datetimes.
-    The year comes from the newest full date seen in the stream (journald
-    ``short`` and vLLM print none), else the current year."""
+    The year comes from the context (the newest full date seen in the stream,
+    else the file's mtime, else today: see ``plan_source``) and rolls over when
+    the month goes from December to January. Times without a zone (journald
+    ``short``, syslog) are wall-clock times of ``zone`` (``--tz``, default the
+    machine's zone: ``forensics.envelope.zone``), returned in UTC."""
 
-    def __init__(self) -> None:
+    def __init__(self, zone: Any = None) -> None:
         self.year = datetime.now(UTC).year
+        self.zone = zone if zone is not None else log_zone()
+        self._utc = self.zone is UTC or getattr(self.zone, "key", None) in ("UTC", "Etc/UTC")
+        self._last_month = 0
         self._cache_key: str | None = None
         self._cache_val: datetime | None = None
 
@@ -80,9 +87,21 @@ class Clock:
             m = _month_from_digits(mon)
             if m is None:
                 return None
+        last = self._last_month
+        if last and last - m >= 6:  # December -> January: a new year, not a line back in time
+            self.year += 1
+            year = self.year
+            self._last_month = m
+        elif last and m - last >= 6:  # a stray older line (a December line in a January log)
+            year = self.year - 1
+        else:
+            year = self.year
+            self._last_month = m
         try:
-            val = datetime(self.year, m, int(day), int(hms[0:2]), int(hms[3:5]), int(hms[6:8]),
-                           int((frac or ".0")[1:7].ljust(6, "0")), tzinfo=UTC)
+            val = datetime(year, m, int(day), int(hms[0:2]), int(hms[3:5]), int(hms[6:8]),
+                           int((frac or ".0")[1:7].ljust(6, "0")), tzinfo=UTC if self._utc else self.zone)
+            if not self._utc:
+                val = val.astimezone(UTC)
         except ValueError:
             val = None
         self._cache_key, self._cache_val = key, val
@@ -96,7 +115,8 @@ def _month_from_digits(mon: str) -> int | None:
     return None
 
 
-def parse_iso(ts: str) -> datetime | None:
+def parse_iso(ts: str, zone: Any = None) -> datetime | None:
+    """An ISO-8601 time; without an offset it is a time of ``zone`` (default UTC)."""
     try:
         if ts.endswith("Z"):
             ts = ts[:-1] + "+00:00"
@@ -111,7 +131,14 @@ def parse_iso(ts: str) -> datetime | None:
         dt = datetime.fromisoformat(ts)
     except ValueError:
         return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+    if dt.tzinfo:
+        return dt
+    if zone is None or zone is UTC:
+        return dt.replace(tzinfo=UTC)
+    try:
+        return dt.replace(tzinfo=zone).astimezone(UTC)
+    except (OverflowError, ValueError):
+        return dt.replace(tzinfo=UTC)
 
 
 def from_epoch_us(us: str | int | None) -> datetime | None:
@@ -202,8 +229,7 @@ def detect_wrappers(messages: list[str]) -> list[re.Pattern[str]]:
             break
         best, best_hits = None, 0
         for name, pat in _WRAPPERS.items():
-            if pat in active:
-                continue
+            # The same layer may come twice: a web console's "  |   | " nests two borders.
             hits = sum(1 for m in msgs if pat.match(m))
             if hits > best_hits:
                 best, best_hits = pat, hits
@@ -308,7 +334,7 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
             elif fmt == "short-iso":
                 ts = parse_iso(g["iso"])
             elif fmt == "short-full":
-                ts = parse_iso(g["full"].replace(" ", "T"))
+                ts = parse_iso(g["full"].replace(" ", "T"), zone_for_abbreviation(g["tz"]))
             elif fmt == "short-unix":
                 try:
                     ts = datetime.fromtimestamp(float(g["unix"]), tz=UTC)

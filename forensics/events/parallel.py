@@ -43,9 +43,12 @@ def auto_jobs(path: Path | None, requested: int | None) -> int:
         return 1
     if st.st_size < MIN_PARALLEL_BYTES:
         return 1
+    from forensics.ingest.sources import JOURNAL_MAGIC, compression_of, looks_like
+
     with open(path, "rb") as f:
-        if f.read(2) == b"\x1f\x8b":
-            return 1  # gzip streams cannot be split
+        head = f.read(1 << 16)
+    if compression_of(head) or head.startswith(JOURNAL_MAGIC) or looks_like(head):
+        return 1  # compressed streams cannot be split; journal and binary files take the one-process path
     return max(1, min(4, os.cpu_count() or 1))
 
 

@@ -3,6 +3,7 @@ carry structure (and traceback blocks) go to Lark."""
 from __future__ import annotations
 
 import itertools
+from datetime import datetime, timedelta, timezone
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -326,7 +327,12 @@ class SourcePlan:
     wrappers: list
 
 
-def plan_source(sample: list[tuple[int, str]], input_format: str = "auto") -> SourcePlan:
+def plan_source(sample: list[tuple[int, str]], input_format: str = "auto", mtime: float | None = None) -> SourcePlan:
+    """``mtime``: when the file was last written. Timestamps without a year
+    take it from a full date in the first lines (ISO stamps of the server,
+    journalctl's ``-- Logs begin at`` header), else from when the log ended
+    (the file's mtime, else now): a log whose first month is later than that
+    month began the year before."""
     fmt = detect_format([t for _, t in sample]) if input_format == "auto" else input_format
     clock = Clock()
     for _, t in sample:
@@ -334,9 +340,23 @@ def plan_source(sample: list[tuple[int, str]], input_format: str = "auto") -> So
         if y:
             clock.year = int(y.group(1))
             break
+    else:
+        clock.year = _year_from_end(sample, fmt, mtime)
     sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
     wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
     return SourcePlan(fmt, clock.year, wrappers)
+
+
+def _year_from_end(sample: list[tuple[int, str]], fmt: str, mtime: float | None) -> int:
+    end = datetime.fromtimestamp(mtime, timezone.utc) if mtime is not None else datetime.now(timezone.utc)
+    probe = Clock()
+    probe.year = end.year
+    for rec in iter_records(iter(sample[:16]), fmt, probe) if sample else ():
+        if rec.ts is not None:
+            if rec.ts > end + timedelta(days=1):  # began after it ended: the year before
+                return end.year - 1
+            break
+    return end.year
 
 
 def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: SourcePlan,
@@ -371,7 +391,13 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
             sample.append(item)
             if len(sample) >= (8 if line_mode else SAMPLE_LINES):
                 break
-    plan = plan_source(sample, input_format)
+    mtime = None
+    if source.path is not None and not source.journal:
+        try:
+            mtime = source.path.stat().st_mtime
+        except OSError:
+            pass
+    plan = plan_source(sample, input_format, mtime)
     clock = Clock()
     clock.year = plan.year
     parser = EventParser(source.name, clock, plan.wrappers)

@@ -1,27 +1,183 @@
-"""Stage 1: bytes -> numbered text lines, from stdin, files, directories, .gz.
+"""Stage 1: bytes -> numbered text lines, from stdin, files, directories,
+compressed files (gzip, xz, bzip2, zstd: the magic bytes decide, not the
+name) and native journald files (through ``journalctl`` or the systemd
+Python bindings).
 
 Reads in fixed-size blocks and splits on ``\\n`` itself so memory stays
-bounded whatever the input (a 10 GB log, a 50 MB single line, a binary file):
-a physical line longer than ``MAX_LINE_BYTES`` is clipped, not buffered
-whole, and the clip is counted in the source's stats.
+bounded whatever the input (a 10 GB log, a 50 MB single line): a physical
+line longer than ``MAX_LINE_BYTES`` is clipped, not buffered whole, and the
+clip is counted in the source's stats. Input that is not text (an archive,
+an executable, an image, random bytes) is refused with one line, never
+analysed as an empty log.
 """
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
 import os
 import stat
 import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
+from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 
 BLOCK_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20  # longer physical lines are clipped (the rest is counted, not kept)
 GZIP_MAGIC = b"\x1f\x8b"
+SNIFF_BYTES = 64 << 10  # how much of the (decompressed) head decides "is this text?"
+
+# Compressors we read, by magic bytes.
+COMPRESSORS: tuple[tuple[bytes, str], ...] = (
+    (GZIP_MAGIC, "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"BZh", "bzip2"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+# Files people hand us by mistake: refused with what they look like.
+BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"),
+    (b"\x7fELF", "an ELF executable"), (b"%PDF-", "a PDF document"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"),
+    (b"SQLite format 3\x00", "an SQLite database"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"), (b"PAR1", "a Parquet file"), (b"\x93NUMPY", "a NumPy array"),
+    (b"\xca\xfe\xba\xbe", "a Mach-O or Java class file"), (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+    (b"MZ\x90\x00", "a Windows executable"), (b"\x00asm", "a WebAssembly module"),
+    (b"!<arch>\n", "an ar archive (.deb, .a)"), (b"\x80\x04\x95", "a Python pickle"),
+    (JOURNAL_MAGIC, "a journald file"),
+)
+# Control characters that do occur in real logs (tab, newline, CR, ESC of
+# colour codes, form feed, backspace, bell); any other C0 byte, and every
+# undecodable byte, counts against "text".
+_TEXT_CONTROLS = frozenset("\t\n\r\x1b\x0c\x08\x07")
+_BAD = frozenset(chr(c) for c in range(32) if chr(c) not in _TEXT_CONTROLS) | {"\ufffd"}
+BINARY_SHARE = 0.30  # share of non-text characters in the head above which input is binary
+
+
+def _spool(head: bytes, stream: BinaryIO, name: str) -> tuple[Path, str, Path]:
+    import shutil
+    import tempfile
+
+    tmp = tempfile.NamedTemporaryFile(prefix="forensics-", suffix=".journal", delete=False)
+    try:
+        with tmp:
+            tmp.write(head)
+            shutil.copyfileobj(stream, tmp, BLOCK_BYTES)
+    except _truncation_errors():
+        pass  # journalctl reads what a cut file holds
+    finally:
+        stream.close()
+    return Path(tmp.name), name, Path(tmp.name)
+
+
+def compression_of(head: bytes) -> str | None:
+    for magic, name in COMPRESSORS:
+        if head.startswith(magic):
+            if name == "bzip2" and not (len(head) >= 10 and head[3:4].isdigit()
+                                        and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+                continue  # "BZh" at the start of a text line is not bzip2
+            return name
+    return None
+
+
+def looks_like(head: bytes) -> str | None:
+    """What a head that is not a text log looks like (``None``: text)."""
+    for magic, what in BINARY_MAGIC:
+        if head.startswith(magic):
+            return what
+    if len(head) >= 262 and head[257:262] == b"ustar":
+        return "a tar archive"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "UTF-16 text; convert it with iconv -f UTF-16 -t UTF-8"
+    sample = head[:SNIFF_BYTES]
+    if not sample:
+        return None
+    text = sample.decode("utf-8", "replace")
+    if len(sample) == SNIFF_BYTES:
+        text = text[:-2]  # the cut may split a character
+    if not text:
+        return None
+    bad = sum(1 for ch in text if ch in _BAD)
+    if bad <= BINARY_SHARE * len(text):
+        return None
+    nul = sample.count(b"\x00")
+    if nul == len(sample):
+        return "NUL bytes only"
+    if nul > len(sample) // 3 and (sample[1::2].count(b"\x00") > len(sample) // 3
+                                   or sample[0::2].count(b"\x00") > len(sample) // 3):
+        return "UTF-16 text; convert it with iconv -f UTF-16 -t UTF-8"
+    return "binary data"
+
+
+def _decompressor(raw: BinaryIO, kind: str, name: str) -> BinaryIO:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    if kind == "bzip2":
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    try:
+        import zstandard
+    except ImportError:
+        raise InputError(f"{name} is zstd-compressed: reading it needs python-zstandard "
+                         "(pip install zstandard)") from None
+    return _ZstdStream(raw, zstandard)  # type: ignore[return-value]
+
+
+class _ZstdStream(io.RawIOBase):
+    """zstd frames one after another; a stream cut inside a frame raises
+    EOFError at the end (the reader of python-zstandard just stops)."""
+
+    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
+        self._raw = raw
+        self._z = zstandard
+        self._d = zstandard.ZstdDecompressor().decompressobj()
+        self._pending = b""
+        self._in_frame = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, n: int = -1) -> bytes:
+        while True:
+            if self._pending:
+                if n is None or n < 0:
+                    n = len(self._pending)
+                out, self._pending = self._pending[:n], self._pending[n:]
+                return out
+            chunk = self._raw.read(BLOCK_BYTES)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("zstd stream ends inside a frame")
+                return b""
+            while chunk:
+                self._in_frame = True
+                self._pending += self._d.decompress(chunk)
+                if self._d.eof:
+                    chunk = self._d.unused_data
+                    self._d = self._z.ZstdDecompressor().decompressobj()
+                    self._in_frame = False
+                else:
+                    chunk = b""
+
+    read = read1
+
+
+def _truncation_errors() -> tuple[type[BaseException], ...]:
+    errs: list[type[BaseException]] = [EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError]
+    try:
+        import zstandard
+
+        errs.append(zstandard.ZstdError)
+    except ImportError:
+        pass
+    return tuple(errs)
 
 
 @dataclass
@@ -29,28 +185,53 @@ class SourceStats:
     lines: int = 0
     clipped_lines: int = 0
     bytes: int = 0
+    # The compressed stream (gzip, xz, bzip2 or zstd: the name is historical)
+    # ended early; what came before the cut was read.
     truncated_gzip: bool = False
     incomplete_last_line: bool = False
+    compression: str | None = None
 
 
 @dataclass
 class Source:
-    """One input: a path, or ``-`` for stdin."""
+    """One input: a path, ``-`` for stdin, or a journald file/directory."""
 
     name: str
     path: Path | None = None
     stats: SourceStats = field(default_factory=SourceStats)
+    journal: bool = False  # a native journal file or directory: read through journalctl
+    journal_filter: JournalFilter | None = None
 
     def open_binary(self) -> BinaryIO:
         if self.path is None:
             return sys.stdin.buffer
+        if self.path.is_dir():  # a journal directory (the walk yields no other directory)
+            self.journal = True
+            return open_journal(self.path, self.name, None, self.journal_filter)
         try:
             f: BinaryIO = open(self.path, "rb")
         except OSError as e:
             raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
-        head = f.peek(2)[:2] if hasattr(f, "peek") else b""
-        if head == GZIP_MAGIC:
-            return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
+        head = f.peek(16)[:16] if hasattr(f, "peek") else b""
+        if head.startswith(JOURNAL_MAGIC):
+            f.close()
+            self.journal = True
+            return open_journal(self.path, self.name, None, self.journal_filter)
+        kind = compression_of(head)
+        if kind is not None:
+            self.stats.compression = kind
+            dec = _decompressor(f, kind, self.name)
+            try:
+                inner = dec.read(len(JOURNAL_MAGIC))
+            except _truncation_errors():
+                inner = b""
+                self.stats.truncated_gzip = True
+            if inner == JOURNAL_MAGIC:
+                # A compressed journal file (an archived system@...journal~.xz):
+                # journalctl needs it whole and seekable, so unpack it to a temporary file.
+                self.journal = True
+                return open_journal(*_spool(inner, dec, self.name), self.journal_filter)
+            return io.BufferedReader(_PeekStream(inner, dec), buffer_size=BLOCK_BYTES)  # type: ignore[return-value]
         return f
 
     def blocks(self, line_mode: bool = False) -> Iterator[str]:
@@ -59,7 +240,7 @@ class Source:
         as soon as it arrives (for live streams)."""
         f = self.open_binary()
         if self.path is None and f is sys.stdin.buffer and not line_mode:
-            f = _maybe_gzip_stream(f)
+            f = _maybe_compressed_stream(f, self)
         st = self.stats
         try:
             if line_mode:
@@ -70,17 +251,40 @@ class Source:
             # GzipFile.read(n) drops everything it decompressed in that call
             # when the stream turns out truncated; read1 hands each chunk
             # over as it comes, so a cut .gz loses only its unfinished tail.
-            read = f.read1 if isinstance(f, gzip.GzipFile) else f.read
+            read = f.read1 if st.compression and hasattr(f, "read1") else f.read
+            cut_errors = _truncation_errors() if st.compression else ()
+            first = True
             while True:
                 try:
                     buf = read(BLOCK_BYTES)
-                except (EOFError, zlib.error, gzip.BadGzipFile):
+                except cut_errors:
                     st.truncated_gzip = True
                     buf = b""
                 except OSError as e:
                     raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
                 if not buf:
+                    if first and st.truncated_gzip:
+                        raise InputError(f"cannot read {self.name}: its {st.compression} data is corrupt "
+                                         "or cut before the first line")
                     break
+                if first:
+                    first = False
+                    # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
+                    while len(buf) < SNIFF_BYTES:
+                        try:
+                            more = read(BLOCK_BYTES)
+                        except cut_errors:
+                            st.truncated_gzip = True
+                            more = b""
+                        except OSError as e:
+                            raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
+                        if not more:
+                            break
+                        buf += more
+                    what = looks_like(buf[:SNIFF_BYTES])
+                    if what is not None:
+                        packed = f", {st.compression}-compressed" if st.compression else ""
+                        raise InputError(f"{self.name}: not a text log (looks like {what}{packed})")
                 st.bytes += len(buf)
                 if clipping:
                     nl = buf.find(b"\n")
@@ -153,32 +357,46 @@ class _PeekStream(io.RawIOBase):
             b[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        data = self._rest.read(len(b))
+        # read1: a GzipFile's read(n) drops what it decompressed in that call
+        # when the stream turns out cut; read1 hands over each chunk.
+        data = self._rest.read1(len(b)) if hasattr(self._rest, "read1") else self._rest.read(len(b))
         n = len(data)
         b[:n] = data
         return n
 
 
-def _maybe_gzip_stream(f: BinaryIO) -> BinaryIO:
-    head = f.read(2)
+def _maybe_compressed_stream(f: BinaryIO, src: Source) -> BinaryIO:
+    head = b""
+    while len(head) < 16:
+        more = f.read(16 - len(head))
+        if not more:
+            break
+        head += more
     stream = io.BufferedReader(_PeekStream(head, f), buffer_size=BLOCK_BYTES)
-    if head == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+    if head.startswith(JOURNAL_MAGIC):
+        raise InputError("stdin is a journald file: pass it as a path (forensics classify FILE.journal)")
+    kind = compression_of(head)
+    if kind is not None:
+        src.stats.compression = kind
+        return _decompressor(stream, kind, src.name)  # type: ignore[arg-type]
     return stream  # type: ignore[return-value]
 
 
 LOG_SUFFIXES = (".log", ".txt", ".out", ".err", ".json", ".jsonl", ".gz", ".journal-export", ".export")
 
 
-def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None = None) -> Iterator[Source]:
+def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None = None,
+                 journal_filter: JournalFilter | None = None) -> Iterator[Source]:
     """Sources for command-line arguments: ``-`` is stdin, a directory is walked
-    (sorted, symlink loops ignored), anything else is a file."""
+    (sorted, symlink loops ignored; the ``*.journal`` files of one directory
+    are read together, as ``journalctl -D`` does), anything else is a file.
+    A missing path, or a directory with no file to read, is an ``InputError``."""
     if not paths:
-        yield Source("-")
+        yield Source("-", journal_filter=journal_filter)
         return
     for p in paths:
         if p == "-":
-            yield Source("-")
+            yield Source("-", journal_filter=journal_filter)
             continue
         path = Path(p)
         try:
@@ -186,9 +404,19 @@ def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None =
         except OSError as e:
             raise InputError(f"cannot read {p}: {e.strerror or e}") from None
         if stat.S_ISDIR(st.st_mode):
-            yield from _walk(path, skipped)
+            n = 0
+            before = len(skipped) if skipped is not None else 0
+            for src in _walk(path, skipped):
+                src.journal_filter = journal_filter
+                n += 1
+                yield src
+            if n == 0 and (skipped is None or len(skipped) == before):
+                # (files that could not be read are the caller's to report)
+                raise InputError(f"{p}: no log files in this directory")
         else:
-            yield Source(str(path), path)
+            # A file is a journal file by its magic bytes (a text export named
+            # x.journal is read as text): open_binary decides.
+            yield Source(str(path), path, journal_filter=journal_filter)
 
 
 def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
@@ -205,8 +433,13 @@ def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
             continue
         seen.add(key)
         dirnames.sort()
+        if any(is_journal_name(n) for n in filenames):
+            # /var/log/journal/<machine-id>/: system.journal, user-1000.journal and
+            # their rotated system@...journal~ are one interleaved history.
+            yield Source(dirpath, Path(dirpath), journal=True)
         for name in sorted(filenames):
-            if name.startswith(".") or name.endswith((".csv", ".md", ".py", ".sh", ".parquet")):
+            if name.startswith(".") or name.endswith((".csv", ".md", ".py", ".sh", ".parquet")) \
+                    or is_journal_name(name):
                 continue
             fp = Path(dirpath) / name
             # Only regular files: a dangling symlink, a symlink loop, a FIFO

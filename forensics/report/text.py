@@ -8,12 +8,51 @@ import click
 _VERDICT_COLOR = {"failed": "red", "ready": "green", "starting": "yellow", "stalled": "yellow", "no-failure": "green"}
 
 
-def _dur(s: float | None) -> str:
+def human_duration(s: float | None) -> str:
+    """Seconds for people: ``45 s``, ``2 min 5 s``, ``3 h 12 min``, ``1 d 0 h``; ``unknown`` without times."""
     if s is None:
-        return "?"
-    if s < 120:
-        return f"{s:.0f}s"
-    return f"{s / 60:.1f}min"
+        return "unknown"
+    s = max(0.0, float(s))
+    if s < 10:
+        return f"{s:.1f} s".replace(".0 s", " s")
+    n = int(round(s))
+    if n < 60:
+        return f"{n} s"
+    if n < 3600:
+        return f"{n // 60} min {n % 60} s"
+    if n < 86400:
+        return f"{n // 3600} h {n % 3600 // 60} min"
+    return f"{n // 86400} d {n % 86400 // 3600} h"
+
+
+def _when(result: dict[str, Any]) -> str | None:
+    ttf, dur = result.get("time_to_failure_s"), result.get("duration_s")
+    if result.get("verdict") == "failed":
+        if ttf is None:
+            return "time of failure unknown (no timestamps)"
+        if ttf < 1:
+            return "failed at the log's first timestamp"
+        return f"failed {human_duration(ttf)} after the log's first line"
+    if dur is None:
+        return None
+    return f"ran {human_duration(dur)}"
+
+
+def confidence_text(result: dict[str, Any]) -> str:
+    """How the answer was reached. A rule match is not a probability (its
+    0.95 is a fixed prior), so only the classifier's calibrated probability
+    is printed as a percentage."""
+    by = result.get("decided_by")
+    clf = result.get("classifier") or {}
+    conf = result.get("confidence")
+    if by == "signature":
+        return "matched a rule"
+    if by == "both":
+        p = clf.get("confidence")
+        return "matched a rule" + (f"; classifier probability {p:.0%}" if p is not None else "")
+    if by == "classifier" and conf is not None:
+        return f"classifier probability {conf:.0%}"
+    return f"by {by}" if by else ""
 
 
 def render_text(result: dict[str, Any], color: bool = False) -> str:
@@ -24,19 +63,17 @@ def render_text(result: dict[str, Any], color: bool = False) -> str:
     verdict = result.get("verdict") or "?"
     head = f"{result['source']}: {st(verdict.upper(), fg=_VERDICT_COLOR.get(verdict), bold=True)}"
     if result.get("root_cause"):
-        conf = result.get("confidence")
-        head += f"  {st(result['root_cause'], bold=True)}" + (f" ({conf:.0%} sure" if conf is not None else " (")
-        head += f", by {result.get('decided_by')})"
+        how = confidence_text(result)
+        head += f"  {st(result['root_cause'], bold=True)}" + (f" ({how})" if how else "")
     lines.append(head)
     if result.get("summary"):
         lines.append(f"  {result['summary']}")
     where = []
     if result.get("phase"):
         where.append(f"phase {result['phase']}")
-    if result.get("time_to_failure_s") is not None:
-        where.append(f"failed {_dur(result['time_to_failure_s'])} after start")
-    elif result.get("duration_s") is not None:
-        where.append(f"ran {_dur(result['duration_s'])}")
+    when = _when(result)
+    if when:
+        where.append(when)
     n_inc = len(result.get("incidents") or [])
     if n_inc > 1:
         where.append(f"incident {result.get('incident', 0) + 1} of {n_inc} process lifetimes")
@@ -60,7 +97,7 @@ def render_text(result: dict[str, Any], color: bool = False) -> str:
     if result.get("early_warnings"):
         lines.append(st("  early warnings (printed before the failure):", bold=True, fg="yellow"))
         for w in result["early_warnings"]:
-            lead = f"{w['lead_seconds']:.0f}s before" if w.get("lead_seconds") is not None else "before"
+            lead = f"{human_duration(w['lead_seconds'])} before" if w.get("lead_seconds") is not None else "before"
             lines.append(f"    line {w['line']} ({lead}): {_clip(w['text'])}")
     if result.get("remediation"):
         lines.append(st("  try:", bold=True) + f" {result['remediation']}")

@@ -1,0 +1,67 @@
+"""Command-line options shared by several commands (journal filters, time
+zone, colour), so each is spelled and documented once."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, TextIO
+
+import click
+
+from forensics.ingest.journal import JournalFilter
+
+
+def journal_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--since``/``--until``/``--unit``, as journalctl spells them (passed to it)."""
+    f = click.option("--unit", "-u", "units", multiple=True, metavar="UNIT",
+                     help="Journal files: only this unit's entries (journalctl -u; repeatable).")(f)
+    f = click.option("--until", "-U", "until", metavar="TIME", default=None,
+                     help="Journal files: entries up to TIME (journalctl --until).")(f)
+    f = click.option("--since", "-S", "since", metavar="TIME", default=None,
+                     help='Journal files: entries from TIME on (journalctl --since: "2026-03-14 09:00", '
+                          '"yesterday", "-1h").')(f)
+    return f
+
+
+def journal_filter(since: str | None, until: str | None, units: tuple[str, ...]) -> JournalFilter | None:
+    filt = JournalFilter(since, until, tuple(units))
+    return filt or None
+
+
+def tz_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--tz", "tz", metavar="ZONE", default=None,
+                        help="Time zone of log times printed without one (journalctl short, syslog, "
+                             "vLLM): an IANA name (Europe/Berlin) or UTC. Default: this machine's zone "
+                             "(TZ, else /etc/localtime).")(f)
+
+
+def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--color", "--colour", "color", type=click.Choice(["auto", "always", "never"]),
+                        default="auto", show_default=True,
+                        help="Colour the text report. auto: when stdout is a terminal, unless NO_COLOR "
+                             "is set or TERM=dumb; FORCE_COLOR forces it.")(f)
+
+
+def want_color(choice: str | bool | None, stream: TextIO | None = None,
+               env: dict[str, str] | None = None) -> bool:
+    """The colour decision (https://no-color.org, FORCE_COLOR): an explicit
+    ``always``/``never`` wins; else NO_COLOR (any non-empty value) turns it
+    off, FORCE_COLOR (non-empty, not ``0``) on, TERM=dumb off, and otherwise
+    colour only on a terminal."""
+    if choice is True or choice == "always":
+        return True
+    if choice is False or choice == "never":
+        return False
+    env = os.environ if env is None else env
+    if env.get("NO_COLOR"):
+        return False
+    force = env.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
+    if env.get("TERM") == "dumb":
+        return False
+    stream = sys.stdout if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,482 @@
+"""Honest about every input (issue 17): compressors by magic bytes, binary
+input refused, missing paths and empty directories, native journal files and
+their filters, time zones and years, colour, the Python API."""
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import lzma
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import forensics
+from conftest import CORPORA, REPO, run_cli
+
+SEED1 = CORPORA / "seeds" / "seed1.short.log"
+EXAMPLE = REPO / "examples" / "sglang-b300-flash-attn-cute.log"
+JOURNAL_GZ = CORPORA / "journald" / "fixture.journal.gz"  # made by systemd-journal-remote 252 (README there)
+needs_journalctl = pytest.mark.skipif(shutil.which("journalctl") is None,
+                                      reason="journalctl not installed (apt-get install systemd)")
+
+
+def one_line_error(proc: subprocess.CompletedProcess, needle: str) -> str:
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, (proc.returncode, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert needle in err, err
+    return err
+
+
+def classify_json(*args: str, input: bytes | None = None) -> tuple[int, list[dict]]:
+    proc = run_cli("classify", "--format", "json", *args, input=input)
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    return proc.returncode, [json.loads(ln) for ln in proc.stdout.decode().splitlines()]
+
+
+# ---------------------------------------------------------------- compressors
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+COMPRESSORS = {"gz": gzip.compress, "xz": lzma.compress, "bz2": bz2.compress, "zst": _zstd}
+
+
+@pytest.mark.parametrize("ext", sorted(COMPRESSORS))
+def test_every_compressor_gives_the_plain_answer(tmp_path, ext):
+    data = SEED1.read_bytes()
+    # A misleading name: the magic bytes decide, not the suffix.
+    p = tmp_path / "server.log"
+    p.write_bytes(COMPRESSORS[ext](data))
+    _, (plain,) = classify_json(str(SEED1))
+    rc, (res,) = classify_json(str(p))
+    assert rc == 1
+    assert (res["root_cause"], res["phase"], res["stats"]["lines"]) == \
+        (plain["root_cause"], plain["phase"], plain["stats"]["lines"])
+    assert res["stats"]["compression"] == {"gz": "gzip", "xz": "xz", "bz2": "bzip2", "zst": "zstd"}[ext]
+    _, (piped,) = classify_json(input=COMPRESSORS[ext](data))  # stdin too
+    assert piped["root_cause"] == plain["root_cause"]
+
+
+@pytest.mark.parametrize("ext", ["xz", "bz2", "zst"])
+def test_cut_compressed_file_reads_what_survives(tmp_path, ext):
+    data = b"".join(b"[2026-03-14 09:00:%02d TP0] step %d\n" % (i % 60, i) for i in range(40000))
+    data = data[:300_000] + b"Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n" \
+        b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n" + data[300_000:]
+    packed = COMPRESSORS[ext](data)
+    p = tmp_path / f"cut.log.{ext}"
+    p.write_bytes(packed[: int(len(packed) * 0.7)])
+    proc = run_cli("classify", "--format", "json", str(p))
+    assert proc.returncode == 1, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["stats"]["truncated_gzip"] is True and res["root_cause"] == "gpu.out-of-memory"
+    assert "stream ends early" in proc.stderr.decode()
+
+
+def test_compressed_files_inside_batch(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for ext, pack in COMPRESSORS.items():
+        (logs / f"s.log.{ext}").write_bytes(pack(SEED1.read_bytes()))
+    out = tmp_path / "t.jsonl"
+    proc = run_cli("batch", str(logs), "--out", str(out), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert len({r["source"] for r in rows}) == 4
+    assert all(r["error"] is None for r in rows)
+    assert {r["root_cause"] for r in rows if r["main"]} == {"env.module-missing"}
+
+
+# ---------------------------------------------------------------- not a text log
+def _binaries(tmp: Path) -> dict[str, tuple[Path, str]]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    out: dict[str, tuple[Path, str]] = {}
+    z = tmp / "logs.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("server.log", SEED1.read_text())
+    out["zip"] = (z, "a zip archive")
+    t = tmp / "logs.tar"
+    with tarfile.open(t, "w") as tf:
+        tf.add(SEED1, arcname="server.log")
+    out["tar"] = (t, "a tar archive")
+    tgz = tmp / "logs.tar.gz"
+    tgz.write_bytes(gzip.compress(t.read_bytes()))
+    out["tar.gz"] = (tgz, "a tar archive, gzip-compressed")
+    out["elf"] = (Path(sys.executable).resolve(), "an ELF executable")
+    pdf = tmp / "report.pdf"
+    pdf.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" + bytes(range(256)) * 40)
+    out["pdf"] = (pdf, "a PDF document")
+    png = tmp / "shot.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + random.Random(1).randbytes(5000))
+    out["png"] = (png, "a PNG image")
+    db = tmp / "state.db"
+    con = sqlite3.connect(db)
+    con.execute("create table t (x)")
+    con.commit()
+    con.close()
+    out["sqlite"] = (db, "an SQLite database")
+    rnd = tmp / "random.log"
+    rnd.write_bytes(random.Random(2).randbytes(100_000))
+    out["random"] = (rnd, "binary data")
+    u16 = tmp / "windows.log"
+    u16.write_bytes(SEED1.read_text().encode("utf-16"))
+    out["utf16"] = (u16, "UTF-16 text; convert it with iconv")
+    return out
+
+
+def test_binary_inputs_are_refused_with_what_they_look_like(tmp_path):
+    for kind, (path, what) in _binaries(tmp_path).items():
+        for cmd in ("classify", "parse"):
+            one_line_error(run_cli(cmd, str(path)), f"not a text log (looks like {what}")
+    path, what = _binaries(tmp_path / "again")["zip"]
+    one_line_error(run_cli("classify", input=path.read_bytes()), "not a text log (looks like a zip archive)")
+
+
+def test_a_binary_file_inside_a_directory_is_skipped_not_fatal(tmp_path):
+    d = tmp_path / "logs"
+    d.mkdir()
+    shutil.copy(SEED1, d / "a.log")
+    (d / "b.log").write_bytes(random.Random(3).randbytes(10_000))
+    proc = run_cli("classify", "--format", "json", str(d))
+    assert proc.returncode == 1
+    assert len(proc.stdout.decode().splitlines()) == 1
+    assert "b.log: not a text log (looks like binary data) (skipped)" in proc.stderr.decode()
+
+
+def test_text_with_some_nuls_and_latin1_is_still_text(tmp_path):
+    p = tmp_path / "odd.log"
+    p.write_bytes(b"\x00" * 40 + SEED1.read_bytes().replace(b"INFO", b"INFO \xe9\xe8", 20))
+    rc, (res,) = classify_json(str(p))
+    assert rc == 1 and res["root_cause"] == "env.module-missing"
+
+
+def test_missing_path_and_empty_directory(tmp_path):
+    (tmp_path / "empty").mkdir()
+    for cmd in ("classify", "parse"):
+        one_line_error(run_cli(cmd, str(tmp_path / "server.lgo")), "No such file or directory")
+        one_line_error(run_cli(cmd, str(tmp_path / "empty")), "no log files in this directory")
+
+
+# ---------------------------------------------------------------- journal files
+@pytest.fixture
+def journal_dir(tmp_path) -> Path:
+    d = tmp_path / "journal" / "3c1e7a2b9d8f4e6a8b0c1d2e3f405162"
+    d.mkdir(parents=True)
+    (d / "system.journal").write_bytes(gzip.decompress(JOURNAL_GZ.read_bytes()))
+    return d
+
+
+@needs_journalctl
+def test_journal_file_reads_like_its_export(journal_dir, tmp_path):
+    exported = CORPORA / "journald" / "fixture.export.log"
+    _, (ref,) = classify_json(str(exported))
+    rc, (res,) = classify_json(str(journal_dir / "system.journal"))
+    assert rc == 1 and res["stats"]["format"] == "export"
+    keys = ("verdict", "root_cause", "phase", "signature")
+    assert [res[k] for k in keys] == [ref[k] for k in keys]
+    assert [i["verdict"] for i in res["incidents"]] == [i["verdict"] for i in ref["incidents"]]
+    # Compressed as archived (the shipped fixture is gzipped), a rotated file (*.journal~),
+    # a journal directory, and the directory above it.
+    _, (packed,) = classify_json(str(JOURNAL_GZ))
+    assert packed["root_cause"] == ref["root_cause"] and packed["stats"]["compression"] == "gzip"
+    rotated = journal_dir / "system@0005f1-0005f2.journal~"
+    shutil.copy(journal_dir / "system.journal", rotated)
+    (journal_dir / "system.journal").unlink()
+    for arg in (rotated, journal_dir, journal_dir.parent):
+        _, results = classify_json(str(arg))
+        assert len(results) == 1 and results[0]["root_cause"] == ref["root_cause"], arg
+
+
+@needs_journalctl
+def test_journal_filters_as_journalctl_spells_them(journal_dir):
+    f = str(journal_dir / "system.journal")
+    _, (everything,) = classify_json(f)
+    assert len(everything["incidents"]) == 3
+    # The fixture's boots: A 09:00:00-09:14:02 UTC (two runs), B from 09:19:41.
+    _, (late,) = classify_json("--since", "2026-03-14 09:19:00", "--tz", "UTC", f)
+    _, (early,) = classify_json("--until", "2026-03-14 09:05:00", f)
+    assert late["stats"]["lines"] < everything["stats"]["lines"] and early["stats"]["lines"] < everything["stats"]["lines"]
+    assert all(i["start_ts"] >= "2026-03-14T09:19" for i in late["incidents"])
+    assert all(i["end_ts"] <= "2026-03-14T09:05:01" for i in early["incidents"])
+    _, (unit,) = classify_json("-u", "sglang.service", f)
+    _, (none,) = classify_json("--unit", "no-such.service", f)
+    assert 0 < unit["stats"]["lines"] < everything["stats"]["lines"]
+    assert none["verdict"] == "no-failure" and none["stats"]["lines"] == 0
+    proc = run_cli("parse", "--since", "2026-03-14 09:19:00", f)
+    assert proc.returncode == 0 and all(json.loads(ln)["ts"] >= "2026-03-14T09:19" for ln in
+                                        proc.stdout.decode().splitlines() if json.loads(ln)["ts"])
+    one_line_error(run_cli("classify", "--since", "not a time at all", f), "journalctl")
+
+
+def test_journal_without_journalctl_or_bindings_names_what_to_install(tmp_path, monkeypatch):
+    p = tmp_path / "system.journal"
+    p.write_bytes(gzip.decompress(JOURNAL_GZ.read_bytes()))
+    env = dict(os.environ, FORENSICS_JOURNALCTL=str(tmp_path / "no-journalctl"), PYTHONPATH=str(REPO),
+               PYTHONNOUSERSITE="1")
+    code = ("import sys; sys.modules['systemd'] = None\n"  # the bindings are absent, whatever is installed
+            "from forensics.cli import main; main(['classify', sys.argv[1]])")
+    proc = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, env=env)
+    one_line_error(proc, "apt-get install systemd) or the systemd Python bindings (pip install systemd-python)")
+
+
+def test_journal_through_the_systemd_bindings(tmp_path, monkeypatch):
+    """Without journalctl, ``systemd.journal.Reader`` entries become export records."""
+    import types
+    import uuid
+    from datetime import datetime, timedelta, timezone
+
+    from forensics.ingest import journal as J
+
+    boot = uuid.UUID("3c1e7a2b9d8f4e6a8b0c1d2e3f405162")
+    t0 = datetime(2026, 3, 14, 9, 0, 0, tzinfo=timezone.utc)
+    msgs = ["Traceback (most recent call last):", '  File "/srv/x.py", line 3, in <module>',
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.1 GiB"]
+    entries = [{"__REALTIME_TIMESTAMP": t0 + timedelta(seconds=i), "__MONOTONIC_TIMESTAMP": (timedelta(seconds=i), boot),
+                "_BOOT_ID": boot, "_PID": 42, "SYSLOG_IDENTIFIER": "python3", "_HOSTNAME": "gpu-node-7",
+                "_SYSTEMD_UNIT": "sglang.service", "MESSAGE": m} for i, m in enumerate(msgs)]
+
+    class Reader:
+        def __init__(self, path=None, files=None):
+            self.matches = []
+
+        def add_match(self, **kw):
+            self.matches.append(kw)
+
+        def add_disjunction(self):
+            pass
+
+        def seek_realtime(self, when):
+            pass
+
+        def __iter__(self):
+            return iter(entries)
+
+    systemd = types.ModuleType("systemd")
+    systemd.journal = types.SimpleNamespace(Reader=Reader)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "systemd", systemd)
+    monkeypatch.setitem(sys.modules, "systemd.journal", systemd.journal)
+    monkeypatch.setenv("FORENSICS_JOURNALCTL", str(tmp_path / "absent"))
+    assert J.journal_backend() == "python"
+    p = tmp_path / "system.journal"
+    p.write_bytes(J.JOURNAL_MAGIC + b"\0" * 100)
+    res = forensics.classify(p)
+    assert res["root_cause"] == "gpu.out-of-memory" and res["stats"]["format"] == "export"
+    assert res["incidents"][0]["start_ts"] == "2026-03-14T09:00:00+00:00"
+
+
+# ---------------------------------------------------------------- time
+ROLLOVER = """\
+Dec 31 23:58:00 node systemd[1]: Started sglang.service - SGLang server.
+Dec 31 23:58:01 node python3[42]: server_args=ServerArgs(model_path='x')
+Dec 31 23:59:58 node python3[42]: Load weight begin.
+Jan 01 00:01:05 node python3[42]: Traceback (most recent call last):
+Jan 01 00:01:05 node python3[42]:   File "/x.py", line 1, in <module>
+Jan 01 00:01:05 node python3[42]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+Jan 01 00:01:10 node systemd[1]: sglang.service: Main process exited, code=exited, status=1/FAILURE
+"""
+
+
+def test_year_rollover_at_new_year(tmp_path):
+    p = tmp_path / "newyear.log"
+    p.write_text(ROLLOVER)
+    os.utime(p, (1799000000, 1799000000))  # written 2027-01-03: the log ran 2026-12-31 -> 2027-01-01
+    _, (res,) = classify_json("--tz", "UTC", str(p))
+    assert res["duration_s"] == pytest.approx(190.0)
+    assert res["time_to_failure_s"] == pytest.approx(185.0)
+    assert res["incidents"][0]["start_ts"] == "2026-12-31T23:58:00+00:00"
+    assert res["incidents"][0]["end_ts"] == "2027-01-01T00:01:10+00:00"
+
+
+def test_year_comes_from_the_file_mtime_when_the_log_has_none(tmp_path):
+    p = tmp_path / "old.log"
+    p.write_text(ROLLOVER.replace("Dec 31", "Mar 14").replace("Jan 01", "Mar 15"))
+    os.utime(p, (1520000000, 1520000000))  # 2018-03-02: a March log written then is from 2017
+    _, (res,) = classify_json("--tz", "UTC", str(p))
+    assert res["incidents"][0]["start_ts"].startswith("2017-03-14")
+    os.utime(p, (1553000000, 1553000000))  # 2019-03-19
+    _, (res,) = classify_json("--tz", "UTC", str(p))
+    assert res["incidents"][0]["start_ts"].startswith("2019-03-14")
+
+
+def test_year_from_journalctl_header(tmp_path):
+    p = tmp_path / "header.log"
+    p.write_text("-- Logs begin at Thu 2015-12-31 10:00:00 UTC, end at Fri 2016-01-01 00:01:10 UTC. --\n" + ROLLOVER)
+    _, (res,) = classify_json("--tz", "UTC", str(p))
+    assert res["incidents"][0]["start_ts"] == "2015-12-31T23:58:00+00:00"
+    assert res["duration_s"] == pytest.approx(190.0)
+
+
+def test_short_times_are_local_times_of_the_tz(tmp_path):
+    p = tmp_path / "local.log"
+    p.write_text(ROLLOVER)
+    os.utime(p, (1799000000, 1799000000))
+    _, (ny,) = classify_json("--tz", "America/New_York", str(p))
+    assert ny["incidents"][0]["start_ts"] == "2027-01-01T04:58:00+00:00"  # EST is UTC-5
+    assert ny["duration_s"] == pytest.approx(190.0)
+    env_tz = subprocess.run([sys.executable, "-m", "forensics", "classify", "--format", "json", str(p)],
+                            capture_output=True, env=dict(os.environ, PYTHONPATH=str(REPO), TZ="Asia/Tokyo"))
+    assert json.loads(env_tz.stdout)["incidents"][0]["start_ts"] == "2026-12-31T14:58:00+00:00"
+    one_line_error(run_cli("classify", "--tz", "Mars/Olympus", str(p)), "unknown time zone")
+    # Times that carry their zone are not moved by --tz.
+    iso = CORPORA / "journald" / "fixture.short-iso.log"
+    _, (a,) = classify_json("--tz", "UTC", str(iso))
+    _, (b,) = classify_json("--tz", "Asia/Tokyo", str(iso))
+    assert a["incidents"][0]["start_ts"] == b["incidents"][0]["start_ts"]
+
+
+def test_durations_for_people():
+    from forensics.report.text import human_duration, render_text
+
+    assert [human_duration(s) for s in (None, 0.0, 4.25, 45, 125, 7260, 86400, 90061)] == \
+        ["unknown", "0 s", "4.2 s", "45 s", "2 min 5 s", "2 h 1 min", "1 d 0 h", "1 d 1 h"]
+    res = forensics.classify(EXAMPLE)
+    text = render_text(res)
+    assert "failed 9 min 51 s after the log's first line" in text and "(1 min 43 s before)" in text
+    no_times = forensics.classify_text("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+                                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    assert "time of failure unknown (no timestamps)" in render_text(no_times)
+
+
+def test_rule_matches_are_not_printed_as_probabilities():
+    from forensics.report.text import render_text
+
+    res = forensics.classify(EXAMPLE)
+    assert res["decided_by"] == "signature"
+    head = render_text(res).splitlines()[0]
+    assert "%" not in head and "sure" not in head and "(matched a rule)" in head
+    clf = dict(res, decided_by="classifier", confidence=0.873)
+    assert "(classifier probability 87%)" in render_text(clf).splitlines()[0]
+
+
+# ---------------------------------------------------------------- colour
+def _colour_run(args: list[str], **env: str) -> str:
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
+    proc = subprocess.run([sys.executable, "-m", "forensics", "classify", *args, str(EXAMPLE)], capture_output=True,
+                          env={**base, "PYTHONPATH": str(REPO), **env})
+    return proc.stdout.decode()
+
+
+def test_colour_follows_the_flag_and_the_environment_in_pipes():
+    esc = "\x1b["
+    assert esc in _colour_run(["--color", "always"])  # a pipe, and still coloured
+    assert esc not in _colour_run([])  # auto: not a terminal
+    assert esc not in _colour_run(["--color", "never"], FORCE_COLOR="1")
+    assert esc in _colour_run([], FORCE_COLOR="1")
+    assert esc not in _colour_run([], FORCE_COLOR="1", NO_COLOR="1")
+    assert esc in _colour_run(["--color", "always"], NO_COLOR="1")  # the explicit flag wins
+    assert esc not in _colour_run(["--no-color"], FORCE_COLOR="1")
+
+
+def test_want_color_on_a_terminal():
+    from forensics.options import want_color
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert want_color("auto", Tty(), {}) is True
+    assert want_color("auto", Tty(), {"TERM": "dumb"}) is False
+    assert want_color("auto", Tty(), {"NO_COLOR": "1"}) is False
+    assert want_color("auto", io.StringIO(), {"FORCE_COLOR": "0"}) is False
+
+
+# ---------------------------------------------------------------- evidence text
+def test_evidence_text_is_the_message_alone():
+    from forensics.report.contract import evidence_text
+
+    assert evidence_text("  | 2025-11-04 10:07:58.273395 master-0 >> [rank1]: RuntimeError: CUDA error: "
+                         "an illegal memory access was encountered |  ") == \
+        "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert evidence_text("[36m(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] Watchdog caught "
+                         "collective operation timeout\x1b[0m") == \
+        "(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] Watchdog caught collective operation timeout"
+    assert evidence_text("ImportError: libfoo.so: cannot open") == "ImportError: libfoo.so: cannot open"
+
+
+def test_evidence_of_a_console_paste_and_a_ray_log(tmp_path):
+    console = "".join(f"  |   | 2025-11-04 10:07:58.2734{i:02d} master-0 >> {ln} |  \n" for i, ln in enumerate([
+        "[rank1]:[E1104 10:07:58.664587143 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 Rank 1] Process group "
+        "watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered",
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might "
+        "be incorrect.", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"]))
+    ray = ("[36m(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective "
+           "operation timeout: WorkNCCL(SeqNum=158046, OpType=GATHER, NumelIn=2867200, NumelOut=0, "
+           "Timeout(ms)=600000) ran for 600027 milliseconds before timing out.\n"
+           "(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:1537] [PG 1 Rank 1] Timeout at NCCL work: "
+           "158046, last enqueued NCCL work: 158046, last completed NCCL work: 158045.\n")
+    for text in (console, ray):
+        res = forensics.classify_text(text)
+        assert res["verdict"] == "failed" and res["evidence"]
+        for inc in [res, *res["incidents"]]:
+            for e in inc["evidence"] + inc["early_warnings"]:
+                assert ">>" not in e["text"] and "[36m" not in e["text"] and "\x1b" not in e["text"], e
+                assert not e["text"].startswith(("|", " ")) and not e["text"].endswith("|"), e
+
+
+# ---------------------------------------------------------------- Python API
+def test_api_paths_text_files_and_lines(tmp_path):
+    ref = forensics.classify(str(SEED1))
+    assert ref["verdict"] == "failed"
+    assert forensics.classify(SEED1)["root_cause"] == ref["root_cause"]  # PathLike
+    with pytest.raises(FileNotFoundError):
+        forensics.classify("server.lgo")
+    with pytest.raises(FileNotFoundError):
+        forensics.classify(tmp_path / "server.lgo")
+    with pytest.raises(FileNotFoundError):
+        list(forensics.parse("server.lgo"))
+    text = SEED1.read_text()
+    assert forensics.classify_text(text)["root_cause"] == ref["root_cause"]
+    assert forensics.classify_text(text, name="paste")["source"] == "paste"
+    with open(SEED1, "rb") as fb, open(SEED1, encoding="utf-8") as ft:
+        assert forensics.classify(fb)["root_cause"] == ref["root_cause"]
+        assert forensics.classify(ft)["root_cause"] == ref["root_cause"]
+    assert forensics.classify(io.StringIO(text))["root_cause"] == ref["root_cause"]
+    lines = text.splitlines()
+    res = forensics.classify(lines)  # an iterable of lines, without newlines
+    assert res["root_cause"] == ref["root_cause"] and res["stats"]["lines"] == len(lines)
+    assert forensics.classify(ln + "\n" for ln in lines)["stats"]["lines"] == len(lines)  # a generator
+    assert len(list(forensics.parse(lines))) == len(list(forensics.parse(SEED1)))
+    many = forensics.classify([SEED1, CORPORA / "seeds" / "seed2.full.log"])
+    assert isinstance(many, list) and len(many) == 2
+    assert isinstance(forensics.classify(CORPORA / "seeds"), list)
+    with pytest.raises(TypeError):
+        forensics.classify(42)  # type: ignore[arg-type]
+
+
+def test_api_refuses_binary_with_the_cli_message(tmp_path):
+    from forensics.errors import InputError
+
+    p = tmp_path / "a.zip"
+    with zipfile.ZipFile(p, "w") as zf:
+        zf.writestr("x.log", "hello\n")
+    with pytest.raises(InputError, match="not a text log"):
+        forensics.classify(p)
+
+
+def test_every_api_function_has_a_docstring_with_an_example():
+    import doctest
+
+    from forensics import api
+
+    for name in ("classify", "classify_text", "parse", "read_events", "batch", "to_sources"):
+        fn = getattr(api, name)
+        assert fn.__doc__ and ">>> " in fn.__doc__, name
+    cwd = os.getcwd()
+    os.chdir(REPO)  # the examples use paths relative to the repository
+    try:
+        failed, tried = doctest.testmod(api, optionflags=doctest.ELLIPSIS | doctest.IGNORE_EXCEPTION_DETAIL)
+    finally:
+        os.chdir(cwd)
+    assert tried >= 10 and failed == 0
