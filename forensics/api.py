@@ -208,7 +208,14 @@ def classify_text(text: str | bytes, input_format: str = "auto", use_classifier:
 def diff(good: Any, bad: Any, input_format: str = "auto", good_incident: int | None = None,
          bad_incident: int | None = None, use_classifier: bool = True) -> dict[str, Any]:
     """What differs between a run that worked and one that failed (the JSON contract of
-    ``forensics diff --format json``). Each side: a path, or the log text itself."""
+    ``forensics diff --format json``). Each side: a path, or the log text itself.
+
+    >>> import forensics
+    >>> d = forensics.diff("corpora/gpu-pairs/gpu-pair-cxx-missing-good.log",
+    ...                    "corpora/gpu-pairs/gpu-pair-cxx-missing-bad.log")
+    >>> d["exit"], d["failure"]["root_cause"], d["new_in_bad_total"] > 0
+    (1, 'toolchain.compiler-missing', True)
+    """
     from forensics.drivers.diff import diff_sources
 
     g, b = to_sources(good), to_sources(bad)

@@ -140,8 +140,24 @@ def test_batch_jsonl_rows_validate(tmp_path):
     assert set(schema()["$defs"]["incident_row"]["required"]) == set(INCIDENT_COLUMNS)
 
 
-def test_diff_has_a_place_in_the_schema():
-    assert "diff" in schema()["$defs"]
+def test_every_diff_document_of_the_gpu_pairs_matches_the_schema():
+    import csv
+
+    import forensics
+
+    v = validator("diff")
+    rows = list(csv.DictReader((REPO / "corpora" / "gpu-pairs" / "pairs.csv").open()))
+    assert len(rows) >= 20
+    for row in rows:
+        good, bad = (REPO / "corpora" / "gpu-pairs" / row[k] for k in ("good", "bad"))
+        doc = forensics.diff(good, bad)
+        errors = [e.message for e in v.iter_errors(doc)]
+        assert not errors, (row["id"], errors[:3])
+        assert doc["schema_version"] == SCHEMA_VERSION
+    # and the schema is not a blank cheque
+    broken = {**doc, "exit": 7}
+    broken.pop("new_in_bad")
+    assert len(list(v.iter_errors(broken))) == 2
 
 
 def _readme_contract() -> dict:

@@ -24,6 +24,7 @@ from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.features import mask
 from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.errors import InputError
+from forensics.report.contract import SCHEMA_VERSION
 from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.parser import BulkGate, iter_source_events
@@ -384,6 +385,7 @@ def diff_runs(good: Run, bad: Run) -> dict[str, Any]:
         failure["line"] = fail_line
         failure["ts"] = fail_ts.isoformat() if fail_ts else None
     return {
+        "schema_version": SCHEMA_VERSION,
         "good": _side(good), "bad": _side(bad),
         "failure": failure,
         "phase_good_passed": good_passed,
