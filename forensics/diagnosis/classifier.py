@@ -42,6 +42,26 @@ class TrainedClassifier:
 
         return self.predict_features([incident_features(inc, phase, fail_line)])[0]
 
+    def frame_prior(self, modules: str) -> dict[str, float]:
+        """P(label) from the frames alone (``modules`` is the feature field of
+        module and function tokens), learned from the training failures; each
+        token weighs by how sure it is."""
+        priors = self.meta.get("frame_priors") or {}
+        acc: dict[str, float] = {}
+        total = 0.0
+        for tok in set(modules.split()):
+            dist = priors.get(tok)
+            if not dist:
+                continue
+            w = max(dist.values()) ** 2  # a token that points one way counts; a shared one barely
+            total += w
+            for lab, p in dist.items():
+                acc[lab] = acc.get(lab, 0.0) + w * p
+        return {lab: v / total for lab, v in acc.items()} if total else {}
+
+    def phase_prior(self, label: str | None) -> str | None:
+        return (self.meta.get("phase_priors") or {}).get(label) if label else None
+
     def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
         """Warning lines whose masked template preceded ``label`` far more often than chance."""
         if not self.templates:
@@ -101,6 +121,12 @@ class LazyClassifier:
 
     def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
         return self.model.learned_warnings(inc, label, fail_line)
+
+    def frame_prior(self, modules: str) -> dict[str, float]:
+        return self.model.frame_prior(modules)
+
+    def phase_prior(self, label: str | None) -> str | None:
+        return self.model.phase_prior(label)
 
 
 @lru_cache(maxsize=4)

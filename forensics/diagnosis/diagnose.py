@@ -93,6 +93,7 @@ def _relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = No
 
 def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     out = []
+    wrapped = {h.event.line for h in inc.wrapper_hits if h.event.kind == K.TRACEBACK}
     for ev, phase, after_ready in inc.tracebacks:
         if ev.line in matched_lines:
             continue
@@ -107,6 +108,8 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if ev.level in ("WARNING", "INFO", "DEBUG"):
             continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
+        if ev.line in wrapped and outcome.errors_before(inc, ev.line - 1):
+            continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
 
@@ -243,7 +246,8 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                      and not (best and best.event.kind != K.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
-    result["phase"] = _failure_phase(inc, fail_line, fail_ev, best)
+    phase = _failure_phase(inc, fail_line, fail_ev, best, fallback=None)
+    result["phase"] = phase or "launch"
 
     rule_label = best.signature.root_cause if best else None
     rule_conf = _rule_confidence(best, fails, truncated) if best else None
@@ -255,6 +259,8 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
     clf_answer = None
     if classifier is not None and (needs_clf or always_classify):
         clf_answer = classifier.predict_incident(inc, result["phase"], fail_line)
+        if truncated and fail_ev is not None:
+            clf_answer = _with_frame_priors(clf_answer, classifier, fail_ev)
         result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"],
                                 "candidates": clf_answer["candidates"]}
     predicted = _predicted_by_precursors(inc, fail_line) if best is None else None
@@ -305,6 +311,11 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
     result["decided_by"] = decided_by
     if cands and not result["candidates"]:
         result["candidates"] = cands[:3]
+    if phase is None and classifier is not None and label not in (None, "unknown"):
+        # Nothing in the log says where start-up was: the phase this label
+        # most often fails in (learned from the corpus).
+        prior = getattr(classifier, "phase_prior", None)
+        result["phase"] = (prior(label) if prior is not None else None) or result["phase"]
     result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
     _add_proofs(inc, result["evidence"], fail_line)
     if best is not None:
@@ -411,7 +422,8 @@ def _rule_confidence(best: Hit, fails: list[Hit], truncated: bool) -> float:
     return round(conf, 3)
 
 
-def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None) -> str:
+def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
+                   fallback: str | None = "launch") -> str | None:
     """The phase of the failure: the last marker, corrected by what the
     frames were doing; without a marker, the frames, the signature's hint,
     the message's own words (or the function that prints it), else launch."""
@@ -438,7 +450,28 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None)
     texted = phase_infer.phase_of_text("\n".join(_texts_near(inc, ev, line, best)))
     if texted is not None:
         return texted
-    return "launch"
+    return fallback
+
+
+def _with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> dict[str, Any]:
+    """A cut traceback is judged by its frames too: mix the classifier's
+    answer with P(label | frame modules and functions) learned from the corpus."""
+    prior_of = getattr(classifier, "frame_prior", None)
+    frames = list(tb.data.get("frames") or ())
+    if prior_of is None or not frames:
+        return answer
+    from forensics.diagnosis.features import frame_tokens
+
+    prior = prior_of(" ".join(frame_tokens(frames)))
+    if not prior:
+        return answer
+    probs = {c["label"]: c["confidence"] for c in answer["candidates"]}
+    labels = set(probs) | set(prior)
+    mixed = {lab: 0.5 * probs.get(lab, 0.0) + 0.5 * prior.get(lab, 0.0) for lab in labels}
+    order = sorted(mixed, key=lambda k: -mixed[k])[:3]
+    cands = [{"label": lab, "confidence": round(mixed[lab], 3)} for lab in order]
+    return {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands,
+            "frame_prior": True}
 
 
 def _texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:
@@ -467,17 +500,31 @@ def _nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str |
 
 
 def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
-    """The line that proves the failure comes first: a compiler's or build
-    tool's own error inside the build output, a device runtime's error line.
-    They go right after the cause; wrappers stay behind them."""
-    have = {e["text"].strip() for e in evidence}
+    """The line that proves the failure comes first: a compiler's own error
+    inside the build output (ahead of the build tool's "ninja: build
+    stopped" or "Error building extension"), a device runtime's error line.
+    They go right after the cause (before it, for a compiler's error under a
+    build tool's summary); wrappers stay behind them."""
+    proofs = outcome.proof_lines(inc, fail_line)
+    if not proofs:
+        return
+    cause = evidence[0] if evidence else None
+    cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
+        not outcome.is_compiler_error(cause["text"])
     pos = 1 if evidence else 0
-    for ev, cls in outcome.proof_lines(inc, fail_line):
+    for ev, cls in proofs:
         text = _clip_message(ev.text)
-        if text.strip() in have:
+        key = text.strip()
+        if cause is not None and cause["text"].strip() == key:
             continue
-        have.add(text.strip())
-        evidence.insert(pos, {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"})
+        for i in range(len(evidence) - 1, 0, -1):  # a supporting copy moves up
+            if evidence[i]["text"].strip() == key:
+                evidence.pop(i)
+        entry = {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"}
+        if cls == "build" and cause_is_summary and outcome.is_compiler_error(ev.text) and pos == 1:
+            evidence.insert(0, entry)  # the compiler's own error proves a failed build
+        else:
+            evidence.insert(pos, entry)
         pos += 1
     # Keep the cap, dropping supporting lines before the cause's proofs.
     while len(evidence) > _MAX_EVIDENCE:

@@ -41,6 +41,11 @@ def _module_tokens(frames: Any, n: int = 6) -> list[str]:
     return out
 
 
+def frame_tokens(frames: Any, n: int = 6) -> list[str]:
+    """Module and function tokens of the innermost frames (the "modules" field)."""
+    return _module_tokens(frames, n)
+
+
 def incident_features(inc: Incident, phase: str | None, fail_line: int | None = None) -> dict[str, str]:
     exc_parts: list[str] = []
     modules: list[str] = []

@@ -86,9 +86,42 @@ def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], 
             observations.append({"label": label, "templates": templates})
             if not label:
                 continue
-            feats.append(incident_features(inc, res.get("phase"), fail_line))
+            f = incident_features(inc, res.get("phase"), fail_line)
+            f["_phase"] = row.get("phase") or ""
+            feats.append(f)
             labels.append(label)
     return feats, labels, observations, h.hexdigest()[:16]
+
+
+def learn_frame_priors(feats: list[dict[str, str]], labels: list[str], min_support: int = 5,
+                       max_tokens: int = 3000) -> dict[str, dict[str, float]]:
+    """P(label | a frame's module or function) over the training failures:
+    what a cut traceback's frames alone say about its cause (FlashInfer's
+    decode plan inside CUDA graph capture on a JIT build -> toolchain labels)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for f, label in zip(feats, labels):
+        for tok in set(f.get("modules", "").split()):
+            if tok != "NO_FRAMES":
+                counts[tok][label] += 1
+    out: dict[str, dict[str, float]] = {}
+    for tok, c in sorted(counts.items(), key=lambda kv: -sum(kv[1].values())):
+        n = sum(c.values())
+        if n < min_support:
+            continue
+        out[tok] = {lab: round(k / n, 3) for lab, k in c.most_common(4)}
+        if len(out) >= max_tokens:
+            break
+    return out
+
+
+def learn_phase_priors(feats: list[dict[str, str]], labels: list[str]) -> dict[str, str]:
+    """The phase each label most often fails in (for logs that say nothing
+    about where start-up was)."""
+    by: dict[str, Counter] = defaultdict(Counter)
+    for f, label in zip(feats, labels):
+        if f.get("_phase"):
+            by[label][f["_phase"]] += 1
+    return {lab: c.most_common(1)[0][0] for lab, c in sorted(by.items())}
 
 
 def _part_of_a_failure(sset: Any):  # type: ignore[no-untyped-def]
@@ -156,6 +189,8 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         if hasattr(vec, "stop_words_"):
             vec.stop_words_ = None  # the pruned vocabulary, only kept for introspection (tens of MB)
     templates = learn_templates(observations, exclude=_part_of_a_failure(signature_set()))
+    frame_priors = learn_frame_priors(feats, labels)
+    phase_priors = learn_phase_priors(feats, labels)
     import skops
 
     meta = {
@@ -170,6 +205,8 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__, "skops": skops.__version__,
                      "python": platform.python_version()},
         "warning_templates": templates,
+        "frame_priors": frame_priors,
+        "phase_priors": phase_priors,
     }
     save_model(pipe, meta, out)
     from forensics.diagnosis.scorer import export_pipeline, file_digest, save_scorer

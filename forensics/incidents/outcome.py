@@ -50,6 +50,9 @@ _BUILD = re.compile(
     r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^FAILED: |ninja: build stopped|"
     r"\bnvcc fatal\b|\bptxas (?:fatal|error)\b|^error: |\bcollect2: error\b|\bld: cannot find\b|"
     r"undefined reference to `|error: command '[^']+' failed|\bCompilationError\b|^\S+\(\d+\): error: ")
+# Of those, the compiler's own diagnostic (not the build tool's summary).
+_COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^\S+\(\d+\): error: |"
+                       r"\bptxas (?:fatal|error)\b|\bnvcc fatal\b|undefined reference to `|\bld: cannot find\b")
 # A raw kernel assertion (one line per faulting thread): proof that a kernel
 # asserted, never a better answer than the error that names what failed.
 _KERNEL_ASSERT = re.compile(r"Assertion `.{1,300}` failed\.|block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\]")
@@ -212,9 +215,13 @@ def proof_lines(inc: Any, cause_line: int, limit: int = 3, window: int = 400) ->
     for ev, cls in st.proofs:
         if cause_line - window <= ev.line <= cause_line + 2 and cls in ("runtime", "build"):
             out.append((ev, cls))
-    # The build tool's own error first, then the earliest runtime error.
-    out.sort(key=lambda p: (p[1] != "build", p[0].line))
+    # The compiler's own error first, then the build tool's, then the earliest runtime error.
+    out.sort(key=lambda p: (0 if _COMPILER.search(p[0].text) else 1 if p[1] == "build" else 2, p[0].line))
     return out[:limit]
+
+
+def is_compiler_error(text: str) -> bool:
+    return _COMPILER.search(text) is not None
 
 
 def first_failing(inc: Any) -> tuple | None:
