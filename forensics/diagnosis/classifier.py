@@ -49,18 +49,20 @@ class TrainedClassifier:
         priors = self.meta.get("frame_priors") or {}
         acc: dict[str, float] = {}
         total = 0.0
-        for tok in set(modules.split()):
+        toks = modules.split()  # outermost first
+        seen: set[str] = set()
+        for i, tok in enumerate(toks):
             dist = priors.get(tok)
-            if not dist:
+            if not dist or tok in seen:
                 continue
-            w = max(dist.values()) ** 2  # a token that points one way counts; a shared one barely
+            seen.add(tok)
+            # A token that points one way counts, a shared one barely; the
+            # innermost frames (where it was cut) say the most.
+            w = max(dist.values()) ** 2 * (1.0 + i) / len(toks)
             total += w
             for lab, p in dist.items():
                 acc[lab] = acc.get(lab, 0.0) + w * p
         return {lab: v / total for lab, v in acc.items()} if total else {}
-
-    def phase_prior(self, label: str | None) -> str | None:
-        return (self.meta.get("phase_priors") or {}).get(label) if label else None
 
     def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
         """Warning lines whose masked template preceded ``label`` far more often than chance."""
@@ -124,9 +126,6 @@ class LazyClassifier:
 
     def frame_prior(self, modules: str) -> dict[str, float]:
         return self.model.frame_prior(modules)
-
-    def phase_prior(self, label: str | None) -> str | None:
-        return self.model.phase_prior(label)
 
 
 @lru_cache(maxsize=4)

@@ -246,8 +246,7 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                      and not (best and best.event.kind != K.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
-    phase = _failure_phase(inc, fail_line, fail_ev, best, fallback=None)
-    result["phase"] = phase or "launch"
+    result["phase"] = _failure_phase(inc, fail_line, fail_ev, best)
 
     rule_label = best.signature.root_cause if best else None
     rule_conf = _rule_confidence(best, fails, truncated) if best else None
@@ -272,6 +271,10 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
             boosted.setdefault(predicted, PRECURSOR_BOOST)
             label = max(boosted, key=lambda k: boosted[k])
             conf = round(min(0.9, boosted[label]), 3)
+            if clf_answer["confidence"] < 0.5:
+                label = predicted  # the classifier is unsure; the warning is the sharper evidence
+            if label == predicted:
+                conf = round(max(conf, 0.55), 3)  # as sure as the warning alone (rules-only answer)
             if label != predicted and label in _precursor_predicts(inc, fail_line, predicted):
                 # The warning named this outcome as a consequence of its own
                 # cause (e.g. too few GPUs -> the start-up hangs): report the cause.
@@ -311,11 +314,6 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
     result["decided_by"] = decided_by
     if cands and not result["candidates"]:
         result["candidates"] = cands[:3]
-    if phase is None and classifier is not None and label not in (None, "unknown"):
-        # Nothing in the log says where start-up was: the phase this label
-        # most often fails in (learned from the corpus).
-        prior = getattr(classifier, "phase_prior", None)
-        result["phase"] = (prior(label) if prior is not None else None) or result["phase"]
     result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
     _add_proofs(inc, result["evidence"], fail_line)
     if best is not None:
@@ -445,6 +443,10 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return marker
     if framed is not None:
         return framed
+    if ev is not None and ev.kind == K.TRACEBACK:
+        framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
+        if framed is not None:
+            return framed
     if best is not None and best.signature.phase:
         return best.signature.phase
     texted = phase_infer.phase_of_text("\n".join(_texts_near(inc, ev, line, best)))
@@ -467,7 +469,8 @@ def _with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> di
         return answer
     probs = {c["label"]: c["confidence"] for c in answer["candidates"]}
     labels = set(probs) | set(prior)
-    mixed = {lab: 0.5 * probs.get(lab, 0.0) + 0.5 * prior.get(lab, 0.0) for lab in labels}
+    # The cut traceback's own text says little; its frames weigh a little more.
+    mixed = {lab: 0.4 * probs.get(lab, 0.0) + 0.6 * prior.get(lab, 0.0) for lab in labels}
     order = sorted(mixed, key=lambda k: -mixed[k])[:3]
     cands = [{"label": lab, "confidence": round(mixed[lab], 3)} for lab in order]
     return {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands,

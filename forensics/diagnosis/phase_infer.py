@@ -67,7 +67,10 @@ def frame_names(frames: Iterable[Frame]) -> list[str]:
 _CALL = re.compile(r"(?:\.|^|\s)(\w+)\(")
 
 
-def phase_of_frames(frames: list[Frame]) -> str | None:
+def phase_of_frames(frames: list[Frame], use_catalogue: bool = False) -> str | None:
+    """Phase from the frames' function names; with ``use_catalogue``, also
+    from the catalogue's function -> phase map (it costs a load, so only
+    when nothing else in the log says where start-up was)."""
     names = frame_names(frames)
     if not names:
         return None
@@ -75,17 +78,17 @@ def phase_of_frames(frames: list[Frame]) -> str | None:
     for phase, rx in FUNCTION_PHASES:
         if rx.search(blob):
             return phase
-    return _catalogue_phase(frames)
+    return _catalogue_phase(frames) if use_catalogue else None
 
 
-def phase_of_traceback(ev: Event) -> str | None:
+def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
     """Phase from what the frames of a traceback (and of its first chained
     exception) were doing."""
     frames = list(ev.data.get("frames") or ())
     chain = ev.data.get("chain") or ()
     if chain and chain[0].frames:
         frames = list(chain[0].frames) + frames
-    return phase_of_frames(frames)
+    return phase_of_frames(frames, use_catalogue)
 
 
 def phase_of_text(text: str) -> str | None:
