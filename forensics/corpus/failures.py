@@ -1275,12 +1275,28 @@ def f_host_oom(c: Ctx) -> Failure:
 
 
 # ------------------------------------------------------------------ hang.timeout
+def _store_timeout(c: Ctx) -> Failure:
+    """torch.distributed's TCPStore gave up waiting for the other ranks to join
+    (a rendezvous deadline, not an NCCL collective)."""
+    r = c.rng
+    world = max(c.tp, 2) * pick(r, [1, 1, 2])
+    to = pick(r, [300, 600, 601, 900, 1800])
+    exc = tb(head(c, "launch") + c.frames([(f"{c.sp}/torch/distributed/c10d_logger.py", "wrapper", "func_return = func(*args, **kwargs)", True),
+                                           (f"{c.sp}/torch/distributed/distributed_c10d.py", "init_process_group", "store, rank, world_size = next(rendezvous_iterator)"),
+                                           (f"{c.sp}/torch/distributed/rendezvous.py", "_tcp_rendezvous_handler", "store = _create_c10d_store(", True),
+                                           (f"{c.sp}/torch/distributed/rendezvous.py", "_create_c10d_store", "return TCPStore(", True)])) + [
+        f"torch.distributed.DistStoreError: Timed out after {to} seconds waiting for clients. {r.randint(1, world - 1)}/{world} clients joined."]
+    return Failure("hang.timeout", "launch", exc, "seconds waiting for clients.", scope="rank0", result="exit-code", variant="store-timeout")
+
+
 def f_hang(c: Ctx) -> Failure:
     r = c.rng
     pre = None
     if c.server == "sglang":
-        kinds = ["watchdog", "watchdog", "health", "warmup-timeout"] + (["systemd-start"] if c.journald else [])
+        kinds = ["watchdog", "watchdog", "health", "warmup-timeout", "store-timeout"] + (["systemd-start"] if c.journald else [])
         kind = pick(r, kinds)
+        if kind == "store-timeout":
+            return _store_timeout(c)
         if kind == "watchdog":
             to = pick(r, [300, 300, 600, 1800, 120])
             ln = f"Watchdog timeout (self.watchdog_timeout={to})" if c.gen != "new" else f"Scheduler watchdog timeout (self.watchdog_timeout={to}, self.soft=False)"
@@ -1302,8 +1318,10 @@ def f_hang(c: Ctx) -> Failure:
             return Failure("hang.timeout", "warmup", exc, "Read timed out. (read timeout=", scope="warmup", variant=kind)
         return Failure("hang.timeout", pick(r, ["load-weights", "cuda-graph-capture", "kernel-jit"]), [], "Start operation timed out. Terminating.", scope="systemd",
                        systemd=["Start operation timed out. Terminating."], result="timeout", variant=kind)
-    kinds = ["rpc", "rpc", "engine-start", "shm"] + (["systemd-start"] if c.journald else [])
+    kinds = ["rpc", "rpc", "engine-start", "shm", "store-timeout"] + (["systemd-start"] if c.journald else [])
     kind = pick(r, kinds)
+    if kind == "store-timeout":
+        return _store_timeout(c)
     if kind in ("rpc", "shm"):
         if r.random() < 0.7 or kind == "shm":
             pre = Precursor(["No available shared memory broadcast block found in 60 second. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache quantization)."],
