@@ -31,10 +31,13 @@ def test_compiled_scorer_equals_sklearn_pipeline():
     scorer = default_model().model.scorer
     docs = [
         {"text": "RuntimeError: CUDA error: an illegal memory access was encountered", "exc": "RuntimeError",
-         "modules": "torch torch.cuda fn_synchronize", "context": "phase_serving server_sglang"},
+         "modules": "torch torch.cuda fn_synchronize", "context": "phase_serving server_sglang",
+         "proof": "RuntimeError: CUDA error: an illegal memory access was encountered"},
         {"text": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory",
-         "exc": "OSError", "modules": "NO_FRAMES", "context": "phase_launch server_vllm"},
-        {"text": "NO_TEXT", "exc": "NO_TRACEBACK", "modules": "NO_FRAMES", "context": "phase_none server_none"},
+         "exc": "OSError", "modules": "NO_FRAMES", "context": "phase_launch server_vllm",
+         "proof": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory"},
+        {"text": "NO_TEXT", "exc": "NO_TRACEBACK", "modules": "NO_FRAMES", "context": "phase_none server_none",
+         "proof": "NO_PROOF"},
     ]
     X = np.array([[d[k] for k in TEXT_FIELDS] for d in docs], dtype=object)
     ref = pipe.predict_proba(X)

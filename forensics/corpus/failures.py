@@ -12,6 +12,26 @@ def head(c: Ctx, phase: str) -> list[str]:
     return sglang_sched_head(c, phase) if c.server == "sglang" else vllm_core_head(c, phase)
 
 
+def attn_jit_frames(c: Ctx) -> list[str]:
+    """Frames from CUDA-graph capture (or a forward) down into FlashInfer's
+    plan, which builds its kernels by JIT on GPUs it ships no AOT kernels for
+    (SGLang's flashinfer_backend / vLLM's FlashInfer attention backend)."""
+    if c.server == "sglang":
+        spec = [("sglang/srt/model_executor/cuda_graph_runner.py", "capture_one_batch_size",
+                 "self.model_runner.attn_backend.init_forward_metadata_capture_cuda_graph(", True),
+                ("sglang/srt/layers/attention/flashinfer_backend.py", "init_forward_metadata_capture_cuda_graph",
+                 "self.indices_updater_decode.update(", True),
+                ("sglang/srt/layers/attention/flashinfer_backend.py", "update_single_wrapper", "self.call_begin_forward("),
+                ("sglang/srt/layers/attention/flashinfer_backend.py", "call_begin_forward", "wrapper.begin_forward(", True)]
+    else:
+        spec = [("vllm/v1/worker/gpu_model_runner.py", "_dummy_run", "attn_metadata_i = builder.build_for_cudagraph_capture(", True),
+                ("vllm/v1/attention/backends/flashinfer.py", "build", "self._plan(num_prefills, num_decodes, attn_metadata)"),
+                ("vllm/v1/attention/backends/flashinfer.py", "_plan", "attn_metadata.decode_wrapper.plan(", True)]
+    spec += [(f"{c.sp}/flashinfer/decode.py", "plan", "self._cached_module = get_batch_decode_module(", True),
+             (f"{c.sp}/flashinfer/decode.py", "get_batch_decode_module", "module = gen_batch_decode_module(*args).build_and_load()", True)]
+    return c.frames(spec)
+
+
 def cuda_error(c: Ctx, msg: str) -> list[str]:
     exc = "torch.AcceleratorError" if c.torch >= "2.8" and c.rng.random() < 0.6 else "RuntimeError"
     return [f"{exc}: CUDA error: {msg}"] + CUDA_TRAILER
@@ -456,7 +476,7 @@ def f_driver(c: Ctx) -> Failure:
 def f_compiler_missing(c: Ctx) -> Failure:
     r = c.rng
     kind = r.choices(["nvcc-sh", "cuda-home", "ninja", "python-h", "cc", "nvcc-fnf", "header"], weights=[3, 3, 2, 3, 2, 2, 2])[0]
-    phase = r.choices(["kernel-jit", "cuda-graph-capture", "warmup", "serving", "load-weights"], weights=[5, 2, 2, 1, 1])[0]
+    phase = r.choices(["kernel-jit", "cuda-graph-capture", "warmup", "serving", "load-weights"], weights=[5, 4, 2, 1, 1])[0]
     jitdir = pick(r, [f"/root/.cache/flashinfer/{c.cuda.replace('.', '')}/{c.gpu.sm}/cached_ops", "/root/.cache/torch_extensions/py312_cu128",
                       f"/home/{c.user}/.cache/flashinfer/jit", "/root/.cache/sglang/jit_kernel", f"/tmp/torchinductor_{c.user}"])
     op = pick(r, ["batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_bf16_dtype_o_bf16_dtype_idx_i32_head_dim_qk_128_head_dim_vo_128_posenc_0_use_swa_False_use_logits_cap_False_f16qk_False",
@@ -467,6 +487,8 @@ def f_compiler_missing(c: Ctx) -> Failure:
                                   (f"{c.sp}/flashinfer/jit/cpp_ext.py", "run_ninja", "subprocess.run(", True)])
     pre = None
     common_head = head(c, phase) + (model_forward_frames(c) if phase in ("serving", "warmup", "cuda-graph-capture") else [])
+    if phase == "cuda-graph-capture" and r.random() < 0.8:
+        common_head = head(c, phase) + attn_jit_frames(c)  # FlashInfer's plan JIT-builds its kernels inside capture
     if kind == "nvcc-sh":
         nv = pick(r, ["/usr/local/cuda/bin/nvcc", "nvcc", "/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-13.0/bin/nvcc"])
         pre_lines = [f"[1/{r.randint(3, 12)}] {nv} --generate-dependencies-with-compile --dependency-output {op}.cuda.o.d -DTORCH_EXTENSION_NAME={op.split('_dtype')[0]} -isystem {c.sp}/torch/include -gencode=arch=compute_{c.gpu.sm},code=sm_{c.gpu.sm} -O3 -std=c++17 -c {jitdir}/{op}/{op}.cu -o {jitdir}/{op}/{op}.cuda.o",
@@ -532,8 +554,10 @@ def f_compile_failed(c: Ctx) -> Failure:
     r = c.rng
     kind = r.choices(["nvcc-error", "ptxas", "triton-comp", "gnu-version", "arch", "cccl", "ld", "passmanager", "mapat", "tvm-ninja"],
                      weights=[4, 3, 2, 2, 2, 2, 1, 1, 1, 2])[0]
-    phase = r.choices(["kernel-jit", "cuda-graph-capture", "warmup", "serving"], weights=[6, 3, 2, 1])[0]
+    phase = r.choices(["kernel-jit", "cuda-graph-capture", "warmup", "serving"], weights=[6, 5, 2, 1])[0]
     common = head(c, phase) + (model_forward_frames(c) if phase in ("serving", "warmup", "cuda-graph-capture") else [])
+    if phase == "cuda-graph-capture" and r.random() < 0.8:
+        common = head(c, phase) + attn_jit_frames(c)  # FlashInfer's plan JIT-builds its kernels inside capture
     jitdir = pick(r, [f"/root/.cache/flashinfer/{c.cuda.replace('.', '')}/{c.gpu.sm}/cached_ops", f"/home/{c.user}/.cache/flashinfer/jit",
                       "/root/.cache/sglang/jit_kernel", "/root/.cache/torch_extensions/py312_cu128"])
     op = pick(r, ["batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_e4m3_head_dim_qk_128", "single_decode_with_kv_cache_head_dim_256", "fp4_gemm_cutlass_sm120",
@@ -1251,12 +1275,28 @@ def f_host_oom(c: Ctx) -> Failure:
 
 
 # ------------------------------------------------------------------ hang.timeout
+def _store_timeout(c: Ctx) -> Failure:
+    """torch.distributed's TCPStore gave up waiting for the other ranks to join
+    (a rendezvous deadline, not an NCCL collective)."""
+    r = c.rng
+    world = max(c.tp, 2) * pick(r, [1, 1, 2])
+    to = pick(r, [300, 600, 601, 900, 1800])
+    exc = tb(head(c, "launch") + c.frames([(f"{c.sp}/torch/distributed/c10d_logger.py", "wrapper", "func_return = func(*args, **kwargs)", True),
+                                           (f"{c.sp}/torch/distributed/distributed_c10d.py", "init_process_group", "store, rank, world_size = next(rendezvous_iterator)"),
+                                           (f"{c.sp}/torch/distributed/rendezvous.py", "_tcp_rendezvous_handler", "store = _create_c10d_store(", True),
+                                           (f"{c.sp}/torch/distributed/rendezvous.py", "_create_c10d_store", "return TCPStore(", True)])) + [
+        f"torch.distributed.DistStoreError: Timed out after {to} seconds waiting for clients. {r.randint(1, world - 1)}/{world} clients joined."]
+    return Failure("hang.timeout", "launch", exc, "seconds waiting for clients.", scope="rank0", result="exit-code", variant="store-timeout")
+
+
 def f_hang(c: Ctx) -> Failure:
     r = c.rng
     pre = None
     if c.server == "sglang":
-        kinds = ["watchdog", "watchdog", "health", "warmup-timeout"] + (["systemd-start"] if c.journald else [])
+        kinds = ["watchdog", "watchdog", "health", "warmup-timeout", "store-timeout"] + (["systemd-start"] if c.journald else [])
         kind = pick(r, kinds)
+        if kind == "store-timeout":
+            return _store_timeout(c)
         if kind == "watchdog":
             to = pick(r, [300, 300, 600, 1800, 120])
             ln = f"Watchdog timeout (self.watchdog_timeout={to})" if c.gen != "new" else f"Scheduler watchdog timeout (self.watchdog_timeout={to}, self.soft=False)"
@@ -1278,8 +1318,10 @@ def f_hang(c: Ctx) -> Failure:
             return Failure("hang.timeout", "warmup", exc, "Read timed out. (read timeout=", scope="warmup", variant=kind)
         return Failure("hang.timeout", pick(r, ["load-weights", "cuda-graph-capture", "kernel-jit"]), [], "Start operation timed out. Terminating.", scope="systemd",
                        systemd=["Start operation timed out. Terminating."], result="timeout", variant=kind)
-    kinds = ["rpc", "rpc", "engine-start", "shm"] + (["systemd-start"] if c.journald else [])
+    kinds = ["rpc", "rpc", "engine-start", "shm", "store-timeout"] + (["systemd-start"] if c.journald else [])
     kind = pick(r, kinds)
+    if kind == "store-timeout":
+        return _store_timeout(c)
     if kind in ("rpc", "shm"):
         if r.random() < 0.7 or kind == "shm":
             pre = Precursor(["No available shared memory broadcast block found in 60 second. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation, weight/kv cache quantization)."],

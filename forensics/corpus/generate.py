@@ -27,6 +27,7 @@ from random import Random
 from . import catalog as K
 from .catalog import Ctx, Failure, Precursor, pick
 from .failures import BUILDERS, LABELS
+from .wording import reword
 
 PHASES = ["launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture", "warmup", "ready", "serving", "shutdown"]
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -1060,7 +1061,8 @@ def build_log(rng: Random, label: str | None, renderer: str, healthy_end: str = 
     unit_name = {"combined": f"{st.unit} - {st.unit_desc}", "description": st.unit_desc, "name": st.unit}[unit_fmt]
     em0 = Emitter(st)
     info: dict = {"ctx": c, "runs": 1}
-    failure = BUILDERS[label](c) if label else None
+    # Half the failures speak the programs' own wording (catalogue, signature examples).
+    failure = reword(c, BUILDERS[label](c), 0.5) if label else None
     precursor = None
     if failure and failure.precursor and rng.random() < 0.85:
         precursor = failure.precursor

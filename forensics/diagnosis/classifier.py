@@ -42,6 +42,28 @@ class TrainedClassifier:
 
         return self.predict_features([incident_features(inc, phase, fail_line)])[0]
 
+    def frame_prior(self, modules: str) -> dict[str, float]:
+        """P(label) from the frames alone (``modules`` is the feature field of
+        module and function tokens), learned from the training failures; each
+        token weighs by how sure it is."""
+        priors = self.meta.get("frame_priors") or {}
+        acc: dict[str, float] = {}
+        total = 0.0
+        toks = modules.split()  # outermost first
+        seen: set[str] = set()
+        for i, tok in enumerate(toks):
+            dist = priors.get(tok)
+            if not dist or tok in seen:
+                continue
+            seen.add(tok)
+            # A token that points one way counts, a shared one barely; the
+            # innermost frames (where it was cut) say the most.
+            w = max(dist.values()) ** 2 * (1.0 + i) / len(toks)
+            total += w
+            for lab, p in dist.items():
+                acc[lab] = acc.get(lab, 0.0) + w * p
+        return {lab: v / total for lab, v in acc.items()} if total else {}
+
     def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
         """Warning lines whose masked template preceded ``label`` far more often than chance."""
         if not self.templates:
@@ -101,6 +123,9 @@ class LazyClassifier:
 
     def learned_warnings(self, inc: Incident, label: str, fail_line: int) -> list[tuple[Any, dict[str, Any]]]:
         return self.model.learned_warnings(inc, label, fail_line)
+
+    def frame_prior(self, modules: str) -> dict[str, float]:
+        return self.model.frame_prior(modules)
 
 
 @lru_cache(maxsize=4)

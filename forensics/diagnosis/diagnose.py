@@ -9,52 +9,27 @@ from typing import Any
 from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.phases import PHASE_ORDER
+from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Hit, Incident, proc_key
+from forensics.diagnosis import phase_infer
+from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
 
 BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
                         "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
-# Frames say where start-up was when the stack was printed. Function names are
-# stable across versions; file paths only where they are unambiguous (vLLM's
-# compilation/cuda_graph.py wraps every forward, so it proves nothing).
-_FRAME_PHASES: list[tuple[str, re.Pattern[str]]] = [
-    ("cuda-graph-capture", re.compile(r"^\S*capture\S*\s|init_device_graphs\s|\scuda_graph_runner\.py$", re.I | re.M)),
-    ("memory-plan", re.compile(r"^(?:profile_run|determine_available_memory|init_memory_pool|initialize_kv_cache|_initialize_kv_caches|determine_num_available_blocks|profile_max_num_token|_dummy_sampler_run)\s", re.M)),
-    ("kernel-jit", re.compile(r"^\S*(?:jit|compile|load_inline|build_extension|_run_ninja|_write_ninja|make_ptx|make_cubin|ptx_to_cubin|make_llir|make_ttgir)\S*\s|\s\S*(?:triton/compiler/|flashinfer/jit/|cpp_extension\.py|deep_gemm/jit)", re.I | re.M)),
-    ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s", re.I | re.M)),
-    ("load-weights", re.compile(r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+)\s", re.M)),
-    ("serving", re.compile(r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*)\s", re.M)),
-]
-_MAX_EVIDENCE = 4
-_CALL = re.compile(r"(?:\.|^|\s)(\w+)\(")
+_MAX_EVIDENCE = 5
 
 
 def infer_phase_from_frames(ev: Event) -> str | None:
-    """Phase from what the innermost frames were doing (function names are
-    stable across versions; the outer frames are the same for every failure)."""
-    frames = list(ev.data.get("frames") or ())
-    chain = ev.data.get("chain") or ()
-    if chain and chain[0].frames:
-        frames = list(chain[0].frames) + frames
-    names = []
-    for f in frames:
-        names.append(f"{f.function or '-'} {f.file}")
-        call = _CALL.search(f.source or "")
-        if call:  # the source line says what the frame was calling
-            names.append(f"{call.group(1)} {f.file}")
-    if not names:
-        return None
-    blob = "\n".join(names)
-    for phase, rx in _FRAME_PHASES:
-        if rx.search(blob):
-            return phase
-    return None
+    """Phase from what the innermost frames were doing (kept for callers; see phase_infer)."""
+    return phase_infer.phase_of_traceback(ev)
 
 
 def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
     """An IncidentBuilder hook that matches signatures as events stream by."""
 
     def on_event(inc: Incident, ev: Event) -> None:
+        outcome.observe(inc, ev)
         kind = ev.kind
         if kind == K.ACCESS or (kind == K.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
             return
@@ -118,13 +93,14 @@ def _relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = No
 
 def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     out = []
+    wrapped = {h.event.line for h in inc.wrapper_hits if h.event.kind == K.TRACEBACK}
     for ev, phase, after_ready in inc.tracebacks:
         if ev.line in matched_lines:
             continue
         chain = ev.data.get("chain") or ()
         types = {e.exc_type for e in chain}
         if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
-                                              or _after_stop_request(inc, ev.line)):
+                                              or _after_stop_request(inc, ev.line) or _quiet_before(inc, ev.line)):
             continue
         if not _relevant(inc, ev.line, after_ready, ev):
             continue
@@ -132,8 +108,42 @@ def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if ev.level in ("WARNING", "INFO", "DEBUG"):
             continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
+        if ev.line in wrapped and outcome.errors_before(inc, ev.line - 1):
+            continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
+
+
+def _quiet_before(inc: Incident, line: int) -> bool:
+    """Nothing went wrong before ``line``: no error-level line and no strong
+    early warning. A KeyboardInterrupt/SystemExit traceback after such a quiet
+    start is an operator's stop (SIGTERM, Ctrl-C), not a failure."""
+    if any(e.line < line for e in outcome.errors_before(inc, line)):
+        return False
+    return not any(h.line < line and h.signature.strength == "strong" and h.signature.status != "experimental"
+                   for h in inc.precursor_hits)
+
+
+def _primary_hits(fails: list[Hit], fatal_tbs: list[Event]) -> list[Hit]:
+    """Hits that are not a consequence of another process's earlier failure
+    (a peer's timeout or closed connection after the first rank died)."""
+    firsts = [(h.line, outcome.process_of(h.event)) for h in fails if not outcome.CONSEQUENCE.search(h.text[:2000])]
+    firsts += [(t.line, outcome.process_of(t)) for t in fatal_tbs
+               if not outcome.CONSEQUENCE.search((t.text or "")[:2000])]
+    if not firsts:
+        return fails
+    out = []
+    for h in fails:
+        if outcome.CONSEQUENCE.search(h.text[:2000]):
+            proc = outcome.process_of(h.event)
+            if any(line < h.line and p != proc for line, p in firsts):
+                continue
+        out.append(h)
+    return out or fails
+
+
+def _is_kernel_assert(h: Hit) -> bool:
+    return outcome.proof_class(h.text[:2000]) == "assert"
 
 
 def _progressed_after(inc: Incident, ev: Event) -> bool:
@@ -188,7 +198,13 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                 and not _after_stop_request(inc, h.line)]
     matched_lines = {h.event.line for h in fails}
     fatal_tbs = _fatal_tracebacks(inc, matched_lines)
-    failed = bool(fails or fatal_tbs or wrappers or exit_failed(inc))
+    # The log ends on error-level lines before the server was ever ready (and
+    # nobody asked it to stop): that error is the last thing the process said.
+    tail = outcome.ends_in_error(inc)
+    if tail is not None and (inc.ready_line is not None or inc.stop_requested_line is not None
+                             or inc.shutdown_line is not None):
+        tail = None
+    failed = bool(fails or fatal_tbs or wrappers or exit_failed(inc) or tail is not None)
     result: dict[str, Any] = {
         "index": inc.index, "verdict": None, "root_cause": None, "confidence": None, "decided_by": None,
         "signature": None, "summary": None, "remediation": None, "phase": None, "evidence": [],
@@ -209,16 +225,27 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
 
     best: Hit | None = None
     if fails:
-        best = max(fails, key=lambda h: (h.signature.priority, -h.line))
-    # Which line is the failure? the best signature hit, else the first fatal traceback, else a wrapper/exit.
+        # A peer's timeout after another rank failed is a consequence; a raw
+        # kernel assertion never beats the error that names what failed.
+        best = max(_primary_hits(fails, fatal_tbs),
+                   key=lambda h: (h.signature.priority - (10 if _is_kernel_assert(h) else 0), -h.line))
+    # Which line is the failure? the best signature hit, else the first fatal
+    # traceback, else the error that the death (or the end of the log) followed.
     if best is not None:
         fail_line, fail_ev = best.line, best.event
     elif fatal_tbs:
         fail_ev = fatal_tbs[0]
         fail_line = fail_ev.line
-    elif wrappers:
-        fail_ev = min(wrappers, key=lambda h: h.line).event
-        fail_line = fail_ev.line
+    elif wrappers or tail is not None:
+        at = min(h.line for h in wrappers) if wrappers else inc.end_line
+        proof = outcome.best_proof(inc, at, exclude={h.line for h in wrappers})
+        if proof is not None:
+            fail_ev, fail_line = proof, proof.line
+        elif wrappers:
+            fail_ev = min(wrappers, key=lambda h: h.line).event
+            fail_line = fail_ev.line
+        else:
+            fail_ev, fail_line = tail, tail.line  # type: ignore[union-attr]
     else:
         fail_ev, fail_line = None, (inc.exit or {}).get("line", inc.end_line)
 
@@ -238,6 +265,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     clf_answer = None
     if classifier is not None and (needs_clf or always_classify):
         clf_answer = classifier.predict_incident(inc, result["phase"], fail_line)
+        if truncated and fail_ev is not None:
+            clf_answer = _with_frame_priors(clf_answer, classifier, fail_ev)
         result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"],
                                 "candidates": clf_answer["candidates"]}
     predicted = _predicted_by_precursors(inc, fail_line) if best is None else None
@@ -249,6 +278,10 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
             boosted.setdefault(predicted, PRECURSOR_BOOST)
             label = max(boosted, key=lambda k: boosted[k])
             conf = round(min(0.9, boosted[label]), 3)
+            if clf_answer["confidence"] < 0.5:
+                label = predicted  # the classifier is unsure; the warning is the sharper evidence
+            if label == predicted:
+                conf = round(max(conf, 0.55), 3)  # as sure as the warning alone (rules-only answer)
             if label != predicted and label in _precursor_predicts(inc, fail_line, predicted):
                 # The warning named this outcome as a consequence of its own
                 # cause (e.g. too few GPUs -> the start-up hangs): report the cause.
@@ -288,17 +321,23 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result["decided_by"] = decided_by
     if cands and not result["candidates"]:
         result["candidates"] = cands[:3]
+    result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
+    _add_proofs(inc, result["evidence"], fail_line)
     if best is not None:
         sig = best.signature
         result["signature"] = sig.id
-        result["remediation"] = sig.remediation
         result["summary"] = sig.summary or f"{sig.title}."
     else:
         result["summary"] = _unknown_summary(fail_ev, truncated) if predicted is None or label != predicted else (
             f"The server failed without a known error message; an earlier warning predicted {predicted}.")
-        result["remediation"] = ("Read the evidence lines; if the traceback is cut short, collect the full log "
-                                 "(journalctl -u UNIT --no-pager, without tail/grep) and rerun.")
-    result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers)
+    if best is not None and label == best.signature.root_cause:
+        result["remediation"] = best.signature.remediation
+    else:
+        # The classifier (or a warning) decided: advice from what the failing
+        # lines name, a signature of that label, the catalogue, or the label.
+        result["remediation"] = remediation_for(label, [e["text"] for e in result["evidence"]],
+                                                [*fails, *inc.precursor_hits])
+    _mark_consequences(inc, result, fail_ev, fail_line, best, fails, fatal_tbs)
     fail_ts = _ts_of(best.event if best else fail_ev)
     result["early_warnings"] = _early_warnings(inc, label, fail_line, fail_ts)
     if best is not None and best.event.level in ("WARNING", "INFO"):
@@ -308,15 +347,19 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         later = [h for h in fails if h.line > best.line and h.event.level not in ("WARNING", "INFO")]
         later_tbs = [t for t in fatal_tbs if t.line > best.line]
         fatal: tuple[int, str, Any] | None = None
+        fatal_ev: Event | None = None
         if later:
             h = min(later, key=lambda h: h.line)
-            fatal = (h.line, h.text, h.event.ts)
+            fatal, fatal_ev = (h.line, h.text, h.event.ts), h.event
         elif later_tbs:
             t = later_tbs[0]
             chain = t.data.get("chain") or ()
             fatal = ((chain[-1].line or t.line) if chain else t.line,
                      _clip_message(chain[-1].rendered) if chain else t.text, t.ts)
+            fatal_ev = t
         if fatal is not None:
+            # The process died at the fatal line: that is where start-up was.
+            result["phase"] = _failure_phase(inc, fatal[0], fatal_ev, None)
             result["evidence"].insert(0, {"line": fatal[0], "text": fatal[1], "role": "fatal"})
             lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None
             if not any(w["line"] == best.line for w in result["early_warnings"]):
@@ -384,25 +427,147 @@ def _rule_confidence(best: Hit, fails: list[Hit], truncated: bool) -> float:
     return round(conf, 3)
 
 
-def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None) -> str:
+def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
+                   fallback: str | None = "launch") -> str | None:
+    """The phase of the failure: the last marker, corrected by what the
+    frames were doing; without a marker, the frames, the signature's hint,
+    the message's own words (or the function that prints it), else launch."""
     marker = inc.phase_at(line)
-    framed = infer_phase_from_frames(ev) if ev is not None and ev.kind == K.TRACEBACK else None
+    framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == K.TRACEBACK else None
+    if framed is None:
+        framed = _nearby_traceback_phase(inc, ev, line)
     if marker is not None:
         if framed is not None and marker != "shutdown" and (
                 framed != "serving" or marker in ("ready", "serving")):
             return framed
         if marker == "ready":
             return "serving"
+        if framed is None:
+            # Weights loaded and nothing after: the next step is the memory plan.
+            nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)
+            if nxt is not None:
+                return nxt
         return marker
     if framed is not None:
         return framed
+    if ev is not None and ev.kind == K.TRACEBACK:
+        framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
+        if framed is not None:
+            return framed
     if best is not None and best.signature.phase:
         return best.signature.phase
-    return "launch"
+    texted = phase_infer.phase_of_text("\n".join(_texts_near(inc, ev, line, best)))
+    if texted is not None:
+        return texted
+    return fallback
+
+
+def _with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> dict[str, Any]:
+    """A cut traceback is judged by its frames too: mix the classifier's
+    answer with P(label | frame modules and functions) learned from the corpus."""
+    prior_of = getattr(classifier, "frame_prior", None)
+    frames = list(tb.data.get("frames") or ())
+    if prior_of is None or not frames:
+        return answer
+    from forensics.diagnosis.features import frame_tokens
+
+    prior = prior_of(" ".join(frame_tokens(frames)))
+    if not prior:
+        return answer
+    probs = {c["label"]: c["confidence"] for c in answer["candidates"]}
+    labels = set(probs) | set(prior)
+    # The cut traceback's own text says little; its frames weigh a little more.
+    mixed = {lab: 0.4 * probs.get(lab, 0.0) + 0.6 * prior.get(lab, 0.0) for lab in labels}
+    order = sorted(mixed, key=lambda k: -mixed[k])[:3]
+    cands = [{"label": lab, "confidence": round(mixed[lab], 3)} for lab in order]
+    return {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands,
+            "frame_prior": True}
+
+
+def _texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:
+    """The failing message and the error lines printed with it (a runtime's
+    multi-line report, the wrapper just after)."""
+    out = [best.text] if best is not None else []
+    if ev is not None:
+        out.append(ev.text)
+    out.extend(e.text for e in outcome.errors_before(inc, line + 15) if e.line >= line - 2)
+    return out
+
+
+def _nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
+    """A line that is not a traceback often comes with one of the same process
+    just before or after it (the log line, then its stack): its frames say where."""
+    if ev is None or ev.kind == K.TRACEBACK and (ev.data.get("frames") or ev.data.get("chain")
+                                                and any(e.frames for e in ev.data.get("chain") or ())):
+        return None
+    proc = outcome.process_of(ev)
+    for tb, _phase, _after in inc.tracebacks:
+        if tb is not ev and abs(tb.line - line) <= 300 and outcome.process_of(tb) == proc:
+            framed = phase_infer.phase_of_traceback(tb)
+            if framed is not None:
+                return framed
+    return None
+
+
+def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
+    """The line that proves the failure comes first: a compiler's own error
+    inside the build output (ahead of the build tool's "ninja: build
+    stopped" or "Error building extension"), a device runtime's error line.
+    They go right after the cause (before it, for a compiler's error under a
+    build tool's summary); wrappers stay behind them."""
+    proofs = outcome.proof_lines(inc, fail_line)
+    if not proofs:
+        return
+    cause = evidence[0] if evidence else None
+    cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
+        not outcome.is_compiler_error(cause["text"])
+    pos = 1 if evidence else 0
+    for ev, cls in proofs:
+        text = _clip_message(ev.text)
+        key = text.strip()
+        if cause is not None and cause["text"].strip() == key:
+            continue
+        for i in range(len(evidence) - 1, 0, -1):  # a supporting copy moves up
+            if evidence[i]["text"].strip() == key:
+                evidence.pop(i)
+        entry = {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"}
+        if cls == "build" and cause_is_summary and outcome.is_compiler_error(ev.text) and pos == 1:
+            evidence.insert(0, entry)  # the compiler's own error proves a failed build
+        else:
+            evidence.insert(pos, entry)
+        pos += 1
+    # Keep the cap, dropping supporting lines before the cause's proofs.
+    while len(evidence) > _MAX_EVIDENCE:
+        drop = next((i for i in range(len(evidence) - 1, 0, -1) if evidence[i]["role"] in ("supporting", "fragment")),
+                    len(evidence) - 1)
+        evidence.pop(drop)
+
+
+def _mark_consequences(inc: Incident, result: dict[str, Any], fail_ev: Event | None, fail_line: int,
+                       best: Hit | None, fails: list[Hit], fatal_tbs: list[Event]) -> None:
+    """Multi-rank logs: name the process that failed first, and mark the later
+    errors of the other processes (lost peers, timeouts) as consequences."""
+    cause = best.event if best is not None else fail_ev
+    if cause is None:
+        return
+    cands: list[tuple[int, str, Event]] = [(h.line, h.text, h.event) for h in fails if h is not best]
+    for t in fatal_tbs:
+        chain = t.data.get("chain") or ()
+        cands.append((t.line, chain[-1].rendered if chain else t.text, t))
+    cands.extend((e.line, e.text, e) for e in (inc.outcome.errors if inc.outcome is not None else ()))
+    cons = outcome.consequences(inc, cause, fail_line, cands)
+    procs = {outcome.process_of(c[2]) for c in cands} | {outcome.process_of(cause)}
+    if cons or len(procs) > 1:
+        result["failed_first"] = {"process": outcome.describe_process(outcome.process_of(cause)), "line": fail_line}
+    result["consequences"] = cons
+    cons_lines = {c["line"] for c in cons}
+    for e in result["evidence"]:
+        if e["line"] in cons_lines and e.get("role") != "cause":
+            e["role"] = "consequence"
 
 
 def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_line: int,
-              wrappers: list[Hit]) -> list[dict[str, Any]]:
+              wrappers: list[Hit], inc: Incident | None = None) -> list[dict[str, Any]]:
     ev_list: list[dict[str, Any]] = []
     seen: set[str] = set()
 
@@ -425,6 +590,12 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 add(chain[-1].line or fail_ev.line, _clip_message(chain[-1].rendered), "cause")
                 if len(chain) > 1:
                     add(chain[0].line or fail_ev.line, _clip_message(chain[0].rendered), "root")
+            elif inc is not None:
+                # A stack without its exception line: the exception often arrives
+                # as the next block of the same process ("During handling ...").
+                nxt = _continuation(inc, fail_ev)
+                if nxt is not None:
+                    add(nxt[0], nxt[1], "cause")
             frames = fail_ev.data.get("frames") or ()
             if frames:
                 f = frames[-1]
@@ -436,6 +607,16 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
     for h in wrappers[:1]:
         add(h.line, h.text, "wrapper")
     return ev_list
+
+
+def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
+    end = tb.end_line or tb.line
+    for other, _phase, _after in inc.tracebacks:
+        if end < other.line <= end + 6 and outcome.process_of(other) == outcome.process_of(tb):
+            chain = other.data.get("chain") or ()
+            if chain:
+                return (chain[-1].line or other.line, _clip_message(chain[-1].rendered))
+    return None
 
 
 def _early_warnings(inc: Incident, label: str | None, fail_line: int, fail_ts) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]

@@ -10,7 +10,8 @@ from forensics.events import model as K
 from forensics.incidents.lifetimes import Incident
 
 _MASKS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?:/[\w.\-+@]+)+/?"), " PATH "),  # absolute paths (modules go to their own field)
+    # absolute paths (modules go to their own field); not "1/8" (a ratio)
+    (re.compile(r"(?<![\w])(?:/[\w.\-+@]+)+/?"), " PATH "),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), " HEX "),
     (re.compile(r"\b[0-9a-f]{16,}\b"), " HEX "),
     (re.compile(r"\bv?\d+(?:\.\d+){1,3}(?:[a-z+]\w*)?\b"), " VER "),
@@ -19,7 +20,7 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\d+"), " N "),
 ]
 _WS = re.compile(r"\s+")
-TEXT_FIELDS = ("text", "exc", "modules", "context")
+TEXT_FIELDS = ("text", "exc", "modules", "context", "proof")
 
 
 def mask(text: str) -> str:
@@ -39,6 +40,32 @@ def _module_tokens(frames: Any, n: int = 6) -> list[str]:
         if f.function:
             out.append("fn_" + f.function)
     return out
+
+
+def frame_tokens(frames: Any, n: int = 8) -> list[str]:
+    """What a frame prior looks at: each innermost frame's full module, its
+    last component and its function ("sglang.srt.layers.attention.flashinfer_backend",
+    "mod_flashinfer_backend", "fn_init_forward_metadata_capture_cuda_graph")."""
+    out = []
+    for f in list(frames)[-n:]:
+        mod = f.module
+        out.append(mod)
+        out.append("mod_" + mod.rsplit(".", 1)[-1])
+        if f.function:
+            out.append("fn_" + f.function)
+    return out
+
+
+def incident_frame_tokens(inc: Incident, fail_line: int | None = None) -> str:
+    """frame_tokens over the failing tracebacks of an incident (training side of the frame priors)."""
+    toks: list[str] = []
+    for ev, _phase, _after in inc.tracebacks[-8:]:
+        if fail_line is not None and ev.line > fail_line + 2000:
+            continue
+        for exc in list(ev.data.get("chain") or ())[:3]:
+            toks.extend(frame_tokens(exc.frames))
+        toks.extend(frame_tokens(ev.data.get("frames") or ()))
+    return " ".join(toks)
 
 
 def incident_features(inc: Incident, phase: str | None, fail_line: int | None = None) -> dict[str, str]:
@@ -72,6 +99,7 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
         context.append("wrapper_" + h.signature.id)
     warn = [mask(ev.text[:200]) for ev in list(inc.warning_lines)[-10:]]
     exc = " \n ".join(exc_parts)
+    proof = proof_text(inc, fail_line)
     return {
         # One text field for exceptions and error lines alike: the same words
         # arrive as a traceback in one log and as a bare error line in another.
@@ -79,7 +107,35 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
         "exc": exc or "NO_TRACEBACK",
         "modules": " ".join(modules) or "NO_FRAMES",
         "context": " ".join(context),
+        # The proving line alone: its words decide, whatever context surrounds them.
+        "proof": mask(proof[:800]) if proof else "NO_PROOF",
     }
+
+
+def proof_text(inc: Incident, fail_line: int | None) -> str | None:
+    """The text of the line that proves the failure (the signature hit, the
+    traceback's final exception, or the error line at ``fail_line``)."""
+    if fail_line is None:
+        return None
+    for h in inc.failure_hits:
+        if h.line == fail_line:
+            return h.text
+    for ev, _phase, _after in inc.tracebacks:
+        chain = ev.data.get("chain") or ()
+        if ev.line == fail_line or any(e.line == fail_line for e in chain):
+            return chain[-1].rendered if chain else ev.text
+    for ev in inc.error_lines:
+        if ev.line == fail_line:
+            return ev.text
+    st = inc.outcome
+    if st is not None:
+        for ev in st.errors:
+            if ev.line == fail_line:
+                return ev.text
+    for h in inc.wrapper_hits:
+        if h.line == fail_line:
+            return h.text
+    return None
 
 
 def warning_candidates(inc: Any) -> list:

@@ -12,7 +12,8 @@ from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.report.contract import normalize_result
 
 TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "summary", "remediation",
-              "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s")
+              "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s",
+              "failed_first", "consequences")
 
 
 def load_classifier(use: bool) -> Any:

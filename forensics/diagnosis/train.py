@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from forensics.diagnosis.evaluate import read_labels
-from forensics.diagnosis.features import TEXT_FIELDS, incident_features, mask, warning_candidates
+from forensics.diagnosis.features import (TEXT_FIELDS, incident_features, incident_frame_tokens, mask,
+                                          warning_candidates)
 from forensics.diagnosis.run import diagnose_source
 from forensics.diagnosis.signatures import signature_set
 from forensics.ingest.sources import Source
 
 DEFAULT_CORPORA = ("corpora/generated", "corpora/cpu", "corpora/gpu")
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 
 
 def build_pipeline(seed: int = 0) -> Any:
@@ -43,6 +44,11 @@ def build_pipeline(seed: int = 0) -> Any:
         ("modules", TfidfVectorizer(token_pattern=r"\S+", sublinear_tf=True, lowercase=False, max_features=3000),
          idx["modules"]),
         ("context", TfidfVectorizer(token_pattern=r"\S+", lowercase=False), idx["context"]),
+        # The proving line on its own, as words and as character n-grams (wording across releases).
+        ("proof_words", TfidfVectorizer(token_pattern=word, ngram_range=(1, 2), sublinear_tf=True, max_features=4000),
+         idx["proof"]),
+        ("proof_chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, max_features=8000),
+         idx["proof"]),
     ], sparse_threshold=1.0)
     base = LogisticRegression(C=8.0, max_iter=4000, class_weight="balanced")
     clf = CalibratedClassifierCV(base, method="sigmoid", ensemble=False,
@@ -86,9 +92,31 @@ def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], 
             observations.append({"label": label, "templates": templates})
             if not label:
                 continue
-            feats.append(incident_features(inc, res.get("phase"), fail_line))
+            f = incident_features(inc, res.get("phase"), fail_line)
+            f["_frames"] = incident_frame_tokens(inc, fail_line)
+            feats.append(f)
             labels.append(label)
     return feats, labels, observations, h.hexdigest()[:16]
+
+
+def learn_frame_priors(feats: list[dict[str, str]], labels: list[str], min_support: int = 5,
+                       max_tokens: int = 3000) -> dict[str, dict[str, float]]:
+    """P(label | a frame's module or function) over the training failures:
+    what a cut traceback's frames alone say about its cause (FlashInfer's
+    decode plan inside CUDA graph capture on a JIT build -> toolchain labels)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for f, label in zip(feats, labels):
+        for tok in set(f.get("_frames", "").split()):
+            counts[tok][label] += 1
+    out: dict[str, dict[str, float]] = {}
+    for tok, c in sorted(counts.items(), key=lambda kv: -sum(kv[1].values())):
+        n = sum(c.values())
+        if n < min_support:
+            continue
+        out[tok] = {lab: round(k / n, 3) for lab, k in c.most_common(4)}
+        if len(out) >= max_tokens:
+            break
+    return out
 
 
 def _part_of_a_failure(sset: Any):  # type: ignore[no-untyped-def]
@@ -156,6 +184,7 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         if hasattr(vec, "stop_words_"):
             vec.stop_words_ = None  # the pruned vocabulary, only kept for introspection (tens of MB)
     templates = learn_templates(observations, exclude=_part_of_a_failure(signature_set()))
+    frame_priors = learn_frame_priors(feats, labels)
     import skops
 
     meta = {
@@ -170,6 +199,7 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__, "skops": skops.__version__,
                      "python": platform.python_version()},
         "warning_templates": templates,
+        "frame_priors": frame_priors,
     }
     save_model(pipe, meta, out)
     from forensics.diagnosis.scorer import export_pipeline, file_digest, save_scorer

@@ -90,6 +90,7 @@ class Incident:
     transitions: list[tuple[int, str]] = field(default_factory=list)  # (line, phase) at each change
     # Last start-up progress of each process (host, pid, rank): (line, phase order).
     progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
+    outcome: Any = None  # forensics.incidents.outcome.Outcome: the shape of the log (errors, proofs)
 
     def phase_at(self, line: int) -> str | None:
         """The phase of the last marker at or before ``line`` (vLLM compiles
@@ -150,7 +151,10 @@ class IncidentBuilder:
         if cur.ended and kind not in (K.UNIT_LIFECYCLE, K.JOURNAL_MARKER) and ev.pid != 1:
             return True
         if kind == K.PHASE_MARKER and ev.data.get("marker") == "server_args":
-            progressed = (cur.phase is not None and PHASE_ORDER.get(cur.phase, 0) > 0) or cur.failure_hits or cur.ready_line
+            # A known message logged only as a warning (vLLM's "Failed to import from vllm._C ...")
+            # is not a failure of its own: the engine process that starts next is the same lifetime.
+            failed = any(h.event.level not in ("WARNING", "INFO") for h in cur.failure_hits)
+            progressed = (cur.phase is not None and PHASE_ORDER.get(cur.phase, 0) > 0) or failed or cur.ready_line
             return bool(progressed)
         return False
 

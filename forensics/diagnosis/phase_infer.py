@@ -1,0 +1,163 @@
+"""Where start-up was when a failure happened, when the log has no marker
+for it: from the enclosing functions of the frames, from the function that
+prints the message (the message catalogue's function -> phase map), from the
+message's own words, and from what always follows the last marker.
+
+Function names are stable across releases; file paths are used only where
+they are unambiguous (vLLM's compilation/cuda_graph.py wraps every forward,
+so it proves nothing).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from forensics.events import model as K
+from forensics.events.model import Event, Frame
+
+# (phase, regex over "function file" lines of the frames), most specific first.
+FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
+    ("cuda-graph-capture", re.compile(
+        r"^\S*capture\S*\s|init_device_graphs\s|\scuda_graph_runner\.py$|^_?capture_model\s|^\S*cudagraph\S*\s", re.I | re.M)),
+    ("memory-plan", re.compile(
+        r"^(?:profile_run|determine_available_memory|init_memory_pool|initialize_kv_cache|_initialize_kv_caches|"
+        r"determine_num_available_blocks|profile_max_num_token|_dummy_sampler_run|get_kv_cache_spec\w*|"
+        r"initialize_from_config|_init_kv_cache\w*|init_cache_engine|_allocate_kv_cache\w*)\s", re.M)),
+    ("kernel-jit", re.compile(
+        r"^\S*(?:jit|compile|load_inline|build_extension|_run_ninja|_write_ninja|make_ptx|make_cubin|ptx_to_cubin|"
+        r"make_llir|make_ttgir|build_and_load|gen_\w+_module)\S*\s|"
+        r"\s\S*(?:triton/compiler/|flashinfer/jit/|cpp_extension\.py|deep_gemm/jit|torch/_inductor/)", re.I | re.M)),
+    ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s", re.I | re.M)),
+    ("load-weights", re.compile(
+        r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
+        r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading)\s", re.M)),
+    ("serving", re.compile(
+        r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
+        r"_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*|sample|_sample|"
+        r"\w*sampler\w*|forward_decode|decode_step|generate_token|prefill|decode)\s", re.M)),
+]
+
+# Message wording that says where start-up was (lines without frames).
+TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
+    ("cuda-graph-capture", re.compile(
+        r"(?i)BeginCapture|begin capture stream|stream is capturing|during (?:cuda |acl )?graph capture|"
+        r"graph capture (?:failed|error)|capturing (?:cuda|acl) ?graphs?")),
+    ("kernel-jit", re.compile(
+        r"(?i)\bnvcc\b|\bninja\b|\bJIT\b|\bptxas\b|CompilationError|not supported in this architecture|"
+        r"Building extension|load_inline|compil(?:e|ing|ation) (?:the )?(?:kernel|extension|module)s?\b")),
+    ("memory-plan", re.compile(
+        r"(?i)kv cache (?:is needed|memory|blocks?)|num_gpu_blocks|available kv cache|memory profiling")),
+    ("load-weights", re.compile(
+        r"(?i)\b(?:error|failed) (?:when |while )?(?:initiali[sz]ing|loading) (?:the )?(?:model|weights)\b|"
+        r"\bloading (?:the )?(?:model )?weights\b")),
+]
+
+
+def frame_names(frames: Iterable[Frame]) -> list[str]:
+    """"function file" for each frame, plus what its source line calls."""
+    out = []
+    for f in frames:
+        out.append(f"{f.function or '-'} {f.file}")
+        call = _CALL.search(f.source or "")
+        if call:  # the source line says what the frame was calling
+            out.append(f"{call.group(1)} {f.file}")
+    return out
+
+
+_CALL = re.compile(r"(?:\.|^|\s)(\w+)\(")
+
+
+def phase_of_frames(frames: list[Frame], use_catalogue: bool = False) -> str | None:
+    """Phase from the frames' function names; with ``use_catalogue``, also
+    from the catalogue's function -> phase map (it costs a load, so only
+    when nothing else in the log says where start-up was)."""
+    names = frame_names(frames)
+    if not names:
+        return None
+    blob = "\n".join(names)
+    for phase, rx in FUNCTION_PHASES:
+        if rx.search(blob):
+            return phase
+    return _catalogue_phase(frames) if use_catalogue else None
+
+
+def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
+    """Phase from what the frames of a traceback (and of its first chained
+    exception) were doing."""
+    frames = list(ev.data.get("frames") or ())
+    chain = ev.data.get("chain") or ()
+    if chain and chain[0].frames:
+        frames = list(chain[0].frames) + frames
+    return phase_of_frames(frames, use_catalogue)
+
+
+def phase_of_text(text: str) -> str | None:
+    """Phase from the message's own words, else from the function that prints
+    it (the message catalogue, where it knows the message)."""
+    for phase, rx in TEXT_PHASES:
+        if rx.search(text[:2000]):
+            return phase
+    return _catalogue_message_phase(text)
+
+
+def _catalogue() -> Any:
+    try:
+        from forensics.events import catalogue  # type: ignore[attr-defined]
+    except ImportError:  # the catalogue is optional data
+        return None
+    return catalogue
+
+
+def _catalogue_phase(frames: list[Frame]) -> str | None:
+    cat = _catalogue()
+    if cat is None:
+        return None
+    for f in reversed(frames):  # innermost first
+        try:
+            phase = cat.phase_of_function(f.module, f.function)
+        except Exception:  # noqa: BLE001 - optional knowledge never breaks a diagnosis
+            return None
+        if phase:
+            return str(phase)
+    return None
+
+
+def _catalogue_message_phase(text: str) -> str | None:
+    cat = _catalogue()
+    if cat is None:
+        return None
+    try:
+        entry = cat.lookup(text)
+        if not entry:
+            return None
+        module = _get(entry, "module")
+        function = _get(entry, "function")
+        phase = _get(entry, "phase") or (cat.phase_of_function(module, function) if module and function else None)
+    except Exception:  # noqa: BLE001
+        return None
+    return str(phase) if phase else None
+
+
+def _get(entry: Any, key: str) -> Any:
+    if isinstance(entry, (list, tuple)):
+        entry = entry[0] if entry else None
+    if entry is None:
+        return None
+    if isinstance(entry, dict):
+        return entry.get(key)
+    return getattr(entry, key, None)
+
+
+def successor_phase(marker_text: str | None, phase: str | None) -> str | None:
+    """What always follows a finished step: both SGLang and vLLM plan memory
+    (profile run, KV cache pool) right after the weights are loaded."""
+    if phase == "load-weights" and marker_text and _FINISHED.search(marker_text):
+        return "memory-plan"
+    return None
+
+
+_FINISHED = re.compile(r"\btook\b|\bend\b|\bfinished\b|\bdone\b", re.I)
+
+
+def is_traceback(ev: Event | None) -> bool:
+    return ev is not None and ev.kind == K.TRACEBACK

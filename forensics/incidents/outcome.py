@@ -1,0 +1,266 @@
+"""How a process lifetime ended, judged from the shape of the log rather than
+from known messages.
+
+Signatures know messages; this module knows shapes that need no message
+catalogue: which lines are error-level (whatever logger printed them), which
+of those are a device runtime's or a build tool's own error (the lines that
+*prove* a failure), whether the log ends on an error, which process failed
+first, and which later errors of other processes are only consequences of
+that first failure (timeouts, closed connections, "remote process exited").
+
+The death lines themselves (launchers, supervisors, shells, containers, Ray,
+Rust and C++ programs) are wrapper signatures in ``signatures/deaths.yaml``:
+rules as data, matched by the signature set like every other rule.
+
+State lives on ``Incident.outcome`` and is bounded (deques, capped dicts), so
+an endless log costs constant memory.
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from forensics.events import model as K
+from forensics.events.model import Event
+
+MAX_ERRORS = 200
+MAX_PROOFS = 64
+MAX_PROCS = 256
+
+# Error-level wording of loggers the prefix parser does not know (NCCL's WARN
+# macro is its error channel; Rust tracing's " ERROR "; logfmt; compilers;
+# device runtimes). Uppercase words only: "error" in prose is not a level.
+_ERROR_LEVEL = re.compile(
+    r"\bNCCL WARN\b|(?:^|\s)(?:ERROR|FATAL|CRITICAL)(?:\s|:|$)|\blevel=(?:error|fatal|critical)\b|^\[?Error\]?:|"
+    r"(?:^|: )(?:fatal )?error: |^FAILED: |ninja: build stopped|\b(?:cuda|hip|nccl|acl|rt|cudnn|cublas)Error[A-Z]\w*|"
+    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  ")
+_ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()")
+
+# A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
+# that proves a device failure, whatever wrapper reported it afterwards.
+_RUNTIME = re.compile(
+    r"\b(?:cuda|hip|nccl|acl|cudnn|cublas|cufft|curand|cusolver|hccl)Error[A-Z]\w*|\bCUDA_ERROR_[A-Z_]+|"
+    r"\bCUDA error: |\bHIP error: |\bNCCL WARN\b.{0,300}?(?:Fail|fail|error|Error)|\bNCCL error\b|"
+    r"\bEE\d{4}\b|^\[Error\]: |\bACL error\b|\baclnn\w+ failed\b|\brt\w+ execution failed\b|\bhccl\w* failed\b|"
+    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: ")
+# A compiler's or build tool's own error line inside build output.
+_BUILD = re.compile(
+    r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^FAILED: |ninja: build stopped|"
+    r"\bnvcc fatal\b|\bptxas (?:fatal|error)\b|^error: |\bcollect2: error\b|\bld: cannot find\b|"
+    r"undefined reference to `|error: command '[^']+' failed|\bCompilationError\b|^\S+\(\d+\): error: ")
+# Of those, the compiler's own diagnostic (not the build tool's summary).
+_COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^\S+\(\d+\): error: |"
+                       r"\bptxas (?:fatal|error)\b|\bnvcc fatal\b|undefined reference to `|\bld: cannot find\b")
+# A raw kernel assertion (one line per faulting thread): proof that a kernel
+# asserted, never a better answer than the error that names what failed.
+_KERNEL_ASSERT = re.compile(r"Assertion `.{1,300}` failed\.|block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\]")
+# What the other ranks print once one rank has failed: they lost their peer.
+CONSEQUENCE = re.compile(
+    r"(?i)timed? ?out|timeout|connection (?:reset|closed|refused|aborted)|closed by (?:the )?(?:remote )?peer|"
+    r"remote (?:process|peer|end) (?:exited|closed|hung up)|broken pipe|\bEOFError\b|socket ?recv|socketProgress|"
+    r"peer (?:closed|disconnected|exited)|heartbeat|communicator (?:was )?abort|\baborting\b|watchdog|"
+    r"connection was likely closed|did the remote server shutdown or crash|terminated by signal|\bSIGTERM\b|"
+    r"proxy service|failed to execute operation|sigquit|died unexpectedly|is dead|shutting down")
+# NCCL's own prefix "host:pid:tid [dev]" names the process of unprefixed lines.
+_NCCL_PROC = re.compile(r"^(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[\d+\]")
+
+
+@dataclass
+class Outcome:
+    """What the shape of one lifetime's log says (bounded)."""
+
+    errors: deque = field(default_factory=lambda: deque(maxlen=MAX_ERRORS))  # error-level events
+    proofs: deque = field(default_factory=lambda: deque(maxlen=MAX_PROOFS))  # (event, "runtime"|"build")
+    first_error: dict = field(default_factory=dict)  # process -> line of its first error
+    tail_error: Event | None = None  # first error of the run of errors that ends the log so far
+    last_line: int = 0  # last non-blank line
+    markers: deque = field(default_factory=lambda: deque(maxlen=64))  # (line, text) of recent phase markers
+
+
+def process_of(ev: Event) -> tuple:
+    """Which process printed ``ev``: the envelope's pid or the rank tag, else
+    the "host:pid:tid [dev]" prefix NCCL puts on its own lines."""
+    if ev.pid is not None or ev.rank is not None:
+        return (ev.host, ev.pid, ev.rank)
+    m = _NCCL_PROC.match(ev.text) if ":" in ev.text[:40] else None
+    if m is not None:
+        return (m.group("host"), int(m.group("pid")), None)
+    return (ev.host, None, None)
+
+
+def is_error(ev: Event) -> bool:
+    """Error-level by the parsed level, or by the wording of loggers the
+    parser does not know."""
+    level = ev.level
+    if level is not None:
+        if level in ("ERROR", "CRITICAL"):
+            return True
+        if level != "WARNING" or "NCCL WARN" not in ev.text:
+            return False
+    text = ev.text
+    if not any(h in text for h in _ERROR_HINT):
+        return False
+    return _ERROR_LEVEL.search(text) is not None
+
+
+def proof_class(text: str) -> str | None:
+    """"runtime" (a device runtime's error), "build" (a compiler's or build
+    tool's error), "assert" (a raw kernel assertion) or None."""
+    if _KERNEL_ASSERT.search(text):
+        return "assert"
+    if _BUILD.search(text):
+        return "build"
+    if _RUNTIME.search(text):
+        return "runtime"
+    return None
+
+
+def observe(inc: Any, ev: Event) -> None:
+    """IncidentBuilder hook: keep what the shape of death needs."""
+    kind = ev.kind
+    if kind == K.ACCESS or kind == K.UNIT_LIFECYCLE or kind == K.JOURNAL_MARKER:
+        return
+    st = inc.outcome
+    if st is None:
+        st = inc.outcome = Outcome()
+    if not ev.text.strip():
+        return
+    st.last_line = ev.end_line or ev.line
+    if kind == K.TRACEBACK:
+        st.tail_error = None  # tracebacks are judged by diagnosis itself
+        return
+    if kind == K.PHASE_MARKER:
+        st.tail_error = None
+        if ev.data.get("marker") != "batch_stats":
+            st.markers.append((ev.line, ev.text[:200]))
+        return
+    if not is_error(ev):
+        st.tail_error = None
+        return
+    st.errors.append(ev)
+    if st.tail_error is None:
+        st.tail_error = ev
+    proc = process_of(ev)
+    if proc not in st.first_error and len(st.first_error) < MAX_PROCS:
+        st.first_error[proc] = ev.line
+    cls = proof_class(ev.text)
+    if cls is not None:
+        st.proofs.append((ev, cls))
+
+
+def ends_in_error(inc: Any) -> Event | None:
+    """The first line of the run of error-level lines that ends the log
+    (nothing but errors after it), or None."""
+    st = inc.outcome
+    return st.tail_error if st is not None else None
+
+
+def marker_before(inc: Any, line: int) -> str | None:
+    """Text of the last phase marker at or before ``line``."""
+    st = inc.outcome
+    if st is None:
+        return None
+    best = None
+    for at, text in st.markers:
+        if at > line:
+            break
+        best = text
+    return best
+
+
+def errors_before(inc: Any, line: int) -> list[Event]:
+    st = inc.outcome
+    return [e for e in st.errors if e.line <= line] if st is not None else []
+
+
+def best_proof(inc: Any, before: int, exclude: set[int] | None = None, gap: int = 3) -> Event | None:
+    """The error line that best proves the failure that surfaced at ``before``
+    (a death line, or the end of the log): the first failing process's
+    earliest device-runtime or build error; else the head of the block of
+    error lines right before ``before`` (an unrelated ERROR printed long
+    before, with ordinary lines in between, is not it); raw kernel
+    assertions only when nothing names what failed."""
+    errs = [e for e in errors_before(inc, before) if not exclude or e.line not in exclude]
+    if not errs:
+        return None
+    first_proc = process_of(errs[0])
+    own = [e for e in errs if process_of(e) == first_proc] or errs
+    proven = [e for e in own if proof_class(e.text) in ("runtime", "build") and not CONSEQUENCE.search(e.text[:2000])]
+    if proven:
+        return min(proven, key=lambda e: e.line)
+    head = None
+    at = before
+    for e in reversed(errs):
+        if at - (e.end_line or e.line) > gap:
+            break
+        head = e
+        at = e.line
+    if head is not None and proof_class(head.text) == "assert":
+        named = [e for e in errs if e.line >= head.line and proof_class(e.text) != "assert"]
+        if named:
+            return named[0]
+    return head
+
+
+def proof_lines(inc: Any, cause_line: int, limit: int = 3, window: int = 400) -> list[tuple[Event, str]]:
+    """Runtime and build error lines shortly before (or at) the cause, of the
+    same process when one is known: the compiler's own error inside build
+    output, the CUDA/NCCL/ACL line under a Python wrapper."""
+    st = inc.outcome
+    if st is None:
+        return []
+    out = []
+    for ev, cls in st.proofs:
+        if cause_line - window <= ev.line <= cause_line + 2 and cls in ("runtime", "build"):
+            out.append((ev, cls))
+    # The compiler's own error first, then the build tool's, then the earliest runtime error.
+    out.sort(key=lambda p: (0 if _COMPILER.search(p[0].text) else 1 if p[1] == "build" else 2, p[0].line))
+    return out[:limit]
+
+
+def is_compiler_error(text: str) -> bool:
+    return _COMPILER.search(text) is not None
+
+
+def first_failing(inc: Any) -> tuple | None:
+    """The process whose first error came first."""
+    st = inc.outcome
+    if st is None or not st.first_error:
+        return None
+    return min(st.first_error.items(), key=lambda kv: kv[1])[0]
+
+
+def consequences(inc: Any, cause: Event | None, cause_line: int, candidates: list[tuple[int, str, Event]],
+                 limit: int = 6) -> list[dict[str, Any]]:
+    """Later errors of *other* processes that read like losing a peer
+    (timeouts, resets, "remote process exited"): consequences of the first
+    failure, not causes. ``candidates`` are (line, text, event)."""
+    if cause is None:
+        return []
+    origin = process_of(cause)
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for line, text, ev in sorted(candidates, key=lambda c: c[0]):
+        if line <= cause_line or process_of(ev) == origin and origin != (None, None, None):
+            continue
+        if not CONSEQUENCE.search(text[:2000]):
+            continue
+        key = text.strip()[:200]
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"line": line, "text": text[:600], "process": describe_process(process_of(ev)),
+                    "role": "consequence"})
+        if len(out) >= limit:
+            break
+    return out
+
+
+def describe_process(proc: tuple | None) -> str | None:
+    if proc is None:
+        return None
+    host, pid, rank = proc
+    bits = [b for b in (host, f"pid {pid}" if pid is not None else None, rank) if b]
+    return " ".join(bits) or None
