@@ -57,6 +57,8 @@ def evidence_text(text: str) -> str:
 def normalize_incident(inc: dict[str, Any]) -> dict[str, Any]:
     """One incident's diagnosis with every key of the contract present."""
     inc.setdefault("classifier", None)
+    inc.setdefault("failed_first", None)
+    inc.setdefault("consequences", [])
     for e in inc.get("evidence") or ():
         e["text"] = evidence_text(e.get("text") or "")
         e.setdefault("role", "supporting")
@@ -72,6 +74,8 @@ def normalize_result(res: dict[str, Any]) -> dict[str, Any]:
     """The top-level object of ``classify --format json``, every key present."""
     res["schema_version"] = SCHEMA_VERSION
     res.setdefault("classifier", None)
+    res.setdefault("failed_first", None)
+    res.setdefault("consequences", [])
     res.setdefault("incident", None)
     res.setdefault("warnings", [])
     stats = res.get("stats") or {}
