@@ -201,8 +201,8 @@ def _fork_incident(inc: Incident) -> Incident:
     for name, v in vars(inc).items():
         if isinstance(v, (list, dict, set, deque)):
             setattr(new, name, copy.copy(v))
-        elif dataclasses.is_dataclass(v) and not isinstance(v, (Event, Hit, PhaseSpan)):
-            setattr(new, name, copy.deepcopy(v))  # e.g. notes kept by a diagnosis hook
+        elif hasattr(v, "__dict__") and not isinstance(v, (Event, Hit, PhaseSpan, type)):
+            setattr(new, name, copy.deepcopy(v))  # e.g. notes a diagnosis hook keeps on the incident
     new.phases = {k: dataclasses.replace(s) for k, s in inc.phases.items()}
     if inc.exit is not None:
         new.exit = dict(inc.exit)
@@ -386,7 +386,7 @@ class Watcher:
             self.emit("ready_timeout", f"NOT READY after {self.opts.ready_timeout:g}s (phase {phase or 'unknown'})",
                       phase=phase, log_ready=self.log_ready_at is not None)
             raise WatchExit(exitcodes.READY_TIMEOUT)
-        if self.opts.until == "ready" or self.log_ready_at is None:
+        if self.opts.until == "ready" or self.log_ready_at is None or (live is not None and live.eof):
             since = max(last_line_at, self.log_ready_at or 0.0)
             if now - since >= self.opts.stall_timeout:
                 phase = self._phase()
@@ -460,7 +460,8 @@ class Watcher:
                 self.report("failure_update", top)
             main = results[top["incident"]]
             if not eof and (main.get("exit") is not None or top["incident"] < len(results) - 1):
-                self.conclude(top)  # the process-death line (or a new lifetime) ends it
+                # The process-death line (or a new lifetime) ends it, on classify's full view.
+                self.conclude(top if include_open else None)
             return top
         if self.reported is not None:
             # What looked fatal was handled (the process went on): say so, keep watching.
