@@ -54,6 +54,7 @@ from forensics.ingest.sources import MAX_LINE_BYTES
 IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
 QUIET = 0.03  # a pause this long: evaluate what has arrived
 SNAP_EVERY = 0.1  # while lines keep coming, evaluate at least this often
+REFINE_EVERY = 0.25  # the same once a failure is printed (updates are not urgent; the classifier is not free)
 TB_STALL = 1.5  # a traceback still in its frames after a pause this long is reported as far as it got
 GRACE = 2.0  # default --grace: how long after the first report a better cause may still come
 TB_GRACE = 30.0  # the grace period waits for an unfinished traceback at most this long
@@ -306,9 +307,12 @@ class Watcher:
         self.sset = signature_set()
         self.on_hit = record_hits(self.sset)
         self.clf = load_classifier(opts.use_classifier)
-        # Build the grammars now, not in the middle of the first traceback.
+        # Build the grammars and load the model now, not in the middle of
+        # the first failure (both take a while on a busy machine).
         message_parser()
         traceback_parser()
+        if self.clf is not None:
+            getattr(self.clf, "model", None)
         self.start = time.monotonic()
         self.live: LiveLines | None = None
         self.pipe: Pipeline | None = None
@@ -369,7 +373,8 @@ class Watcher:
         # Quiet: every line that arrived is handled and nothing new came for a while.
         quiet = now - last_line_at if live is None or not live.queue else 0.0
         if self.pipe is not None:
-            if self.dirty and (quiet >= QUIET or now - self.last_eval >= SNAP_EVERY):
+            every = SNAP_EVERY if self.report_at is None else REFINE_EVERY
+            if self.dirty and (quiet >= QUIET or now - self.last_eval >= every):
                 self.evaluate(now)
             if quiet >= TB_STALL and not self.stall_evaluated and (self.pipe.parser.tb.open or self.pipe.held):
                 self.stall_evaluated = True
