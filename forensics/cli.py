@@ -1,7 +1,7 @@
 """Command line: wires the stages together, nothing more.
 
 Every user-facing failure is one line on stderr and exit 2; a closed pipe
-(``| head``) ends quietly; Ctrl-C / SIGTERM print one short line, exit 130.
+(``| head``) ends quietly; Ctrl-C / SIGTERM / SIGHUP print one short line, exit 130.
 """
 from __future__ import annotations
 
@@ -99,6 +99,8 @@ def _on_signal(signum: int, frame: Any) -> None:
 def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    if hasattr(signal, "SIGHUP"):  # the terminal or the supervisor went away: same as SIGTERM
+        signal.signal(signal.SIGHUP, _on_signal)
     try:
         _register_optional_commands()
         rc = cli.main(args=argv, prog_name="forensics", standalone_mode=False)

@@ -1,36 +1,68 @@
 """``forensics watch``: follow a live log (stdin) and say the moment the
 server is ready, has failed, or has stalled.
 
-Single-threaded: the line source waits on stdin with ``select`` and, while
-the stream is quiet, runs the clock (stall and ready deadlines, closing a
-traceback whose exception line has arrived, health probes). Everything else
-is the same pipeline as ``classify``: envelope -> events -> incident ->
-diagnosis, so the answer printed here is the answer ``classify`` gives.
+The answer is ``classify``'s answer on the bytes read so far. The same
+stages run (envelope plan from the first lines, records, events, incidents,
+diagnosis); what a file reader settles by looking at the next line (a
+journal entry that continues on the next line, a traceback that may go on)
+is settled here by evaluating a *copy* of the pipeline as if the stream
+ended now. So a verdict never waits for the stream to go quiet:
+
+- every pause (``QUIET``), and every ``SNAP_EVERY`` while lines keep coming,
+  the copy is closed and diagnosed; a traceback counts from its exception
+  line (its structure says it is complete), one still in its frames only
+  after a real stall (``TB_STALL``), reported as far as it got;
+- the first diagnosis that says "failed" is printed at once (``failure``);
+  while the grace period runs (``--grace`` seconds, longer while a
+  traceback is still being printed, never more than ``TB_GRACE``) a better
+  answer is printed as ``failure_update`` (the inner error after a wrapper,
+  the other ranks); the process-death line or the end of the grace period
+  ends the watch, and the last answer printed is classify's on those bytes.
+
+Single-threaded except for the health probe. The clock (stall, ready and
+grace deadlines) runs on elapsed time, whether or not newlines arrive.
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
+import itertools
 import json
 import os
 import select
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Iterator, TextIO
 
 from forensics import exitcodes
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
-from forensics.diagnosis.run import load_classifier
+from forensics.diagnosis.run import assemble, load_classifier
 from forensics.diagnosis.signatures import signature_set
-from forensics.envelope.formats import Clock, detect_format, iter_records
+from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
 from forensics.events import model as K
-from forensics.events.parser import EventParser
-from forensics.incidents.lifetimes import Incident, IncidentBuilder
+from forensics.events.grammars import message_parser, traceback_parser
+from forensics.events.model import Event
+from forensics.events.parser import SAMPLE_LINES, EventParser, SourcePlan, plan_source
+from forensics.incidents.lifetimes import Hit, Incident, IncidentBuilder, PhaseSpan
+from forensics.ingest.sources import MAX_LINE_BYTES
 
-IDLE_TICK = 0.05  # seconds between clock checks while the stream is quiet
-SETTLE = 0.25  # after a failure appears, wait this long for the lines that complete it
-QUIET_FLUSH = 0.15  # close a traceback whose exception line came and nothing followed
+IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
+QUIET = 0.03  # a pause this long: evaluate what has arrived
+SNAP_EVERY = 0.1  # while lines keep coming, evaluate at least this often
+REFINE_EVERY = 0.25  # the same once a failure is printed (updates are not urgent; the classifier is not free)
+TB_STALL = 1.5  # a traceback still in its frames after a pause this long is reported as far as it got
+GRACE = 2.0  # default --grace: how long after the first report a better cause may still come
+TB_GRACE = 30.0  # the grace period waits for an unfinished traceback at most this long
+EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many lines)
+CLIP_MARK = b" [...clipped by forensics]"  # as the file reader marks a clipped monster line
+# What makes a printed answer different enough for a ``failure_update``.
+ANSWER_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "phase", "evidence",
+                 "early_warnings", "truncated", "incident")
 
 
 class WatchExit(Exception):
@@ -49,184 +81,465 @@ class WatchOptions:
     input_format: str = "auto"
     until: str = "ready"  # ready | failure (keep watching a serving server)
     use_classifier: bool = True
+    grace: float = GRACE
 
 
-def _live_lines(fd: int, on_idle: Callable[[], None]) -> Iterator[tuple[int, str]]:
-    """Numbered lines from a file descriptor as they arrive; ``on_idle`` runs
-    whenever no complete line has arrived for IDLE_TICK seconds."""
-    buf = b""
-    n = 0
-    while True:
-        ready, _, _ = select.select([fd], [], [], IDLE_TICK)
-        if not ready:
-            on_idle()
+# --------------------------------------------------------------------- the hook
+def early_warnings_for(inc: Incident, ev: Event, announced: set) -> list[dict[str, Any]]:
+    """The one place ``watch`` decides which early warnings to print for the
+    event that just arrived: one dict per warning (``line``, ``text``,
+    ``why``, ``signature``, ``predicts``); ``announced`` remembers what was
+    printed so each is printed once. Today: a precursor signature matched
+    the line (one print per signature)."""
+    out = []
+    for h in inc.precursor_hits[-3:]:
+        if h.event is not ev or h.signature.id in announced:
             continue
+        announced.add(h.signature.id)
+        out.append({"line": h.line, "text": h.text, "why": f"precursor {h.signature.id}",
+                    "signature": h.signature.id, "predicts": list(h.signature.predicts)})
+    return out
+
+
+# --------------------------------------------------------------------- input
+class LiveLines:
+    """Numbered text lines from a file descriptor as they arrive, decoded as
+    the file reader decodes them (UTF-8 with replacement, a line longer than
+    ``MAX_LINE_BYTES`` clipped and marked). ``tick`` runs after every read
+    and whenever nothing arrives for ``IDLE_TICK``: a stream that sends
+    bytes but no newline still runs the clock."""
+
+    def __init__(self, fd: int, tick: Any) -> None:
+        self.fd = fd
+        self.tick = tick
+        self.buf = bytearray()
+        self.clipping = False
+        self.queue: deque[tuple[int, str]] = deque()
+        self.n = 0
+        self.eof = False
+        self.incomplete_last = False
+        self.early: list[tuple[int, str]] = []  # the first lines: the plan is made from them, replayed if it changes
+        self.consumed = 0  # the last line handed out
+        self.last_line_at = time.monotonic()
+
+    def __iter__(self) -> "LiveLines":
+        return self
+
+    def __next__(self) -> tuple[int, str]:
+        while not self.queue:
+            if self.eof:
+                raise StopIteration
+            self._fill()
+        item = self.queue.popleft()
+        self.consumed = item[0]
+        return item
+
+    def _fill(self) -> None:
         try:
-            data = os.read(fd, 1 << 16)
-        except InterruptedError:  # pragma: no cover - EINTR is retried by Python
-            continue
-        if not data:
-            if buf:
-                n += 1
-                yield n, buf.decode("utf-8", "replace").rstrip("\r")
-            return
+            ready, _, _ = select.select([self.fd], [], [], IDLE_TICK)
+        except InterruptedError:  # pragma: no cover - retried by Python
+            ready = []
+        except (OSError, ValueError):  # the descriptor went away: the stream is over
+            ready, self.eof = [], True
+        if ready:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                data = None
+            except OSError:
+                data = b""
+            if data == b"":
+                self._end()
+            elif data:
+                self._take(data)
+        self.tick()
+
+    def _take(self, data: bytes) -> None:
+        if self.clipping:  # inside a monster line: drop up to its newline
+            nl = data.find(b"\n")
+            if nl < 0:
+                return
+            data = data[nl:]
+            self.clipping = False
+        buf = self.buf
+        pos = len(buf)  # the bytes before hold no newline
         buf += data
-        if b"\n" not in data:
-            if len(buf) > (8 << 20):  # a monster line: keep its head
-                n += 1
-                yield n, buf[: 64 << 10].decode("utf-8", "replace")
-                buf = b""
-            continue
-        *lines, buf = buf.split(b"\n")
-        for raw in lines:
-            n += 1
-            yield n, raw.decode("utf-8", "replace").rstrip("\r")
-        on_idle()
+        start = 0
+        while True:
+            nl = buf.find(b"\n", pos)
+            if nl < 0:
+                break
+            self._line(bytes(buf[start:nl]))
+            start = pos = nl + 1
+        if start:
+            del buf[:start]
+        if len(buf) > MAX_LINE_BYTES:
+            del buf[MAX_LINE_BYTES:]
+            buf += CLIP_MARK
+            self.clipping = True
+
+    def _line(self, raw: bytes) -> None:
+        self.n += 1
+        item = (self.n, raw.decode("utf-8", "replace"))
+        self.queue.append(item)
+        if self.n <= EARLY_LINES:
+            self.early.append(item)
+        self.last_line_at = time.monotonic()
+
+    def _end(self) -> None:
+        if self.buf:
+            self.incomplete_last = not self.clipping
+            self._line(bytes(self.buf))
+            self.buf = bytearray()
+        self.eof = True
 
 
+# --------------------------------------------------------------------- the pipeline
+def _fork_incident(inc: Incident) -> Incident:
+    """A copy that feeding events to cannot change the original (events and
+    hits are never mutated, so they are shared)."""
+    new = copy.copy(inc)
+    for name, v in vars(inc).items():
+        if isinstance(v, (list, dict, set, deque)):
+            setattr(new, name, copy.copy(v))
+        elif hasattr(v, "__dict__") and not isinstance(v, (Event, Hit, PhaseSpan, type)):
+            setattr(new, name, copy.deepcopy(v))  # e.g. notes a diagnosis hook keeps on the incident
+    new.phases = {k: dataclasses.replace(s) for k, s in inc.phases.items()}
+    if inc.exit is not None:
+        new.exit = dict(inc.exit)
+    return new
+
+
+def _fork_parser(p: EventParser) -> EventParser:
+    q = copy.copy(p)
+    q.tb = p.tb.fork()
+    q.stats = copy.deepcopy(p.stats)
+    q.clock = copy.copy(p.clock)
+    return q
+
+
+class Pipeline:
+    """classify's stages for one plan, fed one record at a time. A journal
+    entry whose next line may continue it is held (as the file reader
+    holds it for one line of lookahead)."""
+
+    def __init__(self, plan: SourcePlan, on_hit: Any, classifier: Any) -> None:
+        self.plan = plan
+        clock = Clock()
+        clock.year = plan.year
+        self.clock = clock
+        self.parser = EventParser("-", clock, plan.wrappers)
+        self.parser.stats.format = plan.fmt
+        self.builder = IncidentBuilder("-", on_hit)
+        self.clf = classifier
+        self.merge = SHORT_ALIASES.get(plan.fmt, plan.fmt) in SHORT_PATTERNS
+        self.held: Record | None = None
+        self.closed: list[dict[str, Any]] = []  # diagnoses of finished lifetimes
+
+    def records(self, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
+        return iter_records(lines, self.plan.fmt, self.clock, merge=False)
+
+    def feed(self, rec: Record) -> list[tuple[Event, Incident, list[Incident]]]:
+        """Feed one record; returns (event, its incident, lifetimes it closed)."""
+        if self.merge:
+            held = self.held
+            if rec.cont and held is not None and held.marker is None:
+                held.text = held.text + "\n" + rec.text
+                if rec.line != held.line:
+                    held.line_step = 1
+                return []
+            self.held = rec
+            if held is None:
+                return []
+            rec = held
+        return self._events(self.parser.feed(rec), self.builder, self.closed)
+
+    def _events(self, events: list[Event], builder: IncidentBuilder,
+                closed: list[dict[str, Any]]) -> list[tuple[Event, Incident, list[Incident]]]:
+        out = []
+        for ev in events:
+            done = list(builder.feed(ev))
+            for inc in done:
+                closed.append(diagnose_incident(inc, self.clf))
+            out.append((ev, builder.cur, done))  # type: ignore[arg-type]
+        return out
+
+    def snapshot(self, include_open: bool, incomplete_last: bool = False
+                 ) -> tuple[list[dict[str, Any]], list[tuple[Event, Incident, list[Incident]]], dict[str, Any]]:
+        """Diagnoses of every lifetime if the stream ended now (the held
+        record fed, tracebacks closed: all of them with ``include_open``,
+        else those whose exception line has arrived). The real state is
+        untouched. Returns (diagnoses, events the copy produced, stats)."""
+        parser, builder = self.parser, self.builder
+        closed = list(self.closed)
+        fed: list[tuple[Event, Incident, list[Incident]]] = []
+        if self.held is not None or parser.tb.open:
+            parser = _fork_parser(parser)
+            builder = copy.copy(builder)
+            builder.cur = _fork_incident(builder.cur) if builder.cur is not None else None
+            evs: list[Event] = []
+            if self.held is not None:
+                evs.extend(parser.feed(copy.copy(self.held)))
+            evs.extend(parser.finish(incomplete_last) if include_open else parser.tb.close_complete())
+            fed = self._events(evs, builder, closed)
+        if builder.cur is not None:
+            closed.append(diagnose_incident(builder.cur, self.clf))
+        return closed, fed, parser.stats.to_dict()
+
+
+def _answer(res: dict[str, Any]) -> tuple:
+    return tuple(json.dumps(res.get(k), sort_keys=True, default=str) for k in ANSWER_FIELDS)
+
+
+def _ready_line(res: dict[str, Any]) -> int | None:
+    for span in res.get("phases") or ():
+        if span.get("phase") == "ready":
+            return span.get("first_line")
+    return None
+
+
+# --------------------------------------------------------------------- the watcher
 class Watcher:
     def __init__(self, opts: WatchOptions, out: TextIO = sys.stdout) -> None:
         self.opts = opts
         self.out = out
+        self.out_closed = False
         self.sset = signature_set()
+        self.on_hit = record_hits(self.sset)
         self.clf = load_classifier(opts.use_classifier)
-        self.builder = IncidentBuilder("-", record_hits(self.sset))
-        self.parser: EventParser | None = None
+        # Build the grammars and load the model now, not in the middle of
+        # the first failure (both take a while on a busy machine).
+        message_parser()
+        traceback_parser()
+        if self.clf is not None:
+            getattr(self.clf, "model", None)
         self.start = time.monotonic()
-        self.last_line_at = self.start
-        self.failure_at: float | None = None
-        self.announced_warnings: set[tuple[int, str]] = set()
-        self.last_phase: tuple[int, str | None] | None = None
-        self.inc_start_wall = self.start
-        self.ready_at: float | None = None
+        self.live: LiveLines | None = None
+        self.pipe: Pipeline | None = None
+        self.dirty = False
+        self.last_eval = 0.0
+        self.stall_evaluated = False  # the current pause already had its stall evaluation
+        self.reported: tuple | None = None  # the answer last printed
+        self.report_at: float | None = None
+        self.open_tracebacks = False  # in the last evaluation, a traceback was still being printed
+        self.last_phase: str | None = None  # the phase the current lifetime had reached at the last evaluation
+        self.log_ready_at: float | None = None
+        self.ready_confirmed = False
+        self.announced: set = set()  # for the early-warning hook
+        self.seen: set[tuple] = set()  # phases, graph registrations, restarts already printed
+        self.probe_thread: threading.Thread | None = None
+        self.probe_result: tuple[bool, Any] | None = None
         self.next_probe = 0.0
-        self.probe_ok = False
-        self.hits_seen = 0  # failure + wrapper hits of the current incident already diagnosed
 
     # -- output --------------------------------------------------------------
     def emit(self, kind: str, message: str, **fields: Any) -> None:
-        if self.opts.fmt == "json":
-            rec = {"event": kind, "elapsed_s": round(time.monotonic() - self.start, 3), **fields}
-            self.out.write(json.dumps(rec, default=str) + "\n")
-        else:
-            self.out.write(f"[{time.monotonic() - self.start:7.1f}s] {message}\n")
-        self.out.flush()
+        if self.out_closed:
+            return  # nobody reads any more; the exit status still tells the outcome
+        try:
+            if self.opts.fmt == "json":
+                rec = {"event": kind, "elapsed_s": round(time.monotonic() - self.start, 3), **fields}
+                self.out.write(json.dumps(rec, default=str, ensure_ascii=True) + "\n")
+            else:
+                self.out.write(f"[{time.monotonic() - self.start:7.1f}s] {message}\n")
+            self.out.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            self._stdout_gone()
+
+    def _write_text(self, text: str) -> None:
+        if self.out_closed:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            self._stdout_gone()
+
+    def _stdout_gone(self) -> None:
+        # ``watch | head -1``: the reader left. That is not readiness: keep
+        # watching silently and let the exit status say what happened.
+        self.out_closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.out.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
 
     # -- the clock -------------------------------------------------------------
-    def on_idle(self) -> None:
+    def tick(self) -> None:
         now = time.monotonic()
-        if self.parser is not None and now - self.last_line_at >= QUIET_FLUSH and self.parser.tb.open:
-            self.handle(self.parser.flush_idle())
-        if self.failure_at is not None and now - self.failure_at >= SETTLE:
-            self.finish_failure()
-        inc = self.builder.cur
-        phase = inc.phase if inc is not None else None
-        if self.ready_at is not None and self.opts.probe:
-            self.probe(now)
-        if self.opts.until == "ready" and self.ready_at is None and now - self.last_line_at >= self.opts.stall_timeout:
-            self.emit("stalled", f"STALLED: no log line for {now - self.last_line_at:.0f}s in phase {phase or 'unknown'}",
-                      phase=phase, quiet_s=round(now - self.last_line_at, 1))
-            raise WatchExit(exitcodes.STALLED)
-        if self.opts.ready_timeout is not None and self.ready_at is None and now - self.start >= self.opts.ready_timeout:
-            self.emit("ready_timeout", f"NOT READY after {self.opts.ready_timeout:.0f}s (phase {phase or 'unknown'})",
-                      phase=phase)
-            raise WatchExit(exitcodes.READY_TIMEOUT)
-
-    def probe(self, now: float) -> None:
-        if now < self.next_probe:
+        live = self.live
+        last_line_at = live.last_line_at if live is not None else self.start
+        # Quiet: every line that arrived is handled and nothing new came for a while.
+        quiet = now - last_line_at if live is None or not live.queue else 0.0
+        if self.pipe is not None:
+            every = SNAP_EVERY if self.report_at is None else REFINE_EVERY
+            if self.dirty and (quiet >= QUIET or now - self.last_eval >= every):
+                self.evaluate(now)
+            if quiet >= TB_STALL and not self.stall_evaluated and (self.pipe.parser.tb.open or self.pipe.held):
+                self.stall_evaluated = True
+                self.evaluate(now, include_open=True)
+        if self.report_at is not None:
+            limit = max(self.opts.grace, TB_GRACE) if self.open_tracebacks else self.opts.grace
+            if now - self.report_at >= limit:
+                self.conclude()
+        self.check_probe(now)
+        if self.ready_confirmed or self.report_at is not None:
             return
-        self.next_probe = now + self.opts.probe_interval
-        url = self.opts.probe
+        if self.opts.ready_timeout is not None and now - self.start >= self.opts.ready_timeout:
+            phase = self._phase()
+            self.emit("ready_timeout", f"NOT READY after {self.opts.ready_timeout:g}s (phase {phase or 'unknown'})",
+                      phase=phase, log_ready=self.log_ready_at is not None)
+            raise WatchExit(exitcodes.READY_TIMEOUT)
+        if self.opts.until == "ready" or self.log_ready_at is None or (live is not None and live.eof):
+            since = max(last_line_at, self.log_ready_at or 0.0)
+            if now - since >= self.opts.stall_timeout:
+                phase = self._phase()
+                what = "the probe never agreed after the log said ready" if self.log_ready_at is not None else \
+                    f"no log line in phase {phase or 'unknown'}"
+                self.emit("stalled", f"STALLED: {what} for {now - since:.0f}s", phase=phase,
+                          quiet_s=round(now - since, 1), log_ready=self.log_ready_at is not None)
+                raise WatchExit(exitcodes.STALLED)
+
+    def _phase(self) -> str | None:
+        if self.pipe is not None and self.dirty:
+            self.evaluate(time.monotonic())
+        return self.last_phase
+
+    # -- the probe (a thread: a slow endpoint never holds up the log) -------------
+    def check_probe(self, now: float) -> None:
+        if not self.opts.probe or self.log_ready_at is None or self.ready_confirmed:
+            return
+        if self.probe_result is not None:
+            ok, status = self.probe_result
+            self.probe_result = None
+            self.probe_thread = None
+            if ok:
+                self.ready_confirmed = True
+                self.emit("ready", f"READY: log and probe {self.opts.probe} agree (HTTP {status})",
+                          probe=self.opts.probe, status=status, lines_read=self.live.consumed if self.live else 0)
+                if self.opts.until == "ready":
+                    raise WatchExit(exitcodes.OK)
+                return
+            self.emit("probe_failed", f"probe {self.opts.probe} failed after log readiness: {status}",
+                      probe=self.opts.probe, status=status)
+        if self.probe_thread is None and now >= self.next_probe:
+            self.next_probe = now + self.opts.probe_interval
+            self.probe_thread = threading.Thread(target=self._probe, daemon=True)
+            self.probe_thread.start()
+
+    def _probe(self) -> None:
+        url = self.opts.probe or ""
         try:
-            with urllib.request.urlopen(url, timeout=min(5.0, self.opts.probe_interval)) as resp:  # noqa: S310
-                ok = 200 <= resp.status < 300
-                status = resp.status
+            with urllib.request.urlopen(url, timeout=min(5.0, self.opts.probe_interval)) as resp:  # noqa: S310 - http(s) checked
+                status: Any = int(resp.status)
+                ok = 200 <= status < 300
         except urllib.error.HTTPError as e:
             ok, status = False, e.code
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            ok, status = False, str(getattr(e, "reason", e))
-        if ok:
-            self.emit("ready", f"READY: log and probe {url} agree (HTTP {status})", probe=url, status=status)
+        except Exception as e:  # any odd answer (garbage, resets, timeouts) is "not ready yet"
+            ok, status = False, f"{type(e).__name__}: {str(getattr(e, 'reason', e))[:200]}"
+        self.probe_result = (ok, status)
+
+    # -- evaluation ------------------------------------------------------------
+    def evaluate(self, now: float, include_open: bool = False, eof: bool = False) -> dict[str, Any]:
+        """classify's answer if the stream ended now, and what it means."""
+        assert self.pipe is not None and self.live is not None
+        # Once a failure is printed, refine on exactly classify's view.
+        include_open = include_open or eof or self.report_at is not None
+        results, fed, stats = self.pipe.snapshot(include_open, eof and self.live.incomplete_last)
+        self.last_eval = now
+        self.dirty = False
+        self.open_tracebacks = any(t.state != "exc" for t in self.pipe.parser.tb.open.values())
+        for ev, inc, done in fed:
+            self.announce(ev, inc, done)
+        stats["lines"] = self.live.consumed
+        self.last_phase = results[-1].get("reached_phase") if results else None
+        top = assemble("-", results, stats, self.sset, self.clf)
+        if top["verdict"] == "failed":
+            ans = _answer(top)
+            if self.reported is None:
+                self.reported, self.report_at = ans, now
+                self.report("failure", top)
+            elif ans != self.reported:
+                self.reported = ans
+                self.report("failure_update", top)
+            main = results[top["incident"]]
+            if not eof and (main.get("exit") is not None or top["incident"] < len(results) - 1):
+                # The process-death line (or a new lifetime) ends it, on classify's full view.
+                self.conclude(top if include_open else None)
+            return top
+        if self.reported is not None:
+            # What looked fatal was handled (the process went on): say so, keep watching.
+            self.reported = self.report_at = None
+            self.report("failure_update", top)
+        last = results[-1] if results else None
+        if last is not None and last["verdict"] == "ready" and self.log_ready_at is None:
+            self.on_log_ready(now, _ready_line(last))
+        return top
+
+    def on_log_ready(self, now: float, line: int | None) -> None:
+        self.log_ready_at = now
+        if self.opts.probe:
+            self.emit("ready_log", "log says ready; waiting for the probe to agree", line=line)
+            self.next_probe = 0.0
+            self.check_probe(now)
+            return
+        self.ready_confirmed = True
+        self.emit("ready", f"READY (line {line})", line=line, lines_read=self.live.consumed if self.live else 0)
+        if self.opts.until == "ready":
             raise WatchExit(exitcodes.OK)
-        self.emit("probe_failed", f"probe {url} failed after log readiness: {status}", probe=url, status=status)
 
-    # -- events ------------------------------------------------------------------
-    def handle(self, events: list) -> None:
-        for ev in events:
-            for done in self.builder.feed(ev):
-                self.closed_incident(done)
-            self.after_event(ev)
+    def conclude(self, top: dict[str, Any] | None = None) -> None:
+        """The grace period is over or the process died: the answer stands.
+        It is printed once more, marked final (classify's answer on the
+        lines read, ``lines_read`` of them)."""
+        now = time.monotonic()
+        top = self.evaluate(now, include_open=True) if top is None else top
+        if top["verdict"] != "failed":
+            return
+        changed = _answer(top) != self.reported
+        self.reported = _answer(top)
+        self.report("failure_update", top, final=True, changed=changed)
+        raise WatchExit(exitcodes.FAILURE)
 
-    def closed_incident(self, inc: Incident) -> None:
-        res = diagnose_incident(inc, self.clf)
-        if res["verdict"] == "failed":
-            self.report_failure(res)
-        self.emit("restart", f"process lifetime ended ({res['verdict']}); a new one begins", verdict=res["verdict"])
-        self.last_phase = None
-        self.hits_seen = 0
-        self.announced_warnings.clear()
-        self.failure_at = None
+    def report(self, kind: str, top: dict[str, Any], final: bool = False, changed: bool = True) -> None:
+        read = self.live.consumed if self.live else 0
+        if self.opts.fmt == "json":
+            self.emit(kind, "", lines_read=read, final=final, diagnosis=top)
+            return
+        if final:  # the whole diagnosis, once, at the end
+            from forensics.report.text import render_text
 
-    def after_event(self, ev: Any) -> None:
-        inc = self.builder.cur
+            self._write_text(render_text({**top, "source": "-"}) + "\n")
+            return
+        if kind == "failure":
+            self.emit(kind, f"FAILED: {top['root_cause']} ({top.get('signature') or top.get('decided_by')}, "
+                      f"confidence {top['confidence']}) after line {read}; refining for up to {self.opts.grace:g}s")
+        else:
+            self.emit(kind, f"UPDATE: {top['verdict']} {top.get('root_cause') or ''} "
+                      f"({top.get('signature') or top.get('decided_by') or '-'})")
+
+    def announce(self, ev: Event, inc: Incident | None, done: list[Incident]) -> None:
+        for old in done:
+            key = ("restart", old.index)
+            if key not in self.seen:
+                self.seen.add(key)
+                self.emit("restart", "process lifetime ended; a new one begins", incident=old.index)
         if inc is None:
             return
-        # Early warnings, the moment their line arrives.
-        for h in inc.precursor_hits[-3:]:
-            key = (h.line, h.signature.id)
-            if key in self.announced_warnings or any(k[1] == h.signature.id for k in self.announced_warnings):
-                self.announced_warnings.add(key)
-                continue
-            self.announced_warnings.add(key)
-            self.emit("early_warning", f"EARLY WARNING (line {h.line}, predicts {', '.join(h.signature.predicts)}): "
-                      f"{h.text[:200]}", line=h.line, text=h.text, signature=h.signature.id,
-                      predicts=list(h.signature.predicts))
-        if ev.kind == K.CUDA_GRAPH_REGISTRATION:
+        for w in early_warnings_for(inc, ev, self.announced):
+            self.emit("early_warning", f"EARLY WARNING (line {w['line']}, predicts {', '.join(w['predicts'])}): "
+                      f"{w['text'][:200]}", **w)
+        if ev.kind == K.CUDA_GRAPH_REGISTRATION and ("graphs", ev.line) not in self.seen:
+            self.seen.add(("graphs", ev.line))
             self.emit("cuda_graph_registration", f"{ev.data['count']} cuda graph addresses registered",
                       line=ev.line, count=ev.data["count"])
-        if inc.phase is not None and (inc.index, inc.phase) != self.last_phase:
-            self.last_phase = (inc.index, inc.phase)
+        if inc.phase is not None and ("phase", inc.index, inc.phase) not in self.seen:
+            self.seen.add(("phase", inc.index, inc.phase))
             since = ""
             if inc.start_ts is not None and ev.ts is not None:
                 since = f" ({(ev.ts - inc.start_ts).total_seconds():.0f}s into the log)"
             self.emit("phase", f"phase {inc.phase}: {ev.text[:160]}{since}", phase=inc.phase, line=ev.line)
-        if inc.ready_line is not None and self.ready_at is None and self.failure_at is None:
-            self.ready_at = time.monotonic()
-            if self.opts.probe:
-                self.emit("ready_log", "log says ready; waiting for the probe to agree", line=inc.ready_line)
-                self.probe(self.ready_at)
-            elif self.opts.until == "ready":
-                self.emit("ready", f"READY (line {inc.ready_line})", line=inc.ready_line)
-                raise WatchExit(exitcodes.OK)
-        hits = len(inc.failure_hits) + len(inc.wrapper_hits)
-        if self.failure_at is None and (hits != self.hits_seen or ev.kind in (K.TRACEBACK, K.UNIT_LIFECYCLE)):
-            # Only an event that added evidence can change the verdict: diagnose then, not on every line.
-            self.hits_seen = hits
-            if diagnose_incident(inc, None)["verdict"] == "failed":
-                self.failure_at = time.monotonic()
-
-    def finish_failure(self) -> None:
-        inc = self.builder.cur
-        if inc is None:
-            return
-        if self.parser is not None and self.parser.tb.open:
-            self.handle(self.parser.flush_idle())
-        res = diagnose_incident(inc, self.clf)
-        if res["verdict"] != "failed":
-            self.failure_at = None
-            return
-        self.report_failure(res)
-        raise WatchExit(exitcodes.FAILURE)
-
-    def report_failure(self, res: dict[str, Any]) -> None:
-        if self.opts.fmt == "json":
-            self.emit("failure", "", diagnosis=res)
-            return
-        from forensics.report.text import render_text
-
-        self.emit("failure", "FAILED")
-        self.out.write(render_text({"source": "-", **res, "stats": {}}) + "\n")
-        self.out.flush()
 
     # -- driving ------------------------------------------------------------------
     def run(self, fd: int) -> int:
@@ -235,41 +548,60 @@ class Watcher:
         except WatchExit as e:
             return e.code
 
+    def _plan(self) -> SourcePlan:
+        live = self.live
+        assert live is not None
+        return plan_source(live.early[:min(live.consumed, SAMPLE_LINES)], self.opts.input_format)
+
     def _run(self, fd: int) -> int:
-        lines = _live_lines(fd, self.on_idle)
-        first: list[tuple[int, str]] = []
-        for item in lines:
-            first.append(item)
-            if item[1].strip():
+        live = self.live = LiveLines(fd, self.tick)
+        self.emit("started", f"watching stdin (stall timeout {self.opts.stall_timeout:g}s)")
+        replay: list[tuple[int, str]] = []
+        while True:
+            # The plan (format, year, wrappers) comes from the first lines, as
+            # classify makes it; while there are fewer than SAMPLE_LINES of
+            # them it may change, and then the pipeline starts again at line 1.
+            if not replay:
+                try:
+                    replay = [next(live)]
+                except StopIteration:
+                    break
+            plan = self._plan()
+            self.pipe = pipe = Pipeline(plan, self.on_hit, self.clf)
+            self.dirty = True
+            replanned = False
+            planned_at = live.consumed
+            for rec in pipe.records(itertools.chain(replay, live)):
+                for ev, inc, done in pipe.feed(rec):
+                    self.announce(ev, inc, done)
+                self.dirty = True
+                self.stall_evaluated = False
+                if live.consumed != planned_at and planned_at < SAMPLE_LINES and live.consumed <= len(live.early):
+                    planned_at = live.consumed
+                    if self._plan() != plan:
+                        replay, replanned = live.early[:live.consumed], True
+                        break
+                self.tick()
+            if not replanned:
                 break
-        fmt = detect_format([t for _, t in first]) if self.opts.input_format == "auto" else self.opts.input_format
-        clock = Clock()
-        self.parser = parser = EventParser("-", clock, [])
+        return self._end_of_stream()
 
-        def counted() -> Iterator[tuple[int, str]]:
-            for item in first:
-                self.last_line_at = time.monotonic()
-                yield item
-            for item in lines:
-                self.last_line_at = time.monotonic()
-                yield item
-
-        for rec in iter_records(counted(), fmt, clock, merge=False):  # no lookahead on a live stream
-            self.handle(parser.feed(rec))
-        self.handle(parser.finish())
-        # End of stream.
-        if self.failure_at is not None:
-            self.finish_failure()
-        for inc in self.builder.finish():
-            res = diagnose_incident(inc, self.clf)
-            if res["verdict"] == "failed":
-                self.report_failure(res)
-                return exitcodes.FAILURE
-            if res["verdict"] == "ready":
-                self.emit("ready", "READY (stream ended)")
-                return exitcodes.OK
-            self.emit("ended", f"stream ended while {res['verdict']} (phase {res.get('phase') or 'unknown'})",
-                      verdict=res["verdict"], phase=res.get("phase"))
+    def _end_of_stream(self) -> int:
+        live = self.live
+        assert live is not None
+        if self.pipe is None:
+            self.emit("ended", "stream ended with no log lines")
             return exitcodes.STALLED
-        self.emit("ended", "stream ended with no log lines")
+        top = self.evaluate(time.monotonic(), eof=True)
+        if top["verdict"] == "failed":
+            self.conclude(top)
+        # The log said ready and a probe must agree: the stream is over but
+        # the server may still answer; the deadlines still hold.
+        while self.log_ready_at is not None and not self.ready_confirmed:
+            time.sleep(IDLE_TICK)
+            self.tick()
+        if self.ready_confirmed:
+            return exitcodes.OK
+        self.emit("ended", f"stream ended while {top['verdict']} (phase {top.get('phase') or 'unknown'})",
+                  verdict=top["verdict"], phase=top.get("phase"))
         return exitcodes.STALLED

@@ -8,6 +8,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from conftest import CORPORA, REPO
 
 SEED1 = CORPORA / "seeds" / "seed1.short.log"
@@ -117,6 +119,7 @@ def test_ready_exits_zero_at_the_readiness_line():
 
 def test_quiet_during_capture_is_a_stall():
     s = Session("--stall-timeout", "1.5")
+    s.wait_for("started")  # time the stall, not the interpreter's start
     for line in _ready_lines()[:5]:
         s.send(line)
     t0 = time.monotonic()
@@ -128,6 +131,7 @@ def test_quiet_during_capture_is_a_stall():
 
 def test_ready_timeout_exits_four():
     s = Session("--ready-timeout", "1", "--stall-timeout", "30")
+    s.wait_for("started")
     for line in _ready_lines()[:3]:
         s.send(line)
     s.wait_for("ready_timeout", timeout=10)
@@ -192,3 +196,174 @@ def test_probe_must_agree_with_the_log():
         assert ev["status"] == 200
         assert s.proc.wait(timeout=5) == 0
         httpd.shutdown()
+
+
+# ---------------------------------------------------------------- issue 16: deadlines, exit codes, odd input
+STARTING = _ready_lines()[:3]
+
+
+def _watch(*args: str, **kw) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "forensics", "watch", *args], stdin=subprocess.PIPE,
+                            stdout=kw.get("stdout", subprocess.PIPE), stderr=subprocess.PIPE, env=env, cwd=REPO)
+
+
+def _no_traceback(stderr: bytes) -> None:
+    assert b"Traceback" not in stderr and b"internal error" not in stderr, stderr[-800:]
+
+
+def test_ready_timeout_fires_on_a_stream_without_newlines():
+    """The clock runs on elapsed time: bytes that never end a line still let it fire."""
+    p = _watch("--ready-timeout", "1", "--stall-timeout", "60")
+    t0 = time.monotonic()
+    try:
+        while p.poll() is None and time.monotonic() - t0 < 8:
+            p.stdin.write(b"x" * 100)
+            p.stdin.flush()
+            time.sleep(0.02)
+    except BrokenPipeError:
+        pass
+    assert p.wait(timeout=10) == 4
+    assert time.monotonic() - t0 < 5
+    _no_traceback(p.stderr.read())
+
+
+def _probe_server(answer: bytes | None = None, status: int = 503):
+    """A health endpoint that never agrees: an HTTP status, or raw bytes (not HTTP at all)."""
+    import socketserver
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self):
+            try:
+                self.request.recv(65536)
+                if answer is None:
+                    self.request.sendall(f"HTTP/1.1 {status} X\r\nContent-Length: 0\r\n\r\n".encode())
+                else:
+                    self.request.sendall(answer)
+            except OSError:
+                pass
+
+    srv = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.server_address[1]}/health"
+
+
+def test_ready_timeout_fires_when_the_log_is_ready_but_the_probe_never_agrees():
+    srv, url = _probe_server()
+    try:
+        s = Session("--probe", url, "--probe-interval", "0.2", "--ready-timeout", "2", "--stall-timeout", "60")
+        for line in _ready_lines():
+            s.send(line)
+        s.wait_for("ready_log")
+        s.wait_for("probe_failed")
+        s.wait_for("ready_timeout", timeout=10)
+        assert s.proc.wait(timeout=5) == 4
+        assert not any(e["event"] == "ready" for _, e in s.events)
+    finally:
+        srv.shutdown()
+
+
+def test_a_stream_that_ends_before_the_probe_agrees_is_not_ready():
+    srv, url = _probe_server()
+    try:
+        p = _watch("--format", "json", "--probe", url, "--probe-interval", "0.2", "--stall-timeout", "2")
+        out, err = p.communicate(("\n".join(_ready_lines()) + "\n").encode(), timeout=30)
+        assert p.returncode == 3, (out[-500:], err[-500:])
+        assert b'"event": "ready"' not in out
+        _no_traceback(err)
+    finally:
+        srv.shutdown()
+
+
+@pytest.mark.parametrize("answer", [b"HELLO\r\n\r\n", b"", b"HTTP/1.1 200\r\n" + b"X-A: b\r\n" * 200 + b"\r\n",
+                                    b"HTTP/1.1 abc OK\r\n\r\n", b"\xff\xfe\x00garbage"],
+                         ids=["not-http", "closed", "header-flood", "bad-status", "binary"])
+def test_odd_probe_answers_are_not_ready_and_never_crash(answer):
+    srv, url = _probe_server(answer)
+    try:
+        s = Session("--probe", url, "--probe-interval", "0.2", "--ready-timeout", "2", "--stall-timeout", "60")
+        for line in _ready_lines():
+            s.send(line)
+        s.wait_for("probe_failed")
+        s.wait_for("ready_timeout", timeout=10)
+        assert s.proc.wait(timeout=5) == 4
+        _no_traceback(s.proc.stderr.read())
+    finally:
+        srv.shutdown()
+
+
+@pytest.mark.parametrize("option", ["--stall-timeout", "--ready-timeout", "--probe-interval", "--grace"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_timeouts_must_be_finite_and_positive(option, value):
+    p = _watch(option, value)
+    out, err = p.communicate(b"", timeout=30)
+    assert p.returncode == 2
+    assert err.decode().strip().count("\n") == 0 and option in err.decode(), err
+    _no_traceback(err)
+
+
+def test_unknown_input_format_is_a_usage_error():
+    p = _watch("--input-format", "bogus")
+    out, err = p.communicate(("\n".join(STARTING) + "\n").encode(), timeout=30)
+    assert p.returncode == 2 and b"bogus" in err
+    _no_traceback(err)
+
+
+def test_probe_must_be_http():
+    p = _watch("--probe", "file:///etc/passwd")
+    out, err = p.communicate(b"", timeout=30)
+    assert p.returncode == 2 and b"--probe" in err
+    _no_traceback(err)
+
+
+def test_stdout_closing_is_not_readiness():
+    """``watch | head -1``: the reader leaves after one line while the server
+    is still starting; that must not exit 0."""
+    p = _watch("--format", "json")
+    p.stdin.write((STARTING[0] + "\n").encode())
+    p.stdin.flush()
+    assert p.stdout.readline()  # "started" (head -1 takes it and goes)
+    p.stdout.close()
+    try:
+        for line in STARTING[1:]:
+            p.stdin.write((line + "\n").encode())
+            p.stdin.flush()
+            time.sleep(0.2)
+        p.stdin.close()
+    except BrokenPipeError:
+        pass  # it left already
+    rc = p.wait(timeout=30)
+    assert rc == 3  # the stream ended while starting: not ready
+    _no_traceback(p.stderr.read())
+
+
+def test_sighup_is_handled_like_sigterm():
+    import signal
+
+    s = Session()
+    s.send(STARTING[0])
+    s.wait_for("started")
+    time.sleep(0.3)
+    s.proc.send_signal(signal.SIGHUP)
+    assert s.proc.wait(timeout=10) == 130
+    err = s.proc.stderr.read()
+    assert err.strip() == b"forensics: interrupted"
+
+
+@pytest.mark.parametrize("payload", [
+    bytes(range(256)) * 64,  # binary
+    b"\xc3\x28\xa0\xa1\xe2\x28\xa1\xf0\x28\x8c\x28 invalid utf-8\n" * 50,
+    b"\x00" * 5000 + b"\nTraceback (most recent call last):\x00\n  File \"\x00\", line 1, in \x00\nValueError: \x00\n",
+    b"A" * (20 << 20),  # a 20 MB line without a newline
+    b"Traceback (most recent call last):\n" + b"  File \"x.py\", line 1, in f\n" * 20000,
+], ids=["binary", "invalid-utf8", "nul", "huge-line", "endless-frames"])
+def test_odd_stdin_never_crashes(payload):
+    p = _watch("--format", "json", "--stall-timeout", "30")
+    t0 = time.monotonic()
+    out, err = p.communicate(payload, timeout=60)
+    assert p.returncode in (1, 3), (p.returncode, err[-500:])
+    assert time.monotonic() - t0 < 30
+    _no_traceback(err)
+    for line in out.splitlines():
+        json.loads(line)  # every line of output is one JSON object

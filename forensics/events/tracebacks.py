@@ -9,6 +9,7 @@ every line; a line with the same header continues the record.
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -235,6 +236,28 @@ class TracebackAssembler:
             if age > older_than and tb.state == "exc" or age > older_than * 10:
                 out.append(self._close(tb))
         return out
+
+    def close_complete(self) -> list[Event]:
+        """Close the tracebacks whose exception line has arrived. By its
+        structure such a traceback is complete: only more of the message or
+        a chained ``During handling ...`` / ``The above exception ...`` from
+        the same process could extend it, and in a file the next line that
+        is not one of those closes it. A live reader calls this on a
+        ``fork`` when the stream pauses, so it sees the traceback at its
+        exception line without waiting for the next line."""
+        return [self._close(tb) for tb in sorted(self.open.values(), key=lambda t: t.start) if tb.state == "exc"]
+
+    def fork(self) -> "TracebackAssembler":
+        """An independent copy of the open tracebacks (a live reader closes
+        the copy to see "the answer if the stream ended here")."""
+        new = copy.copy(self)
+        new.open = {}
+        for k, tb in self.open.items():
+            t = copy.copy(tb)
+            t.tokens = list(tb.tokens)
+            new.open[k] = t
+        new.by_hp = dict(self.by_hp)
+        return new
 
     def close_all(self, eof: bool = False, incomplete_last_line: bool = False) -> list[Event]:
         out = [self._close(tb, eof=eof, cut_line=incomplete_last_line) for tb in sorted(self.open.values(), key=lambda t: t.start)]
