@@ -41,6 +41,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import expand_paths
+    from forensics.report import spool
     from forensics.report.text import render_text
 
     sset = signature_set(_sigdirs(sigdirs))
@@ -51,7 +52,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     unreadable = read = 0
     for src in expand_paths(paths):
         try:
-            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs)
+            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs, spool=True)
         except InputError as e:
             if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
                 raise  # the only input: a usage error (exit 2)
@@ -66,7 +67,8 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
         if fmt == "text":
             click.echo(render_text(res, use_color))
         elif fmt == "ndjson":
-            click.echo(json.dumps(res, ensure_ascii=False, default=str))
+            spool.dump(res, sys.stdout)
+            sys.stdout.write("\n")
         else:
             results.append(res)
         if res.get("warnings"):
@@ -74,7 +76,8 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
                 click.echo(f"forensics: warning: {w}", err=True)
     if fmt == "json" and results:
         out = results[0] if len(results) == 1 else results
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+        spool.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
     if any_failed:
         return exitcodes.FAILURE  # a diagnosed failure is the news, even if another file was unreadable
     return exitcodes.USAGE if unreadable else exitcodes.OK

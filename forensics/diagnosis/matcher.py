@@ -119,7 +119,10 @@ def _re2_options() -> Any:
 
     o = re2.Options()
     o.log_errors = False  # errors come back as one exception, not on stderr
-    o.max_mem = 64 << 20  # room for the DFA of a whole field's set
+    # Room for one field's whole set and its DFA cache. A set's DFA (many-match)
+    # never gives up for being slow, only when one state cannot fit; the cache is
+    # reset when full, so this also bounds the memory matching can take.
+    o.max_mem = 16 << 20
     return o
 
 
@@ -164,7 +167,11 @@ class RE2Field(FieldMatcher):
         for p in patterns:
             if s.Add(p) < 0:  # compile_check has passed every pattern; this is a bug
                 raise PatternError(f"RE2 set refused {p!r}")
-        s.Compile()
+        try:
+            s.Compile()
+        except re2.error:
+            raise PatternError(f"RE2 cannot compile the set of {len(patterns)} patterns together "
+                               f"(over its memory budget): split or simplify them") from None
         self._match = s._set.Match  # the raw binding: bytes in, list of indexes out
         self._single = self.ids[0] if len(self.ids) == 1 else None
 

@@ -180,8 +180,11 @@ class SignatureSet:
                 need = tuple(sorted({pid(f, p.pattern) for f, p in c.patterns}))
                 unless = tuple(sorted({pid(f, p.pattern) for f, p in c.unless}))
                 conds.append((si, need, unless))
-        self._fields = [(f, M.field_matcher(self.engine, list(ids), list(ids.values())))
-                        for f, ids in by_field.items()]
+        try:
+            self._fields = [(f, M.field_matcher(self.engine, list(ids), list(ids.values())))
+                            for f, ids in by_field.items()]
+        except M.PatternError as e:
+            raise SignatureError(f"signatures: {e}") from None
         self._text = next((m for f, m in self._fields if f == "text"), None)
         self._only_text = all(f in ("text", "exc_type", "exc_message") for f, _ in self._fields)
         # pattern id -> the conditions that need it (a condition is looked at only once one of its patterns is found)
