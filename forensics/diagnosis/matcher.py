@@ -122,7 +122,7 @@ def _re2_options() -> Any:
     # Room for one field's whole set and its DFA cache. A set's DFA (many-match)
     # never gives up for being slow, only when one state cannot fit; the cache is
     # reset when full, so this also bounds the memory matching can take.
-    o.max_mem = 32 << 20
+    o.max_mem = 16 << 20
     return o
 
 
