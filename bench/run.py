@@ -5,6 +5,12 @@
     python bench/run.py --lines 5000000  # suite at 5M + classify at 1M: memory must not grow
     python bench/run.py --memory-scaling # only classify/parse at 1M and 5M lines (RSS growth)
     python bench/run.py --profile        # also a cProfile / per-stage profile of classify (200k lines)
+    python bench/run.py --no-crashloop   # only the serving-heavy workload
+
+Two workloads, measured in the same run: the serving-heavy journal of
+genlog.py and the crash-loop journal of crashloop.py (--crashloop-lifetimes
+process lifetimes, nearly all failed start-ups), each against Drain3 and the
+one-regex loop; then classify's peak RSS on 10x the crash-loop lifetimes.
 
 Every measurement is a separate process (wall time includes interpreter start);
 peak RSS is that child's ``ru_maxrss`` from ``os.wait4``. Repeats alternate the
@@ -29,11 +35,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _proc import BENCH, OUT, ROOT, Measured, child_env, forensics_argv, measure, warm_cache  # noqa: E402
 
+import crashloop  # noqa: E402
 import genlog  # noqa: E402
 
 PY = sys.executable
 TARGETS = {
-    "classify_vs_drain3": 2.5,     # classify lines/s >= 2.5x Drain3
+    "classify_vs_drain3": 4.0,     # classify lines/s >= 4x Drain3 (serving-heavy)
+    "crashloop_classify_vs_drain3": 2.5,  # classify lines/s >= 2.5x Drain3 (crash-loop)
+    "crashloop_rss_mib": 100.0,    # classify peak RSS on the crash-loop log, 1x and 10x lifetimes
+    "crashloop_rss_growth_10x": 0.10,  # 1x -> 10x lifetimes peak RSS growth
     "classify_vs_regex": 0.4,      # classify lines/s >= 0.4x the one-regex loop
     "parse_vs_drain3": 1.0,        # parse lines/s >= Drain3
     "classify_rss_mib_1m": 100.0,  # peak RSS of classify on 1M lines
@@ -64,6 +74,32 @@ def ensure_log(lines: int, seed: int = 7, tp: int = 4, tag: str | None = None) -
     with open(path, "wb") as f:
         n, b = genlog.generate(f, lines=lines, seed=seed, tp=tp)
     meta = {**want, "lines": n, "bytes": b, "generate_s": round(time.perf_counter() - t0, 2)}
+    meta_path.write_text(json.dumps(meta, indent=2))
+    return path, meta
+
+
+def _crashloop_digest() -> str:
+    h = hashlib.sha256((BENCH / "crashloop.py").read_bytes())
+    for p in sorted((ROOT / "forensics" / "corpus").glob("*.py")):
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def ensure_crashloop(lifetimes: int, seed: int = 11) -> tuple[Path, dict]:
+    """The crash-loop log for these options, reused while its generator is unchanged."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"crashloop-{lifetimes}-seed{seed}.log"
+    meta_path = path.with_suffix(".meta.json")
+    want = {"lifetimes": lifetimes, "seed": seed, "generator": _crashloop_digest()}
+    if path.exists() and meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        if all(meta.get(k) == v for k, v in want.items()) and path.stat().st_size == meta.get("bytes"):
+            return path, meta
+    t0 = time.perf_counter()
+    print(f"generating {path.relative_to(ROOT)} ({lifetimes:,} lifetimes) ...", file=sys.stderr, flush=True)
+    with open(path, "wb") as f:
+        n, b, drawn = crashloop.generate(f, lifetimes=lifetimes, seed=seed)
+    meta = {**want, "lines": n, "bytes": b, "drawn": drawn, "generate_s": round(time.perf_counter() - t0, 2)}
     meta_path.write_text(json.dumps(meta, indent=2))
     return path, meta
 
@@ -165,6 +201,31 @@ def run_suite(path: Path, meta: dict, repeats: int, only: set[str] | None) -> di
     return res
 
 
+def crashloop_suite(lifetimes: int, repeats: int, only: set[str] | None, memory: bool = True,
+                    seed: int = 11) -> dict:
+    """The same workloads on the crash-loop log, then classify's peak RSS on
+    1x and 10x its lifetimes (memory must not grow with lifetimes)."""
+    path, meta = ensure_crashloop(lifetimes, seed)
+    out: dict = {"input": {"path": str(path.relative_to(ROOT)), "lines": meta["lines"], "bytes": meta["bytes"],
+                           "lifetimes": lifetimes, "seed": seed, "drawn": meta.get("drawn")}}
+    out["suite"] = run_suite(path, meta, repeats, only)
+    if memory and (only is None or "classify" in only):
+        rows = {}
+        for n in (lifetimes, lifetimes * 10):
+            p, m = ensure_crashloop(n, seed)
+            warm_cache(p)
+            spec = workload_specs(p, {"classify"})[0][0]
+            r, out_text, _ = run_one(spec)
+            rows[str(n)] = {"lines": m["lines"], "bytes": m["bytes"], "wall_s": round(r.wall_s, 2),
+                            "cpu_s": round(r.cpu_s, 2), "peak_rss_mib": round(r.max_rss_kib / 1024, 1),
+                            "result": out_text.strip().splitlines()[0] if out_text.strip() else ""}
+            print(f"  crash-loop memory: {n:>7,} lifetimes {m['lines']:>10,} lines {r.wall_s:8.2f} s "
+                  f"{r.max_rss_kib / 1024:7.1f} MiB", file=sys.stderr, flush=True)
+        lo, hi = rows[str(lifetimes)], rows[str(lifetimes * 10)]
+        out["memory"] = {"by_lifetimes": rows, "rss_growth": round(hi["peak_rss_mib"] / lo["peak_rss_mib"] - 1, 3)}
+    return out
+
+
 # ------------------------------------------------------------------ startup
 def startup(repeats: int = 5) -> dict:
     cases = [("classify 50-line log", *ensure_log(50, tp=1, tag="startup-50")),
@@ -232,6 +293,25 @@ def checks(res: dict, metric: str = "wall") -> list[dict]:
         add(f"classify peak RSS ({lines:,} lines)", c["peak_rss_mib"],
             f"<= {TARGETS['classify_rss_mib_1m']} MiB (at 1M lines)",
             c["peak_rss_mib"] <= TARGETS["classify_rss_mib_1m"], "MiB")
+    cl = res.get("crashloop")
+    if cl:
+        cw = cl["suite"]["workloads"]
+        cc, cd = cw.get("classify"), cw.get("drain3")
+        if cc and cd:
+            add(f"crash-loop: classify lines/s vs Drain3 ({metric})", cc["x_drain3" + sfx],
+                f">= {TARGETS['crashloop_classify_vs_drain3']}x",
+                cc["x_drain3" + sfx] >= TARGETS["crashloop_classify_vs_drain3"], "x")
+        cp = cw.get("parse")
+        if cp and cd:
+            add(f"crash-loop: parse lines/s vs Drain3 ({metric})", cp["x_drain3" + sfx],
+                f">= {TARGETS['parse_vs_drain3']}x", cp["x_drain3" + sfx] >= TARGETS["parse_vs_drain3"], "x")
+        mem = cl.get("memory")
+        if mem:
+            for k, row in mem["by_lifetimes"].items():
+                add(f"crash-loop: classify peak RSS, {int(k):,} lifetimes", row["peak_rss_mib"],
+                    f"<= {TARGETS['crashloop_rss_mib']} MiB", row["peak_rss_mib"] <= TARGETS["crashloop_rss_mib"], "MiB")
+            add("crash-loop: classify peak RSS growth 1x -> 10x lifetimes", mem["rss_growth"],
+                f"<= {TARGETS['crashloop_rss_growth_10x']:.0%}", mem["rss_growth"] <= TARGETS["crashloop_rss_growth_10x"])
     ms = res.get("memory_scaling")
     if ms:
         for k, g in ms["rss_growth"].items():
@@ -255,6 +335,24 @@ def print_report(res: dict) -> None:
               f"{res['machine']['cpus']} CPUs, Python {res['machine']['python']}")
     suite = res.get("suite")
     if suite:
+        print("\nserving-heavy workload (genlog.py):")
+        _print_suite(suite)
+    cl = res.get("crashloop")
+    if cl:
+        ci = cl["input"]
+        print(f"\ncrash-loop workload (crashloop.py): {ci['path']}  {ci['lines']:,} lines, {ci['bytes'] / 1e6:.1f} MB, "
+              f"{ci['lifetimes']:,} lifetimes (seed {ci['seed']})")
+        _print_suite(cl["suite"])
+        mem = cl.get("memory")
+        if mem:
+            print("classify peak RSS by lifetimes: " + ", ".join(
+                f"{int(k):,}: {v['peak_rss_mib']} MiB ({v['lines']:,} lines, {v['wall_s']} s)"
+                for k, v in mem["by_lifetimes"].items()) + f"; growth {mem['rss_growth']:+.1%}")
+    _print_rest(res)
+
+
+def _print_suite(suite: dict) -> None:
+    if suite:
         hdr = (f"{'workload':<32} {'best s':>8} {'median s':>9} {'cpu s':>7} {'lines/s':>10} {'MB/s':>7} "
                f"{'peak RSS':>9} {'x Drain3':>9} {'x regex':>8} {'cpu lines/s':>12} {'x Drain3':>9} {'x regex':>8}")
         print(hdr)
@@ -272,6 +370,9 @@ def print_report(res: dict) -> None:
         c = suite["workloads"].get("classify")
         if c:
             print(f"classify said: {c.get('result')}")
+
+
+def _print_rest(res: dict) -> None:
     st = res.get("startup")
     if st:
         print("\nstartup (wall incl. interpreter start):")
@@ -334,6 +435,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="only measure classify/parse peak RSS at --scaling-lines sizes")
     ap.add_argument("--scaling-lines", default="1000000,5000000")
     ap.add_argument("--profile", action="store_true", help="also run bench/profile_classify.py (200k lines)")
+    ap.add_argument("--no-crashloop", action="store_true", help="skip the crash-loop workload")
+    ap.add_argument("--crashloop-lifetimes", type=int, default=None,
+                    help="process lifetimes in the crash-loop log (default 1000; 200 with --quick)")
+    ap.add_argument("--no-crashloop-memory", action="store_true",
+                    help="skip classify's peak RSS on 10x the crash-loop lifetimes")
     ap.add_argument("--json", default=None, help="results file (default bench/out/results[-quick].json)")
     a = ap.parse_args(argv)
 
@@ -361,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
             lo = base["by_size"]["1000000"]["classify"]["peak_rss_mib"]
             base["rss_growth"] = {"classify": round(c["peak_rss_mib"] / lo - 1, 3)}
             res["memory_scaling"] = base
+        if not a.no_crashloop:
+            res["crashloop"] = crashloop_suite(a.crashloop_lifetimes or (200 if a.quick else 1000), repeats, only,
+                                               memory=not a.no_crashloop_memory)
         if not a.no_startup:
             res["startup"] = startup(3 if a.quick else 5)
     res["load_after"] = os.getloadavg()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -53,6 +54,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     from forensics.diagnosis.signatures import signature_set
     from forensics.envelope.zone import set_log_zone
     from forensics.ingest.sources import expand_paths
+    from forensics.report import spool
     from forensics.report.text import render_text
 
     set_log_zone(tz)
@@ -64,7 +66,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     filt = journal_filter(since, until, units)
     for src in expand_paths(paths, journal_filter=filt):
         try:
-            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs)
+            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs, spool=True)
         except InputError as e:
             if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
                 raise  # the only input: a usage error (exit 2)
@@ -83,8 +85,10 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
         if fmt == "text":
             click.echo(render_text(res, use_color), color=use_color)
         else:
-            # One object per input, one per line, whatever the number of inputs.
-            click.echo(json.dumps(res, ensure_ascii=False, default=str))
+            # One object per input, one per line, whatever the number of inputs
+            # (streamed: a log of many lifetimes is never one string in memory).
+            spool.dump(res, sys.stdout)
+            sys.stdout.write("\n")
         for w in res.get("warnings") or ():
             click.echo(f"forensics: warning: {w}", err=True)
     if any_failed:

@@ -10,6 +10,7 @@ from forensics.ingest.sources import Source
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.report.contract import normalize_result
+from forensics.report.spool import IncidentSpool
 
 TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "summary", "remediation",
               "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s",
@@ -25,9 +26,12 @@ def load_classifier(use: bool) -> Any:
 
 
 def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None,  # type: ignore[no-untyped-def]
-                    always_classify: bool = False, keep_incidents: list | None = None) -> list[dict[str, Any]]:
+                    always_classify: bool = False, keep_incidents: list | None = None,
+                    spool: bool = False) -> list[dict[str, Any]]:
+    """One answer per incident. ``spool``: keep them compressed as they come
+    (an ``IncidentSpool``: memory flat in the number of lifetimes)."""
     builder = IncidentBuilder(source_name, record_hits(sset))
-    out = []
+    out: Any = IncidentSpool() if spool else []
 
     def done(inc):  # type: ignore[no-untyped-def]
         out.append(diagnose_incident(inc, classifier, always_classify))
@@ -46,12 +50,15 @@ def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str,
              classifier: Any = None) -> dict[str, Any]:
     """Top level = the incident that matters most: the last failed one, else the last one."""
     main = None
-    for inc in reversed(incidents):
-        if inc["verdict"] == "failed":
-            main = inc
-            break
-    if main is None and incidents:
-        main = incidents[-1]
+    if isinstance(incidents, IncidentSpool):
+        main = incidents.last_failed or incidents.last
+    else:
+        for inc in reversed(incidents):
+            if inc["verdict"] == "failed":
+                main = inc
+                break
+        if main is None and incidents:
+            main = incidents[-1]
     result: dict[str, Any] = {"source": source_name}
     if main is None:
         result.update({"verdict": "no-failure", "root_cause": None, "confidence": None, "decided_by": None,
@@ -73,9 +80,12 @@ def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str,
 
 def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
                     sset: SignatureSet | None = None, classifier: Any = None, always_classify: bool = False,
-                    keep_incidents: list | None = None, thin: bool = True, jobs: int | None = 1) -> dict[str, Any]:
+                    keep_incidents: list | None = None, thin: bool = True, jobs: int | None = 1,
+                    spool: bool = False) -> dict[str, Any]:
     """Diagnose one source. ``thin`` skips the middle of runs of serving
-    lines (same answer, several times faster on long serving logs)."""
+    lines (same answer, several times faster on long serving logs). ``spool``:
+    ``incidents`` is an ``IncidentSpool`` (compressed; write it with
+    ``forensics.report.spool.dump``), for logs of any number of lifetimes."""
     sset = sset or signature_set()
     if classifier is None:
         classifier = load_classifier(use_classifier)
@@ -92,7 +102,7 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
     else:
         gate = BulkGate() if thin else None
         events = iter_source_events(source, input_format, parser_out=holder, bulk_gate=gate)
-    incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents)
+    incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
     st = holder[0] if holder else None
     if st is not None and hasattr(st, "stats"):
         st = st.stats

@@ -1,11 +1,11 @@
 """Rule signatures: YAML data in ``signatures/``, validated on load, matched
-against events with the ``regex`` module under a timeout (no rule can hang
-the tool)."""
+against events in one pass per value over all patterns (RE2's set matcher;
+``forensics/diagnosis/matcher.py``): linear time, no timer, so no rule can
+hang the tool and no answer depends on machine load."""
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,9 +18,9 @@ from forensics.errors import SignatureError
 from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.phases import PHASES
+from forensics.diagnosis import matcher as M
 from forensics.diagnosis.taxonomy import LABEL_SET
 
-REGEX_TIMEOUT = 0.05  # seconds per search
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 KINDS = ("failure", "precursor", "wrapper")
 STATUSES = ("experimental", "test", "stable", "deprecated")
@@ -31,8 +31,9 @@ _ID = regex.compile(r"^[a-z0-9][a-z0-9_\-]*(?:\.[a-z0-9][a-z0-9_\-]*)+$")
 
 @dataclass(frozen=True)
 class Condition:
-    patterns: tuple[tuple[str, Any], ...]  # (field, compiled regex)
+    patterns: tuple[tuple[str, Any], ...]  # (field, compiled regex): all must be found
     text_literals: tuple[str, ...] | None = None  # one must occur (lower-cased) for `text` to match
+    unless: tuple[tuple[str, Any], ...] = ()  # (field, compiled regex): none may be found
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -150,75 +151,101 @@ def event_views(ev: Event) -> list[View]:
     return views
 
 
+_SCALAR_FIELDS = ("text", "exc_type", "exc_message", "level", "logger", "event_kind")
+
+
 class SignatureSet:
-    def __init__(self, signatures: list[Signature], digest: str) -> None:
+    """Every signature, and per field one engine holding all its patterns.
+    A view is matched by scanning each of its fields once; a condition holds
+    when all its patterns were found and none of its ``unless`` ones."""
+
+    def __init__(self, signatures: list[Signature], digest: str, engine: str | None = None) -> None:
         self.signatures = signatures
         self.digest = digest
         self.by_id = {s.id: s for s in signatures}
-        self.warnings: list[MatchWarning] = []
-        self._slow: set[str] = set()
-        # Prefilter: one stdlib alternation of the literals that text
-        # conditions require (lower-cased). Signatures with a condition that
-        # has no such literal are always tried.
-        literals: set[str] = set()
-        self._always: list[Signature] = []
-        for sig in signatures:
-            unfiltered = False
+        self.engine = engine or M.engine_name()
+        self.warnings: list[MatchWarning] = []  # nothing is skipped any more (no timeouts); kept for callers
+        self._index = {id(s): i for i, s in enumerate(signatures)}
+        by_field: dict[str, dict[str, int]] = {}  # field -> pattern text -> pattern id
+        conds: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []  # (signature index, need, unless)
+
+        def pid(field: str, pattern: str) -> int:
+            ids = by_field.setdefault(field, {})
+            if pattern not in ids:
+                ids[pattern] = sum(len(v) for v in by_field.values())
+            return ids[pattern]
+
+        for si, sig in enumerate(signatures):
             for c in sig.conditions:
-                if c.text_literals is None:
-                    unfiltered = True
-                else:
-                    literals.update(c.text_literals)
-            if unfiltered:
-                self._always.append(sig)
-        ordered = sorted(literals, key=lambda x: (-len(x), x))
-        self._literal_re = re.compile("|".join(re.escape(x) for x in ordered)) if ordered else None
+                need = tuple(sorted({pid(f, p.pattern) for f, p in c.patterns}))
+                unless = tuple(sorted({pid(f, p.pattern) for f, p in c.unless}))
+                conds.append((si, need, unless))
+        try:
+            self._fields = [(f, M.field_matcher(self.engine, list(ids), list(ids.values())))
+                            for f, ids in by_field.items()]
+        except M.PatternError as e:
+            raise SignatureError(f"signatures: {e}") from None
+        self._text = next((m for f, m in self._fields if f == "text"), None)
+        self._only_text = all(f in ("text", "exc_type", "exc_message") for f, _ in self._fields)
+        # pattern id -> the conditions that need it (a condition is looked at only once one of its patterns is found)
+        self._conds_of: dict[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
+        for cond in conds:
+            for p in cond[1]:
+                self._conds_of.setdefault(p, []).append(cond)
 
     def __len__(self) -> int:
         return len(self.signatures)
 
-    def _search(self, sig: Signature, pat: Any, value: str) -> bool:
-        try:
-            return pat.search(value, timeout=REGEX_TIMEOUT) is not None
-        except TimeoutError:
-            if sig.id not in self._slow:
-                self._slow.add(sig.id)
-                self.warnings.append(MatchWarning(sig.id, f"signature {sig.id} ({sig.path}) timed out on a "
-                                                  f"{len(value)}-character line and was skipped there"))
-            return False
-
-    def _cond_matches(self, sig: Signature, cond: Condition, view: View, low: str) -> bool:
-        lits = cond.text_literals
-        if lits is not None and not any(lit in low for lit in lits):
-            return False
-        for fname, pat in cond.patterns:
+    def _found(self, view: View) -> set[int]:
+        found: set[int] = set()
+        for fname, fm in self._fields:
             value = getattr(view, fname)
-            if value is None or value == ():
-                return False
+            if value is None:
+                continue
             if isinstance(value, tuple):
-                if not any(self._search(sig, pat, v) for v in value):
-                    return False
-            elif not self._search(sig, pat, value):
-                return False
-        return True
+                for v in value:
+                    found.update(fm.scan(M.prepare(v)))
+            else:
+                found.update(fm.scan(M.prepare(value)))
+        return found
+
+    def _sigs_of(self, found: Iterable[int]) -> set[int]:
+        """Indexes of the signatures that ``found`` (pattern ids of one view) satisfies."""
+        found = found if isinstance(found, (set, frozenset)) else set(found)
+        out: set[int] = set()
+        for p in found:
+            for si, need, unless in self._conds_of.get(p, ()):
+                if si in out:
+                    continue
+                if all(q in found for q in need) and not any(q in found for q in unless):
+                    out.add(si)
+        return out
 
     def match_views(self, views: list[View], candidates: Iterable[Signature] | None = None) -> list[tuple[Signature, int]]:
-        """(signature, index of the view it matched) for every signature that matches."""
-        hits: list[tuple[Signature, int]] = []
-        lowered = [v.text.lower() for v in views]
-        for sig in (candidates if candidates is not None else self.signatures):
-            for i, view in enumerate(views):
-                if any(self._cond_matches(sig, c, view, lowered[i]) for c in sig.conditions):
-                    hits.append((sig, i))
-                    break
-        return hits
+        """(signature, index of the first view it matched) for every signature
+        that matches, in signature order (in ``candidates`` order when given)."""
+        first: dict[int, int] = {}
+        for i, view in enumerate(views):
+            for si in self._sigs_of(self._found(view)):
+                first.setdefault(si, i)
+        if not first:
+            return []
+        if candidates is None:
+            return [(self.signatures[si], first[si]) for si in sorted(first)]
+        idx = self._index
+        return [(sig, first[idx[id(sig)]]) for sig in candidates if idx.get(id(sig)) in first]
 
     def match_event(self, ev: Event) -> list[tuple[Signature, int]]:
-        views = event_views(ev)
-        if ev.kind != K.TRACEBACK and self._literal_re is not None:
-            if self._literal_re.search(views[0].text.lower()) is None:
-                return self.match_views(views, self._always) if self._always else []
-        return self.match_views(views)
+        if ev.kind != K.TRACEBACK and self._only_text:
+            # a plain line: only its text can match (exc_* fields exist on tracebacks only)
+            if self._text is None:
+                return []
+            found = self._text.scan(M.prepare(ev.text))
+            if not found:
+                return []
+            sigs = self._sigs_of(found)
+            return [(self.signatures[si], 0) for si in sorted(sigs)]
+        return self.match_views(event_views(ev))
 
 
 # ---------------------------------------------------------------- loading
@@ -238,12 +265,24 @@ def _fail(path: Path, where: str, msg: str) -> SignatureError:
 
 
 def _compile(path: Path, where: str, pattern: Any) -> Any:
+    """The pattern as a ``regex`` object (the fallback engine), once the
+    matching engine has accepted it: a pattern that cannot run in linear time
+    in the engine is refused here, at load, in one line."""
     if not isinstance(pattern, str) or not pattern:
         raise _fail(path, where, "must be a non-empty regex string")
     try:
-        return regex.compile(pattern, regex.V0)
+        compiled = M.compile_regex(pattern)
     except regex.error as e:
         raise _fail(path, where, f"regex does not compile: {e}") from None
+    try:
+        M.compile_check(pattern, M.engine_name())
+    except M.PatternError as e:
+        raise _fail(path, where, f"pattern {_short(pattern)}: {e}") from None
+    return compiled
+
+
+def _short(pattern: str) -> str:
+    return repr(pattern if len(pattern) <= 80 else pattern[:77] + "...")
 
 
 def _str_list(path: Path, where: str, value: Any) -> tuple[str, ...]:
@@ -296,14 +335,27 @@ def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
     for i, c in enumerate(match):
         if not isinstance(c, dict) or not c:
             raise _fail(path, f"field 'match[{i}]'", "must be a mapping of field: regex")
-        pats = []
+        pats, unless = [], []
         for fname, pat in c.items():
+            if fname == "unless":
+                # `unless: {field: regex}`: the condition fails when one of these is found
+                # (what a negative look-ahead said; the engines run in linear time and have none)
+                if not isinstance(pat, dict) or not pat:
+                    raise _fail(path, f"field 'match[{i}].unless'", "must be a mapping of field: regex")
+                for uf, up in pat.items():
+                    if uf not in FIELDS:
+                        raise _fail(path, f"field 'match[{i}].unless.{uf}'",
+                                    f"unknown field (one of {', '.join(FIELDS)})")
+                    unless.append((uf, _compile(path, f"field 'match[{i}].unless.{uf}'", up)))
+                continue
             if fname not in FIELDS:
                 raise _fail(path, f"field 'match[{i}].{fname}'", f"unknown field (one of {', '.join(FIELDS)})")
             pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat)))
+        if not pats:
+            raise _fail(path, f"field 'match[{i}]'", "needs at least one field besides 'unless'")
         text_pat = dict(pats).get("text")
         lits = required_literals(text_pat.pattern) if text_pat is not None else None
-        conds.append(Condition(tuple(pats), tuple(lits) if lits else None))
+        conds.append(Condition(tuple(pats), tuple(lits) if lits else None, tuple(unless)))
     ex = raw.get("examples") or {}
     if not isinstance(ex, dict):
         raise _fail(path, "field 'examples'", "must be a mapping with 'match' and 'no_match' lists")
@@ -369,13 +421,13 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
 
 
 @lru_cache(maxsize=4)
-def _cached(key: tuple[str, ...]) -> SignatureSet:
+def _cached(key: tuple[str, ...], engine: str) -> SignatureSet:
     return load_signatures([Path(k) for k in key])
 
 
 def signature_set(dirs: list[Path] | None = None) -> SignatureSet:
     dirs = dirs or default_signature_dirs()
-    return _cached(tuple(str(d) for d in dirs))
+    return _cached(tuple(str(d) for d in dirs), M.engine_name())
 
 
 # ---------------------------------------------------------------- examples

@@ -90,13 +90,26 @@ def message_parser() -> Lark:
                 transformer=MessageTransformer(), maybe_placeholders=False)
 
 
+_MESSAGE_MEMO: dict[str, tuple[str, dict] | None] = {}
+_MEMO_SIZE = 4096
+
+
 def parse_message(text: str) -> tuple[str, dict] | None:
     """(kind, fields) for a structured message, or None when the grammar
-    does not know it (the caller keeps it as a plain message)."""
+    does not know it (the caller keeps it as a plain message). Memoised by
+    text: systemd prints the same few lines every lifetime, and an LALR parse
+    costs far more than a dict lookup (the fields are copied: callers add to them)."""
     try:
-        return message_parser().parse(text)  # type: ignore[return-value]
-    except LarkError:
-        return None
+        got = _MESSAGE_MEMO[text]
+    except KeyError:
+        try:
+            got = message_parser().parse(text)  # type: ignore[assignment]
+        except LarkError:
+            got = None
+        if len(_MESSAGE_MEMO) >= _MEMO_SIZE:
+            _MESSAGE_MEMO.clear()
+        _MESSAGE_MEMO[text] = got
+    return None if got is None else (got[0], dict(got[1]))
 
 
 # ---------------------------------------------------------------- tracebacks

@@ -24,7 +24,7 @@ from forensics.events.model import Event
 from forensics.events.parser import (SAMPLE_LINES, _THIN_FORMATS, BulkGate, EventParser, ParseStats, _numbered, plan_source, run_parser)
 from forensics.ingest.sources import Source
 
-CHUNK_BYTES = {"classify": 16 << 20, "parse": 4 << 20}  # work unit: small enough to stream, big enough to amortise
+CHUNK_BYTES = {"classify": 1 << 20, "parse": 4 << 20}  # work unit: small enough to stream (a crash-loop chunk is all events: the parent holds ~3), big enough to amortise
 WARM_BYTES = 256 << 10  # how far before its range a worker starts, to pick up open tracebacks
 MIN_PARALLEL_BYTES = 48 << 20  # below this, one process is faster
 PARALLEL_FORMATS = _THIN_FORMATS | {"plain", "cat"}

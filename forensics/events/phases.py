@@ -60,8 +60,46 @@ _COMPILED = [(name, re.compile(rx)) for name, _, rx in MARKERS]
 _BATCH = dict(_COMPILED)["batch_stats"]
 
 
+def _marker_set():  # type: ignore[no-untyped-def]
+    """All marker regexes and the keyword trigger in one RE2 set (one pass a
+    line instead of up to 15 searches), or None without google-re2. ``\\d``
+    becomes ``\\p{Nd}``: Python's ``\\d`` on text is every Unicode digit."""
+    try:
+        import re2
+    except ImportError:
+        return None
+    o = re2.Options()
+    o.log_errors = False
+    s = re2.Set.SearchSet(o)
+    try:
+        for _, _, rx in MARKERS:
+            s.Add(rx.replace(r"\d", r"\p{Nd}"))
+        s.Add(_TRIGGER.pattern)
+        s.Compile()
+    except re2.error:
+        return None
+    return s._set.Match
+
+
+_SET_MATCH = _marker_set()
+_NAMES = [name for name, _, _ in MARKERS]
+_TRIGGER_ID = len(MARKERS)
+_BATCH_ID = _NAMES.index("batch_stats")
+
+
 def match_marker(msg: str) -> str | None:
     """Name of the phase marker in ``msg``, or None."""
+    if _SET_MATCH is not None:
+        try:
+            found = _SET_MATCH(msg.encode("utf-8"))
+        except UnicodeEncodeError:
+            found = _SET_MATCH(msg.encode("utf-8", "replace"))
+        if not found or _TRIGGER_ID not in found:
+            return None
+        if _BATCH_ID in found and "batch" in msg:
+            return "batch_stats"
+        first = min(found)
+        return _NAMES[first] if first != _TRIGGER_ID else None
     if _TRIGGER.search(msg) is None:
         return None
     if "batch" in msg and _BATCH.search(msg) is not None:  # by far the most frequent marker
