@@ -234,8 +234,9 @@ def run_batch(paths: Sequence[str], jobs: int | None = None, engine: str = "proc
         raise InputError("--scheduler needs --engine dask")
     files, rows = collect_files(paths)
     tasks = [(f, input_format, use_classifier) for f in files]
-    if engine == "processes" and len(tasks) > 1:
-        _diagnosis_tools(use_classifier)  # load once here; forked workers inherit it
+    if engine == "processes":
+        # load once here (forked workers inherit it); a refused model ends the run now
+        _diagnosis_tools(use_classifier)
     bar = _Progress(len(tasks), progress)
     total_lines = 0
 

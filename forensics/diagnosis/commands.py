@@ -26,6 +26,10 @@ def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
     return [Path(p) for p in paths] or None
 
 
+MODEL = click.option("--model", "model", metavar="FILE", default=None,
+                     help="Classifier to use: a .scorer.json.gz, or a .skops model (checked against an exact type list).")
+
+
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "ndjson"]), default="text", show_default=True)
 @click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
@@ -34,9 +38,10 @@ def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
 @click.option("--color/--no-color", default=None, help="Colour the text report (default: when a terminal).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes for one big regular file (default: all cores, up to 4, for files over 48 MB).")
+@MODEL
 @click.argument("paths", nargs=-1)
 def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: bool | None,
-             jobs: int | None, paths: tuple[str, ...]) -> int:
+             jobs: int | None, model: str | None, paths: tuple[str, ...]) -> int:
     """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found."""
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
@@ -44,7 +49,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     from forensics.report.text import render_text
 
     sset = signature_set(_sigdirs(sigdirs))
-    clf = load_classifier(not no_classifier)
+    clf = load_classifier(not no_classifier, model)
     any_failed = False
     use_color = sys.stdout.isatty() if color is None else color
     results = []
@@ -123,12 +128,14 @@ def sig_test(sigdirs: tuple[str, ...]) -> int:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--show-misses", is_flag=True, help="List every wrong answer.")
 @click.option("--split", type=click.Choice(["train", "test"]), default=None, help="Only rows of this split.")
+@MODEL
 @click.argument("dirs", nargs=-1, required=True)
-def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, dirs: tuple[str, ...]) -> int:
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, model: str | None,
+             dirs: tuple[str, ...]) -> int:
     """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
     from forensics.diagnosis.evaluate import evaluate_dirs, render_report
 
-    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split)
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
     if fmt == "json":
         click.echo(json.dumps(report, indent=2, default=str))
     else:

@@ -47,10 +47,12 @@ def _verdict_expected(row: dict[str, str]) -> str:
     return "failed" if row.get("root_cause") else "ready"
 
 
-def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None) -> dict[str, Any]:
-    """Score every labelled log in ``dirs`` (rows of ``split`` only, when given)."""
+def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None,
+                  model: str | None = None) -> dict[str, Any]:
+    """Score every labelled log in ``dirs`` (rows of ``split`` only, when given);
+    ``model``: a classifier file instead of the shipped one (.skops allowed)."""
     sset = signature_set()
-    clf = load_classifier(use_classifier)
+    clf = load_classifier(use_classifier, model)
     rows: list[dict[str, Any]] = []
     for d in dirs:
         for row in read_labels(d, split):
