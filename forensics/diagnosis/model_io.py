@@ -102,8 +102,11 @@ def save_model(obj: Any, meta: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import zipfile
 
-    sio.dump(obj, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
-    path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    from forensics.report.atomic import atomic_path, atomic_write_text
+
+    with atomic_path(path) as tmp:
+        sio.dump(obj, tmp, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    atomic_write_text(path.with_suffix(".json"), json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
 def load_model(path: Path) -> Any:

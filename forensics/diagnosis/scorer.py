@@ -180,9 +180,11 @@ def export_pipeline(pipe: Any, fields: tuple[str, ...], meta: dict[str, Any]) ->
 
 
 def save_scorer(data: dict[str, Any], path: Path) -> None:
+    from forensics.report.atomic import atomic_open
+
     raw = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
-    with gzip.GzipFile(path, "wb", mtime=0) as f:  # mtime=0: byte-identical rebuilds
-        f.write(raw)
+    with atomic_open(path, "wb") as out, gzip.GzipFile(fileobj=out, mode="wb", mtime=0, filename=str(path)) as f:
+        f.write(raw)  # mtime=0: byte-identical rebuilds
 
 
 def _fail(what: str) -> None:

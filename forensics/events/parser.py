@@ -15,6 +15,7 @@ from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source
+from forensics.ingest.values import bounded_int
 
 # The router: one search decides whether a line needs the message grammar.
 _STRUCT = re.compile(
@@ -176,7 +177,7 @@ class EventParser:
         if am is not None:
             return Event(K.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
                          source=src, data={"method": am.group("method"), "path": am.group("path"),
-                                           "status": int(am.group("status"))})
+                                           "status": bounded_int(am.group("status"), 999, 3)})
         name = match_marker(msg)
         if name is not None:
             return Event(K.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
@@ -332,7 +333,7 @@ def plan_source(sample: list[tuple[int, str]], input_format: str = "auto") -> So
     for _, t in sample:
         y = _YEAR_HINT.search(t)
         if y:
-            clock.year = int(y.group(1))
+            clock.year = bounded_int(y.group(1), 9999, 4) or clock.year
             break
     sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
     wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
