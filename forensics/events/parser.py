@@ -44,6 +44,7 @@ class ParseStats:
     caps_hit: dict[str, int] = field(default_factory=dict)
     format: str | None = None
     truncated_gzip: bool = False
+    changed: bool = False  # the file grew, shrank or was replaced while it was read
 
     @property
     def parsed(self) -> int:
@@ -59,6 +60,8 @@ class ParseStats:
             d["caps_hit"] = dict(self.caps_hit)
         if self.truncated_gzip:
             d["truncated_gzip"] = True
+        if self.changed:
+            d["changed"] = True
         return d
 
 
