@@ -184,11 +184,46 @@ def detect_format(sample: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- wrappers
+_BORDERS = "│┃║|"
+
+
+class _BoxMatch:
+    __slots__ = ("_msg",)
+
+    def __init__(self, msg: str) -> None:
+        self._msg = msg
+
+    def group(self, name: str) -> str:
+        return self._msg
+
+
+class _BoxPattern:
+    """``^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$`` in
+    linear time. As one regex the lazy message and the trailing ``\s*``
+    backtrack into each other: ``'| ' + 40,000 spaces + 'x'`` took minutes.
+    The head is matched by a regex, the tail (spaces, one border, spaces)
+    is stripped with ``str`` methods: the same message, in one pass."""
+
+    _HEAD = re.compile(r"\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?")
+    pattern = _HEAD.pattern
+
+    def match(self, text: str) -> _BoxMatch | None:
+        m = self._HEAD.match(text)
+        if m is None:
+            return None
+        msg = text[m.end():].rstrip()
+        if msg and msg[-1] in _BORDERS:
+            msg = msg[:-1].rstrip()
+        if "\n" in msg:  # the message is one line (the spaces around it may span lines)
+            return None
+        return _BoxMatch(msg)
+
+
 _WRAPPERS: dict[str, re.Pattern[str]] = {
     # docker compose: "sglang-1  | msg", "backend-vllm-openai-1  | msg"
     "compose": re.compile(r"^(?P<svc>[A-Za-z0-9][\w.\-]*)\s+\| ?(?P<msg>.*)$"),
     # web console / TUI borders: "│ msg   │", "| 12 | msg |"
-    "box": re.compile(r"^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$"),
+    "box": _BoxPattern(),  # type: ignore[dict-item]
     "host-marker": re.compile(r"^(?:\d{4}-\d\d-\d\d[ T][\d:.,]+ )?(?P<host>[\w.\-]+) >> (?P<msg>.*)$"),
     "quote": re.compile(r"^> ?(?P<msg>.*)$"),
     "ci-timestamp": re.compile(r"^(?:\[)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z(?:\])? (?P<msg>.*)$"),
