@@ -46,6 +46,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import expand_paths
+    from forensics.report.outputs import json_text
     from forensics.report.text import render_text
 
     sset = signature_set(_sigdirs(sigdirs))
@@ -71,7 +72,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
         if fmt == "text":
             click.echo(render_text(res, use_color))
         elif fmt == "ndjson":
-            click.echo(json.dumps(res, ensure_ascii=False, default=str))
+            click.echo(json_text(json.dumps(res, ensure_ascii=False, default=str)))
         else:
             results.append(res)
         if res.get("warnings"):
@@ -79,7 +80,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
                 click.echo(f"forensics: warning: {w}", err=True)
     if fmt == "json" and results:
         out = results[0] if len(results) == 1 else results
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+        click.echo(json_text(json.dumps(out, ensure_ascii=False, indent=2, default=str)))
     if any_failed:
         return exitcodes.FAILURE  # a diagnosed failure is the news, even if another file was unreadable
     return exitcodes.USAGE if unreadable else exitcodes.OK
@@ -154,7 +155,10 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
     from forensics.diagnosis.train import DEFAULT_CORPORA, train
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
-    meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+    try:
+        meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+    except ValueError as e:  # scikit-learn on a corpus it cannot learn from (too few examples, one class)
+        raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
     click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
                f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
     return 0

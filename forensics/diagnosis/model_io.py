@@ -110,11 +110,11 @@ def save_model(obj: Any, meta: dict[str, Any], path: Path) -> None:
 
 
 def load_model(path: Path) -> Any:
+    trusted = check_model_file(path)  # before skops is even imported
     try:
         import skops.io as sio
     except ImportError as e:  # pragma: no cover - a dependency
         raise ModelError(f"cannot load {path}: skops is not installed ({e})") from None
-    trusted = check_model_file(path)
     try:
         untrusted = sio.get_untrusted_types(file=path)
     except Exception as e:

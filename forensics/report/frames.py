@@ -394,9 +394,9 @@ def coerce_incidents(df: pd.DataFrame) -> pd.DataFrame:
         if dtype == UTC_NS:
             out[name] = _utc([None if v is None else (v if isinstance(v, datetime) else str(v)) for v in vals])
         elif dtype == "float64":
-            out[name] = pd.Series([math.nan if v is None else float(v) for v in vals], dtype="float64")
+            out[name] = pd.Series([_to_float(v) for v in vals], dtype="float64")
         elif dtype == "Int64":
-            out[name] = pd.Series(pd.array([None if v is None else int(float(v)) for v in vals], dtype="Int64"))
+            out[name] = pd.Series(pd.array([_to_int(v) for v in vals], dtype="Int64"))
         elif dtype == "boolean":
             out[name] = pd.Series(pd.array([None if v is None else _truthy(v) for v in vals], dtype="boolean"))
         elif dtype == "category":
@@ -406,6 +406,24 @@ def coerce_incidents(df: pd.DataFrame) -> pd.DataFrame:
         else:
             out[name] = pd.Series(pd.array([None if v is None else str(v) for v in vals], dtype="string"))
     return pd.DataFrame(out)
+
+
+# A table read back may have been edited, or be someone else's: one odd
+# value becomes NA, it does not end the report.
+def _to_float(v: Any) -> float:
+    if v is None or isinstance(v, bool):
+        return math.nan if v is None else float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError, OverflowError):
+        return math.nan
+
+
+def _to_int(v: Any) -> int | None:
+    f = _to_float(v)
+    if math.isnan(f) or math.isinf(f) or abs(f) > 2 ** 62:
+        return None
+    return int(f)
 
 
 def _from_hex(v: Any) -> bytes | None:
@@ -494,7 +512,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
             df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
         else:
             with open(path, encoding="utf-8") as f:
-                records = [json.loads(line) for line in f if line.strip()]
+                records = [{k: no_surrogates(v) if isinstance(v, str) else v for k, v in r.items()}
+                           for r in (json.loads(line) for line in f if line.strip()) if isinstance(r, dict)]
             df = pd.DataFrame.from_records(records, columns=list(INCIDENT_COLUMNS) if not records else None)
     except FileNotFoundError:
         raise InputError(f"cannot read {path}: no such file") from None
@@ -527,12 +546,17 @@ def _warning_leads(df: pd.DataFrame) -> dict[str, list[float]]:
     for raw in df["early_warnings"].dropna():
         try:
             warnings = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(warnings, list):
             continue
         for w in warnings:
-            key = w.get("signature") or w.get("template") or (w.get("text") or "")[:80]
-            if w.get("lead_seconds") is not None:
-                leads[key].append(float(w["lead_seconds"]))
+            if not isinstance(w, dict):
+                continue
+            key = str(w.get("signature") or w.get("template") or str(w.get("text") or "")[:80])
+            lead = _to_float(w.get("lead_seconds"))
+            if not math.isnan(lead) and not math.isinf(lead):
+                leads[key].append(lead)
             else:
                 leads.setdefault(key, [])
     return leads

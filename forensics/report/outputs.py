@@ -12,9 +12,20 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 import sys
 
 ERRORS = "forensics-output"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(text: str) -> str:
+    """JSON text with lone surrogates written as ``\\uXXXX`` escapes: valid
+    UTF-8, and a file name that is not UTF-8 reads back (``json.loads`` then
+    ``os.fsencode``) as its original bytes."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _encode_error(exc: UnicodeError) -> tuple[bytes, int]:
