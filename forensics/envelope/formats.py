@@ -198,7 +198,7 @@ class _BoxMatch:
 
 
 class _BoxPattern:
-    """``^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$`` in
+    r"""``^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$`` in
     linear time. As one regex the lazy message and the trailing ``\s*``
     backtrack into each other: ``'| ' + 40,000 spaces + 'x'`` took minutes.
     The head is matched by a regex, the tail (spaces, one border, spaces)
@@ -588,6 +588,8 @@ def _verbose_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
             continue
         m = _VERBOSE_FIELD.match(text)
         if m:
+            if not fields and not start:
+                start = n  # fields before any entry header (a cut-off first entry)
             last = m.group("name")
             val = m.group("value")
             if val.endswith(" blob data]"):
