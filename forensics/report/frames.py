@@ -495,7 +495,7 @@ def _json_value(v: Any) -> Any:
 def _write_jsonl(df: pd.DataFrame, path: Path) -> None:
     names = list(df.columns)
     columns = [df[c].astype(object).tolist() for c in names]
-    with open(path, "w", encoding="utf-8") as f:
+    with open(path, "w", encoding="utf-8") as f:  # path: the temp file of write_table (atomic)
         for values in zip(*columns):
             f.write(json.dumps({k: _json_value(v) for k, v in zip(names, values)}, ensure_ascii=False))
             f.write("\n")
