@@ -382,7 +382,8 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             pos = f"line {mark.line + 1}" if mark is not None else "YAML"
-            raise SignatureError(f"{path}: {pos}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+            why = " ".join(str(getattr(e, "problem", None) or e).split())[:300]  # one line, whatever libyaml says
+            raise SignatureError(f"{path}: {pos}: invalid YAML ({why})") from None
         if doc is None:
             continue
         raws = doc["signatures"] if isinstance(doc, dict) and "signatures" in doc else doc

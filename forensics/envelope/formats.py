@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Iterable, Iterator
 
 from forensics.envelope.clean import clean_message
-from forensics.ingest.values import bounded_int, no_surrogates, pid_value
+from forensics.ingest.values import bounded_int, json_nesting_exceeds, no_surrogates, pid_value
 
 UTC = timezone.utc
 
@@ -435,6 +435,12 @@ def _json_message(v: object) -> tuple[str, bool]:
     return str(v), False
 
 
+# A journal entry is flat (byte arrays at most one level down). A line that
+# nests deeper is kept as text: the bound is explicit, so the answer never
+# depends on how much stack the caller happened to have left.
+MAX_JSON_DEPTH = 64
+
+
 def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Record]:
     boot: str | None = None
     for n, text in lines:
@@ -444,6 +450,8 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
         if not raw.strip():
             continue
         try:
+            if json_nesting_exceeds(raw, MAX_JSON_DEPTH):
+                raise ValueError("nested too deep")
             obj = json.loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
@@ -483,10 +491,12 @@ def _jsonl_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
         if not raw:
             continue
         try:
+            if json_nesting_exceeds(raw, MAX_JSON_DEPTH):
+                raise ValueError("nested too deep")
             obj = json.loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):
             yield Record(n, clean_message(text))
             continue
         msg = next((obj[k] for k in _JSONL_MESSAGE_KEYS if isinstance(obj.get(k), str)), None)

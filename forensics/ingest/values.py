@@ -41,6 +41,34 @@ def no_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def json_nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether JSON ``text`` opens more than ``limit`` brackets at once
+    (strings skipped). Cheap for ordinary lines: only a line with more than
+    ``limit`` brackets in all is scanned."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    in_str = False
+    esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "[" or ch == "{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch == "]" or ch == "}":
+            depth -= 1
+    return False
+
+
 def table_datetime(ts: datetime | None) -> datetime | None:
     """``ts`` when a table can hold it, else None (the caller keeps the text)."""
     if ts is None:
