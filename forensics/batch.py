@@ -165,6 +165,7 @@ def _worker_init() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)  # like SIGTERM: the parent cleans up
 
 
 def _terminate_workers(pool: Any) -> None:

@@ -9,7 +9,6 @@ with a one-line ``InputError``; a file that is read must summarise
 """
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from pathlib import Path

@@ -213,10 +213,6 @@ def same_output_for_jobs(run: Run) -> None:
     assert run.out == one, "--jobs 2 differs from one process"
 
 
-def stats_has_no_error_lines(run: Run) -> None:
-    assert "error" not in run.err.lower() or "forensics: error:" not in run.err, run.err
-
-
 def report_counts(n: int) -> Callable[[Run], None]:
     def check(run: Run) -> None:
         assert run.out.decode().startswith(f"{n} files"), run.out[:200]

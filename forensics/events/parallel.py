@@ -115,13 +115,6 @@ class _RangeSource(Source):
         return self.reader
 
 
-def _line_start_before(mm: mmap.mmap, pos: int) -> int:
-    if pos <= 0:
-        return 0
-    nl = mm.rfind(b"\n", 0, pos)
-    return nl + 1
-
-
 def plan_cuts(path: Path, size: int, chunk_bytes: int) -> list[tuple[int, int]]:
     """Byte ranges of about ``chunk_bytes``, cut at line starts (no data copied)."""
     cuts = [0]
