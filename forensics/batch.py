@@ -167,6 +167,7 @@ def _worker_init() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt means
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)  # like SIGTERM: the parent cleans up
 
 
 def _terminate_workers(pool: Any) -> None:
@@ -237,8 +238,9 @@ def run_batch(paths: Sequence[str], jobs: int | None = None, engine: str = "proc
         raise InputError("--scheduler needs --engine dask")
     files, rows = collect_files(paths)
     tasks = [(f, input_format, use_classifier) for f in files]
-    if engine == "processes" and len(tasks) > 1:
-        _diagnosis_tools(use_classifier)  # load once here; forked workers inherit it
+    if engine == "processes":
+        # load once here (forked workers inherit it); a refused model ends the run now
+        _diagnosis_tools(use_classifier)
     bar = _Progress(len(tasks), progress)
     total_lines = 0
 

@@ -97,10 +97,11 @@ def _on_signal(signum: int, frame: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
-    if hasattr(signal, "SIGHUP"):  # the terminal or the supervisor went away: same as SIGTERM
-        signal.signal(signal.SIGHUP, _on_signal)
+    from forensics.report.outputs import prepare_std_streams
+
+    prepare_std_streams()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _on_signal)
     try:
         _register_optional_commands()
         rc = cli.main(args=argv, prog_name="forensics", standalone_mode=False)
@@ -126,6 +127,11 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         _quiet_broken_pipe()
         code = 0
+    except OSError as e:  # stdout on a full disk (/dev/full), an I/O error: one line, not a traceback
+        _quiet_broken_pipe()
+        where = f"{e.filename}" if e.filename else "cannot write the output"
+        click.echo(f"forensics: error: {where}: {e.strerror or e}", err=True)
+        code = exitcodes.USAGE
     except (KeyboardInterrupt, Interrupted):
         click.echo("forensics: interrupted", err=True)
         code = exitcodes.INTERRUPTED
@@ -145,6 +151,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_broken_pipe()
+    except OSError as e:
+        _quiet_broken_pipe()
+        click.echo(f"forensics: error: cannot write the output: {e.strerror or e}", err=True)
+        code = exitcodes.USAGE if code == 0 else code
     except Exception:
         pass
     sys.exit(code)
@@ -153,8 +163,6 @@ def main(argv: list[str] | None = None) -> None:
 def _quiet_broken_pipe() -> None:
     # Python flushes stdout again at exit; point it at devnull so that flush
     # cannot raise a second BrokenPipeError (and print a traceback).
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except Exception:
-        pass
+    from forensics.report.outputs import silence_stdout
+
+    silence_stdout()

@@ -89,9 +89,9 @@ def test_tampered_model_is_refused(tmp_path):
     import os
     import subprocess
     import sys
-    env = dict(os.environ, FORENSICS_MODEL=str(bad), PYTHONPATH=str(REPO))
-    p = subprocess.run([sys.executable, "-m", "forensics", "classify", "-"], input=b"RuntimeError: boom\n",
-                       capture_output=True, env=env, timeout=60)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-m", "forensics", "classify", "--model", str(bad), "-"],
+                       input=b"RuntimeError: boom\n", capture_output=True, env=env, timeout=60)
     assert p.returncode == 2
     err = p.stderr.decode().strip()
     assert len(err.splitlines()) == 1 and "untrusted" in err and "Traceback" not in err

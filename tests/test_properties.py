@@ -221,3 +221,93 @@ def test_eight_ranks_via_public_api(order):
         r = pids.index(e.pid)
         assert [(f.file, f.lineno, f.function) for f in e.data["frames"]] == per_rank[r][1]
         assert not e.data["truncated"]
+
+
+# ---------------------------------------------------------------- values at the edge (issue 16)
+import json as _json  # noqa: E402
+import re as _re  # noqa: E402
+
+from forensics.ingest.values import bounded_int, no_surrogates  # noqa: E402
+
+_JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
+                          st.floats(allow_nan=True, allow_infinity=True),
+                          st.text(alphabet=st.characters(codec=None), max_size=40))
+_JSON_VALUES = st.recursive(_JSON_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                            | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=12)
+_JOURNAL_KEYS = st.sampled_from(["MESSAGE", "_PID", "SYSLOG_PID", "__REALTIME_TIMESTAMP",
+                                 "_SOURCE_REALTIME_TIMESTAMP", "_HOSTNAME", "SYSLOG_IDENTIFIER", "_COMM", "UNIT",
+                                 "_BOOT_ID", "log", "msg", "time", "ts", "stream", "host", "kubernetes"])
+
+
+@SETTINGS
+@given(st.lists(st.dictionaries(_JOURNAL_KEYS, _JSON_VALUES, max_size=8), min_size=1, max_size=12),
+       st.sampled_from(["json", "jsonl", "auto"]))
+def test_json_envelopes_with_any_values(objs, fmt):
+    """Any JSON value in any journal / shipper field: no exception, accounting
+    holds, and every event serialises to JSON that encodes as UTF-8 (lone
+    surrogates from ``\\ud800`` escapes never reach the output)."""
+    data = "\n".join(_json.dumps(o) for o in objs).encode("utf-8", "surrogatepass") + b"\n"
+    events, _ = check_invariants(data, fmt)
+    for ev in events:
+        ev.to_json("x").encode("utf-8")
+        assert ev.pid is None or (isinstance(ev.pid, int) and 0 <= ev.pid < 2 ** 31)
+
+
+@SETTINGS
+@given(st.text(max_size=30))
+def test_bounded_int_never_raises_and_agrees_with_int(text):
+    v = bounded_int(text)
+    if text.isascii() and text.isdigit() and len(text) <= 19 and int(text) <= 2 ** 63 - 1:
+        assert v == int(text)
+    else:
+        assert v is None
+
+
+@SETTINGS
+@given(st.text(alphabet=st.characters(codec=None), max_size=50))
+def test_no_surrogates_makes_text_encodable(text):
+    out = no_surrogates(text)
+    out.encode("utf-8")
+    assert len(out) == len(text)
+
+
+_OLD_BOX = _re.compile(r"^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(" \t\n\r\x0b\x85\u3000|│┃║a1x-"), max_size=24))
+def test_box_wrapper_equals_the_old_regex(text):
+    """The linear box-border matcher gives the message the old (quadratic)
+    regex gave, on any text."""
+    from forensics.envelope.formats import _WRAPPERS
+
+    a, b = _OLD_BOX.match(text), _WRAPPERS["box"].match(text)
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert a.group("msg") == b.group("msg")
+
+
+_DATES = st.datetimes(min_value=__import__("datetime").datetime(1, 1, 2), max_value=__import__("datetime").datetime(9999, 12, 30))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.text(alphabet=st.characters(codec=None), min_size=1, max_size=12), _DATES, _DATES),
+                min_size=1, max_size=5), st.sampled_from([".parquet", ".csv", ".jsonl"]))
+def test_incident_tables_hold_any_time_and_name(tmp_path_factory, rows, suffix):
+    """Any timestamp a log can spell (year 1 to 9999) and any source name
+    (lone surrogates included) give a table that writes and reads back with
+    every row; times a table cannot hold are NA with their text kept."""
+    from forensics.report.frames import read_table, rows_frame, write_table
+
+    recs = [{"source": name, "incident": i, "start_ts": a.isoformat(), "end_ts": b.isoformat(), "verdict": "failed"}
+            for i, (name, a, b) in enumerate(rows)]
+    df = rows_frame(recs)
+    out = tmp_path_factory.mktemp("tables") / f"t{suffix}"
+    write_table(df, out)
+    back = read_table(out)
+    assert len(back) == len(rows)
+    for (_, a, _b), (ts, text) in zip(sorted(rows, key=lambda r: r[0]), zip(df["start_ts"], df["start_ts_text"])):
+        if 1678 <= a.year <= 2261:
+            assert ts is not None and str(ts)[:4] == f"{a.year:04d}"
+        else:
+            assert text is not None and text.startswith(f"{a.year:04d}")

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
 
+from forensics.report.atomic import atomic_write_bytes, atomic_write_text
+
 from . import catalog as K
 from .catalog import Ctx, Failure, Precursor, pick
 from .failures import BUILDERS, LABELS
@@ -1514,7 +1516,7 @@ def generate_corpus(seed: int, count_per_label: int, healthy: int, out_dir: Path
     for idx, (label, end) in enumerate(plan):
         data, row = generate_one(seed, idx, label, end, real)
         gid = f"g{seed}-{idx:04d}"
-        (out_dir / f"{gid}.log").write_bytes(data)
+        atomic_write_bytes(out_dir / f"{gid}.log", data, fsync=False)
         row["id"] = gid
         rows.append(row)
     # stratified split by seeded hash
@@ -1536,7 +1538,7 @@ def generate_corpus(seed: int, count_per_label: int, healthy: int, out_dir: Path
         row["provenance"] = "generated"
         row["note"] = note
         w.writerow([row["id"], row["root_cause"], row["phase"], row["early_warning_substring"], row["fatal_substring"], "generated", note, row["verdict"], row["split"]])
-    (out_dir / "labels.csv").write_text(buf.getvalue())
+    atomic_write_text(out_dir / "labels.csv", buf.getvalue())
     return rows
 
 

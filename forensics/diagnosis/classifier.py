@@ -7,10 +7,12 @@ that a strong signature explains never imports scikit-learn.
 from __future__ import annotations
 
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from forensics.errors import ModelError
 from forensics.incidents.lifetimes import Incident
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
@@ -84,17 +86,23 @@ class TrainedClassifier:
 
 
 class LazyClassifier:
-    """Loads the model on first use: a ``.skops`` file through skops's
-    trusted-type check, or the compiled ``.scorer.json.gz`` (plain data)."""
+    """Loads the model on first use: the compiled ``.scorer.json.gz`` (plain
+    data, checked field by field), or -- only when ``allow_skops`` (an
+    explicit ``--model``, ``train``/``eval``) -- a ``.skops`` file through the
+    exact type allowlist of ``model_io``."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, allow_skops: bool = False) -> None:
         self.path = path
+        self.allow_skops = allow_skops
         self._model: TrainedClassifier | None = None
 
     @property
     def model(self) -> TrainedClassifier:
         if self._model is None:
             if self.path.name.endswith(".skops"):
+                if not self.allow_skops:
+                    raise ModelError(f"{self.path}: the run-time classifier is read only from a plain-data "
+                                     "scorer (.scorer.json.gz); pass a .skops model with --model")
                 from forensics.diagnosis.model_io import load_model
 
                 self._model = load_model(self.path)
@@ -129,12 +137,31 @@ class LazyClassifier:
 
 
 @lru_cache(maxsize=4)
-def model_at(path: str) -> LazyClassifier | None:
+def model_at(path: str, allow_skops: bool = False) -> LazyClassifier:
+    """A model named by the user (``--model``, ``FORENSICS_MODEL``): it must exist."""
     p = Path(path)
-    if not p.exists():
-        return None
-    return LazyClassifier(p)
+    if not p.is_file():
+        raise ModelError(f"model file {path}: {'not a file' if p.exists() else 'no such file'}")
+    if p.name.endswith(".skops") and not allow_skops:
+        raise ModelError(f"{path}: FORENSICS_MODEL must name a plain-data scorer (.scorer.json.gz); "
+                         "a .skops model is read only with --model")
+    return LazyClassifier(p, allow_skops)
+
+
+_warned_missing = False
 
 
 def default_model() -> LazyClassifier | None:
-    return model_at(os.environ.get("FORENSICS_MODEL", str(SCORER_PATH)))
+    """The model for a run: ``FORENSICS_MODEL`` (a scorer file), else the
+    shipped scorer. Without the shipped file the run goes on with signatures
+    only, and says so once on stderr."""
+    global _warned_missing
+    env = os.environ.get("FORENSICS_MODEL")
+    if env:
+        return model_at(env)
+    if not SCORER_PATH.is_file():
+        if not _warned_missing:
+            _warned_missing = True
+            sys.stderr.write(f"forensics: warning: no classifier model at {SCORER_PATH}; using signatures only\n")
+        return None
+    return model_at(str(SCORER_PATH))

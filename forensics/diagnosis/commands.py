@@ -27,6 +27,19 @@ def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
     return [Path(p) for p in paths] or None
 
 
+class _EscapedStdout:
+    """stdout for streamed JSON: lone surrogates (names that are not UTF-8) become ``\\uXXXX``."""
+
+    def write(self, text: str) -> None:
+        from forensics.report.outputs import json_text
+
+        sys.stdout.write(json_text(text))
+
+
+MODEL = click.option("--model", "model", metavar="FILE", default=None,
+                     help="Classifier to use: a .scorer.json.gz, or a .skops model (checked against an exact type list).")
+
+
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "ndjson"]), default="text", show_default=True,
               help="json: one JSON object per input, one per line (schema: forensics/report/schema/"
@@ -40,10 +53,11 @@ def _sigdirs(paths: tuple[str, ...]) -> list[Path] | None:
 @journal_options
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes for one big regular file (default: all cores, up to 4, for files over 48 MB).")
+@MODEL
 @click.argument("paths", nargs=-1)
 def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: str,
              no_color: bool, tz: str | None, since: str | None, until: str | None, units: tuple[str, ...],
-             jobs: int | None, paths: tuple[str, ...]) -> int:
+             jobs: int | None, model: str | None, paths: tuple[str, ...]) -> int:
     """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found,
     2: unusable input.
 
@@ -55,11 +69,12 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     from forensics.envelope.zone import set_log_zone
     from forensics.ingest.sources import expand_paths
     from forensics.report import spool
+    from forensics.report.outputs import json_text
     from forensics.report.text import render_text
 
     set_log_zone(tz)
     sset = signature_set(_sigdirs(sigdirs))
-    clf = load_classifier(not no_classifier)
+    clf = load_classifier(not no_classifier, model)
     any_failed = False
     use_color = want_color("never" if no_color else color)
     unreadable = read = 0
@@ -87,7 +102,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
         else:
             # One object per input, one per line, whatever the number of inputs
             # (streamed: a log of many lifetimes is never one string in memory).
-            spool.dump(res, sys.stdout)
+            spool.dump(res, _EscapedStdout())
             sys.stdout.write("\n")
         for w in res.get("warnings") or ():
             click.echo(f"forensics: warning: {w}", err=True)
@@ -139,12 +154,14 @@ def sig_test(sigdirs: tuple[str, ...]) -> int:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--show-misses", is_flag=True, help="List every wrong answer.")
 @click.option("--split", type=click.Choice(["train", "test"]), default=None, help="Only rows of this split.")
+@MODEL
 @click.argument("dirs", nargs=-1, required=True)
-def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, dirs: tuple[str, ...]) -> int:
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, model: str | None,
+             dirs: tuple[str, ...]) -> int:
     """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
     from forensics.diagnosis.evaluate import evaluate_dirs, render_report
 
-    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split)
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
     if fmt == "json":
         click.echo(json.dumps(report, indent=2, default=str))
     else:
@@ -166,7 +183,10 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
     from forensics.diagnosis.train import DEFAULT_CORPORA, train
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
-    meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+    try:
+        meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+    except ValueError as e:  # scikit-learn on a corpus it cannot learn from (too few examples, one class)
+        raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
     click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
                f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
     return 0

@@ -8,6 +8,7 @@ and hybrid figures side by side when a model is available.
 from __future__ import annotations
 
 import csv
+import glob
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -22,15 +23,29 @@ def read_labels(d: Path, split: str | None = None) -> list[dict[str, str]]:
     path = d / "labels.csv"
     if not path.exists():
         raise InputError(f"{d}: no labels.csv")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.DictReader(f))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except csv.Error as e:
+        raise InputError(f"{path}: not a CSV table ({e})") from None
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+    if rows and "id" not in rows[0]:
+        raise InputError(f"{path}: no 'id' column")
     out = []
     for r in rows:
         if split and r.get("split") and r["split"] != split:
             continue
-        log = d / f"{r['id']}.log"
+        rid = r.get("id")
+        # An id names a file in this directory, nothing else: no paths, no glob patterns.
+        if not isinstance(rid, str) or not rid or len(rid) > 200 or rid in (".", "..") or \
+                any(c in rid for c in "/\\\0"):
+            continue
+        log = d / f"{rid}.log"
         if not log.exists():
-            cands = sorted(d.glob(f"{r['id']}.*"))
+            cands = sorted(d.glob(f"{glob.escape(rid)}.*"))
             cands = [c for c in cands if c.suffix != ".csv"]
             if not cands:
                 continue
@@ -47,10 +62,12 @@ def _verdict_expected(row: dict[str, str]) -> str:
     return "failed" if row.get("root_cause") else "ready"
 
 
-def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None) -> dict[str, Any]:
-    """Score every labelled log in ``dirs`` (rows of ``split`` only, when given)."""
+def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None,
+                  model: str | None = None) -> dict[str, Any]:
+    """Score every labelled log in ``dirs`` (rows of ``split`` only, when given);
+    ``model``: a classifier file instead of the shipped one (.skops allowed)."""
     sset = signature_set()
-    clf = load_classifier(use_classifier)
+    clf = load_classifier(use_classifier, model)
     rows: list[dict[str, Any]] = []
     for d in dirs:
         for row in read_labels(d, split):

@@ -10,19 +10,90 @@ from typing import Any
 
 from forensics.errors import ModelError
 
-# Types our pipeline is made of (checked against skops' untrusted list).
-TRUSTED_PREFIXES = ("sklearn.", "numpy.", "scipy.sparse.", "builtins.", "collections.", "re.", "forensics.diagnosis.")
-TRUSTED_EXACT = frozenset({"numpy.dtype", "scipy.sparse._csr.csr_matrix", "builtins.slice", "builtins.tuple",
-                           "builtins.dict", "builtins.list", "builtins.str", "builtins.float", "builtins.int",
-                           "builtins.bool", "builtins.NoneType", "builtins.set", "builtins.frozenset"})
-_DANGEROUS = ("builtins.eval", "builtins.exec", "builtins.open", "builtins.getattr", "builtins.__import__",
-              "builtins.compile", "os.", "subprocess.", "posix.", "nt.", "sys.", "pickle.", "shutil.", "importlib.")
+# The exact types (module.name) a forensics classifier pipeline is made of,
+# and the skops node loaders they may come through. Nothing else is accepted:
+# no wildcards (``numpy.*`` holds helpers that call ``exec``), and none of the
+# loaders that call a named function (reduce / constructor / function /
+# method / partial nodes). The whole schema is checked by us before skops
+# builds anything, and skops is then given only the types we checked.
+TRUSTED_TYPES = frozenset({
+    "builtins.dict", "builtins.list", "builtins.tuple", "builtins.str", "builtins.slice",
+    "builtins.int", "builtins.float", "builtins.bool", "builtins.NoneType",
+    "numpy.ndarray", "numpy.float64", "numpy.float32", "numpy.int64", "numpy.int32", "numpy.bool_",
+    "sklearn.pipeline.Pipeline",
+    "sklearn.compose._column_transformer.ColumnTransformer",
+    "sklearn.feature_extraction.text.TfidfVectorizer",
+    "sklearn.feature_extraction.text.TfidfTransformer",
+    "sklearn.linear_model._logistic.LogisticRegression",
+    "sklearn.calibration.CalibratedClassifierCV",
+    "sklearn.calibration._CalibratedClassifier",
+    "sklearn.calibration._SigmoidCalibration",
+    "sklearn.model_selection._split.StratifiedKFold",
+})
+TRUSTED_LOADERS = frozenset({"DictNode", "ListNode", "TupleNode", "JsonNode", "SliceNode", "TypeNode",
+                             "NdArrayNode", "ObjectNode"})
+MAX_MODEL_BYTES = 256 << 20  # the shipped file is ~5 MB
+MAX_SCHEMA_BYTES = 64 << 20
+MAX_MEMBERS = 500_000  # one .npy member per array: the shipped file has ~19k
 
 
-def _is_trusted(t: str) -> bool:
-    if any(t == d or t.startswith(d) for d in _DANGEROUS):
-        return False
-    return t in TRUSTED_EXACT or t.startswith(TRUSTED_PREFIXES)
+def _schema_refusals(schema: Any) -> list[str]:
+    """Every type or loader in a skops schema outside the exact allowlist."""
+    bad: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if "__loader__" in node or "__module__" in node or "__class__" in node:
+                name = f"{node.get('__module__')}.{node.get('__class__')}"
+                loader = node.get("__loader__")
+                if loader not in TRUSTED_LOADERS:
+                    bad.add(f"{name} (via {loader})")
+                elif name not in TRUSTED_TYPES:
+                    bad.add(name)
+            stack.extend(node.values())
+    return sorted(bad)
+
+
+def check_model_file(path: Path) -> list[str]:
+    """Read and check a .skops file's schema without building anything;
+    returns the trusted types skops must be told about. ``ModelError`` when
+    the file is not a plain forensics pipeline."""
+    import zipfile
+
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise ModelError(f"cannot read {path}: {e.strerror or e}") from None
+    if size > MAX_MODEL_BYTES:
+        raise ModelError(f"{path}: model file too large ({size:,} bytes)")
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            if len(infos) > MAX_MEMBERS or sum(i.file_size for i in infos) > 2 * MAX_MODEL_BYTES:
+                raise ModelError(f"{path}: refused to load: the model archive expands too far")
+            info = z.getinfo("schema.json")
+            if info.file_size > MAX_SCHEMA_BYTES:
+                raise ModelError(f"{path}: refused to load: schema too large")
+            with z.open(info) as f:
+                raw = f.read(MAX_SCHEMA_BYTES + 1)
+    except ModelError:
+        raise
+    except (OSError, KeyError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError) as e:
+        raise ModelError(f"{path}: not a valid skops model file ({type(e).__name__})") from None
+    if len(raw) > MAX_SCHEMA_BYTES:
+        raise ModelError(f"{path}: refused to load: schema too large")
+    try:
+        schema = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ModelError(f"{path}: not a valid skops model file (schema is not JSON)") from None
+    bad = _schema_refusals(schema)
+    if bad:
+        raise ModelError(f"{path}: refused to load: the model file asks for untrusted types "
+                         f"({', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''})")
+    return sorted(TRUSTED_TYPES)
 
 
 def save_model(obj: Any, meta: dict[str, Any], path: Path) -> None:
@@ -31,11 +102,15 @@ def save_model(obj: Any, meta: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import zipfile
 
-    sio.dump(obj, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
-    path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    from forensics.report.atomic import atomic_path, atomic_write_text
+
+    with atomic_path(path) as tmp:
+        sio.dump(obj, tmp, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    atomic_write_text(path.with_suffix(".json"), json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
 def load_model(path: Path) -> Any:
+    trusted = check_model_file(path)  # before skops is even imported
     try:
         import skops.io as sio
     except ImportError as e:  # pragma: no cover - a dependency
@@ -43,12 +118,12 @@ def load_model(path: Path) -> Any:
     try:
         untrusted = sio.get_untrusted_types(file=path)
     except Exception as e:
-        raise ModelError(f"{path}: not a valid skops model file ({type(e).__name__}: {e})") from None
-    bad = [t for t in untrusted if not _is_trusted(t)]
-    if bad:
+        raise ModelError(f"{path}: not a valid skops model file ({type(e).__name__}: {str(e)[:200]})") from None
+    bad = [t for t in untrusted if t not in TRUSTED_TYPES]
+    if bad:  # skops sees a type our walk did not: refuse rather than guess
         raise ModelError(f"{path}: refused to load: the model file asks for untrusted types ({', '.join(sorted(bad)[:5])})")
     try:
-        obj = sio.load(path, trusted=list(untrusted))
+        obj = sio.load(path, trusted=trusted)
     except Exception as e:
         raise ModelError(f"{path}: cannot load model ({type(e).__name__}: {str(e)[:200]})") from None
     meta_path = path.with_suffix(".json")

@@ -17,12 +17,23 @@ TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", 
               "failed_first", "consequences")
 
 
-def load_classifier(use: bool) -> Any:
+def load_classifier(use: bool, model: str | None = None) -> Any:
+    """The classifier of a run: ``model`` (an explicit ``--model`` file,
+    ``.scorer.json.gz`` or ``.skops``), else ``default_model()``."""
     if not use:
         return None
-    from forensics.diagnosis.classifier import default_model
+    from forensics.diagnosis.classifier import default_model, model_at
 
-    return default_model()
+    import os
+
+    if model:
+        clf = model_at(model, allow_skops=True)
+    elif os.environ.get("FORENSICS_MODEL"):
+        clf = default_model()
+    else:
+        return default_model()  # the shipped scorer loads on first use
+    clf.model  # a model the user named is checked now: refused before any work, in one line
+    return clf
 
 
 def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None,  # type: ignore[no-untyped-def]

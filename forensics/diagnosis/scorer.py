@@ -11,11 +11,13 @@ data only, so a tampered one cannot run code.
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import json
 import math
 import re
+import zlib
 from array import array
 from collections import Counter
 from pathlib import Path
@@ -25,6 +27,20 @@ from forensics.errors import ModelError
 
 FORMAT = "forensics-scorer/1"
 _WHITE = re.compile(r"\s\s+")
+
+# A scorer file is data from outside: it is read with every size bounded
+# (a gzip bomb stops at the limit instead of filling memory) and checked
+# field by field before use, so a crafted one is refused in one line
+# instead of crashing, hanging or indexing out of range later.
+MAX_COMPRESSED = 64 << 20  # the shipped file is ~1 MB
+MAX_DECOMPRESSED = 128 << 20  # ... and ~2 MB of JSON
+MAX_CLASSES = 1000
+MAX_FEATURES = 5_000_000
+MAX_NGRAM = 16
+# Token patterns are compiled and run over log text: only these known linear
+# ones (what ``train`` uses, and scikit-learn's default) are accepted, so a
+# scorer file cannot smuggle in a catastrophic regex.
+SAFE_TOKEN_PATTERNS = frozenset({r"[A-Za-z_][A-Za-z0-9_]+", r"\S+", r"(?u)\b\w\w+\b"})
 
 
 class _Vectorizer:
@@ -86,7 +102,8 @@ class _Vectorizer:
 class CompactScorer:
     def __init__(self, data: dict[str, Any]) -> None:
         if data.get("format") != FORMAT:
-            raise ModelError(f"unknown scorer format {data.get('format')!r}")
+            raise ModelError(f"unknown scorer format {str(data.get('format'))[:60]!r}")
+        validate(data)
         self.classes: list[str] = data["classes"]
         self.fields: list[str] = data["fields"]
         self.n_features = data["n_features"]
@@ -98,7 +115,7 @@ class CompactScorer:
         if offset != self.n_features:
             raise ModelError("scorer file is inconsistent (feature count)")
         coef = array("f")
-        coef.frombytes(base64.b64decode(data["coef"]))
+        coef.frombytes(base64.b64decode(data["coef"], validate=True))
         if len(coef) != self.n_features * len(self.classes):
             raise ModelError("scorer file is inconsistent (coefficients)")
         self.coef = coef
@@ -140,6 +157,8 @@ def export_pipeline(pipe: Any, fields: tuple[str, ...], meta: dict[str, Any]) ->
         if name == "remainder":
             continue
         vocab = {str(k): int(v) for k, v in vec.vocabulary_.items()}
+        if vec.analyzer == "word" and vec.token_pattern not in SAFE_TOKEN_PATTERNS:
+            raise ValueError(f"token pattern {vec.token_pattern!r} is not in scorer.SAFE_TOKEN_PATTERNS")
         vecs.append({"name": name, "column": int(column), "analyzer": vec.analyzer,
                      "ngram_range": list(vec.ngram_range), "lowercase": bool(vec.lowercase),
                      "token_pattern": vec.token_pattern if vec.analyzer == "word" else None,
@@ -161,23 +180,126 @@ def export_pipeline(pipe: Any, fields: tuple[str, ...], meta: dict[str, Any]) ->
 
 
 def save_scorer(data: dict[str, Any], path: Path) -> None:
+    from forensics.report.atomic import atomic_open
+
     raw = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
-    with gzip.GzipFile(path, "wb", mtime=0) as f:  # mtime=0: byte-identical rebuilds
-        f.write(raw)
+    with atomic_open(path, "wb") as out, gzip.GzipFile(fileobj=out, mode="wb", mtime=0, filename=str(path)) as f:
+        f.write(raw)  # mtime=0: byte-identical rebuilds
+
+
+def _fail(what: str) -> None:
+    raise ModelError(f"scorer file is invalid ({what})")
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _is_int(v: Any, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def validate(data: dict[str, Any]) -> None:
+    """Check the schema, the types and every index range of a scorer dict;
+    ``ModelError`` on the first thing wrong."""
+    classes = data.get("classes")
+    if not isinstance(classes, list) or not 1 <= len(classes) <= MAX_CLASSES or \
+            not all(isinstance(c, str) and 0 < len(c) <= 200 for c in classes):
+        _fail("classes")
+    fields = data.get("fields")
+    if not isinstance(fields, list) or not 1 <= len(fields) <= 64 or not all(isinstance(f, str) for f in fields):
+        _fail("fields")
+    nf = data.get("n_features")
+    if not _is_int(nf, 0, MAX_FEATURES):
+        _fail("n_features")
+    vecs = data.get("vectorizers")
+    if not isinstance(vecs, list) or not 1 <= len(vecs) <= 64:
+        _fail("vectorizers")
+    for v in vecs:
+        if not isinstance(v, dict):
+            _fail("vectorizer")
+        if not _is_int(v.get("column"), 0, len(fields) - 1):
+            _fail("vectorizer column")
+        if v.get("analyzer") not in ("word", "char_wb"):
+            _fail("vectorizer analyzer")
+        ng = v.get("ngram_range")
+        if not (isinstance(ng, list) and len(ng) == 2 and _is_int(ng[0], 1, MAX_NGRAM)
+                and _is_int(ng[1], ng[0], MAX_NGRAM)):
+            _fail("vectorizer ngram_range")
+        if v["analyzer"] == "word" and v.get("token_pattern") not in SAFE_TOKEN_PATTERNS:
+            _fail("vectorizer token_pattern is not one of the known safe patterns")
+        if not isinstance(v.get("lowercase"), bool) or not isinstance(v.get("sublinear_tf"), bool):
+            _fail("vectorizer flags")
+        if v.get("norm") not in ("l2", None):
+            _fail("vectorizer norm")
+        idf = v.get("idf")
+        if not isinstance(idf, list) or not all(_is_num(x) for x in idf):
+            _fail("vectorizer idf")
+        vocab = v.get("vocab")
+        n = len(idf)
+        if not isinstance(vocab, dict) or len(vocab) > n or \
+                not all(isinstance(t, str) and _is_int(j, 0, n - 1) for t, j in vocab.items()):
+            _fail("vectorizer vocabulary (an index out of range)")
+    if sum(len(v["idf"]) for v in vecs) != nf:
+        _fail("feature count")
+    coef = data.get("coef")
+    if not isinstance(coef, str) or len(coef) != 4 * ((4 * nf * len(classes) + 2) // 3):
+        _fail("coefficients")
+    for key in ("intercept", "calibration"):
+        val = data.get(key)
+        if not isinstance(val, list) or len(val) != len(classes):
+            _fail(key)
+    if not all(_is_num(x) for x in data["intercept"]):
+        _fail("intercept")
+    if not all(isinstance(ab, list) and len(ab) == 2 and all(_is_num(x) for x in ab) for ab in data["calibration"]):
+        _fail("calibration")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        _fail("meta")
+    tmpl = meta.get("warning_templates", [])
+    if not isinstance(tmpl, list) or not all(
+            isinstance(t, dict) and isinstance(t.get("template"), str) and isinstance(t.get("label"), str)
+            for t in tmpl):
+        _fail("meta.warning_templates")
+    if meta.get("model_version") is not None and not isinstance(meta["model_version"], str):
+        _fail("meta.model_version")
+
+
+def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int | None = None) -> bytes:
+    """The decompressed bytes of ``path``; ``ModelError`` past ``limit`` (a
+    gzip bomb costs at most ``limit`` bytes, never the whole expansion)."""
+    limit = MAX_DECOMPRESSED if limit is None else limit
+    max_compressed = MAX_COMPRESSED if max_compressed is None else max_compressed
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read the scorer file ({e.strerror or e})") from None
+    if size > max_compressed:
+        raise ModelError(f"{path}: scorer file too large ({size:,} bytes; at most {max_compressed:,})")
+    try:
+        with gzip.open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as e:
+        raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {str(e)[:120]})") from None
+    if len(raw) > limit:
+        raise ModelError(f"{path}: scorer file expands past {limit:,} bytes (refused)")
+    return raw
 
 
 def load_scorer(path: Path) -> CompactScorer:
+    raw = read_bounded_gzip(path)
     try:
-        with gzip.open(path, "rb") as f:
-            data = json.loads(f.read())
-    except (OSError, EOFError, ValueError) as e:
-        raise ModelError(f"{path}: not a valid forensics scorer file ({e})") from None
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__})") from None
     if not isinstance(data, dict):
         raise ModelError(f"{path}: not a valid forensics scorer file")
     try:
         return CompactScorer(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {e})") from None
+    except ModelError as e:
+        raise ModelError(f"{path}: {e}") from None
+    except (KeyError, TypeError, ValueError, binascii.Error) as e:
+        raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {str(e)[:120]})") from None
 
 
 def file_digest(path: Path) -> str:

@@ -22,6 +22,13 @@ from forensics.diagnosis import matcher as M
 from forensics.diagnosis.taxonomy import LABEL_SET
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# A signature file is input too: bounded before it is built into objects.
+# Anchors and aliases are refused (a few lines of aliases name billions of
+# nodes), nesting is capped (libyaml's composer recurses in C: 50,000 open
+# brackets crashed the interpreter), and so are the size and node count.
+MAX_SIGNATURE_FILE_BYTES = 4 << 20
+MAX_YAML_DEPTH = 32
+MAX_YAML_EVENTS = 500_000
 KINDS = ("failure", "precursor", "wrapper")
 STATUSES = ("experimental", "test", "stable", "deprecated")
 FIELDS = ("text", "exc_type", "exc_message", "frame_file", "frame_function", "level", "logger", "event_kind")
@@ -387,6 +394,30 @@ def iter_signature_files(dirs: list[Path]) -> Iterator[Path]:
         yield from sorted(p for p in d.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
+def _bounded_yaml(path: Path, data: bytes) -> Any:
+    """``yaml.safe_load`` after a streaming check of the event stream (no
+    objects built, no recursion): one-line ``SignatureError`` past a bound."""
+    if len(data) > MAX_SIGNATURE_FILE_BYTES:
+        raise SignatureError(f"{path}: file too large for a signature file ({len(data):,} bytes; "
+                             f"at most {MAX_SIGNATURE_FILE_BYTES:,})")
+    depth = 0
+    for n, ev in enumerate(yaml.parse(data, Loader=_YAML_LOADER)):
+        if isinstance(ev, yaml.AliasEvent) or getattr(ev, "anchor", None) is not None:
+            line = ev.start_mark.line + 1 if ev.start_mark is not None else "?"
+            raise SignatureError(f"{path}: line {line}: YAML anchors and aliases (&name, *name) are not allowed "
+                                 "in signature files")
+        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                line = ev.start_mark.line + 1 if ev.start_mark is not None else "?"
+                raise SignatureError(f"{path}: line {line}: nests deeper than {MAX_YAML_DEPTH} levels")
+        elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+        if n > MAX_YAML_EVENTS:
+            raise SignatureError(f"{path}: more than {MAX_YAML_EVENTS:,} YAML nodes")
+    return yaml.load(data, Loader=_YAML_LOADER)
+
+
 def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
     dirs = dirs or default_signature_dirs()
     sigs: list[Signature] = []
@@ -399,11 +430,12 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
             raise SignatureError(f"{path}: cannot read: {e.strerror}") from None
         h.update(path.name.encode() + b"\0" + data)
         try:
-            doc = yaml.load(data, Loader=_YAML_LOADER)
+            doc = _bounded_yaml(path, data)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             pos = f"line {mark.line + 1}" if mark is not None else "YAML"
-            raise SignatureError(f"{path}: {pos}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+            why = " ".join(str(getattr(e, "problem", None) or e).split())[:300]  # one line, whatever libyaml says
+            raise SignatureError(f"{path}: {pos}: invalid YAML ({why})") from None
         if doc is None:
             continue
         raws = doc["signatures"] if isinstance(doc, dict) and "signatures" in doc else doc

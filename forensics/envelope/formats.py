@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator
 
 from forensics.envelope.clean import clean_message
 from forensics.envelope.zone import log_zone, zone_for_abbreviation
+from forensics.ingest.values import bounded_int, json_nesting_exceeds, no_surrogates, pid_value
 
 UTC = timezone.utc
 
@@ -109,10 +110,9 @@ class Clock:
 
 
 def _month_from_digits(mon: str) -> int | None:
-    digits = "".join(ch for ch in mon if ch.isdigit())  # "6月" (CJK locales)
-    if digits and 1 <= int(digits) <= 12:
-        return int(digits)
-    return None
+    digits = "".join(ch for ch in mon if "0" <= ch <= "9")  # "6月" (CJK locales); not "²"
+    v = bounded_int(digits, 12, 2)
+    return v if v else None
 
 
 def parse_iso(ts: str, zone: Any = None) -> datetime | None:
@@ -143,7 +143,10 @@ def parse_iso(ts: str, zone: Any = None) -> datetime | None:
 
 def from_epoch_us(us: str | int | None) -> datetime | None:
     try:
-        return datetime.fromtimestamp(int(us) / 1e6, tz=UTC)  # type: ignore[arg-type]
+        v = us if isinstance(us, int) else bounded_int(us)
+        if v is None:
+            return None
+        return datetime.fromtimestamp(v / 1e6, tz=UTC)
     except (TypeError, ValueError, OverflowError, OSError):
         return None
 
@@ -208,11 +211,46 @@ def detect_format(sample: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- wrappers
+_BORDERS = "│┃║|"
+
+
+class _BoxMatch:
+    __slots__ = ("_msg",)
+
+    def __init__(self, msg: str) -> None:
+        self._msg = msg
+
+    def group(self, name: str) -> str:
+        return self._msg
+
+
+class _BoxPattern:
+    r"""``^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$`` in
+    linear time. As one regex the lazy message and the trailing ``\s*``
+    backtrack into each other: ``'| ' + 40,000 spaces + 'x'`` took minutes.
+    The head is matched by a regex, the tail (spaces, one border, spaces)
+    is stripped with ``str`` methods: the same message, in one pass."""
+
+    _HEAD = re.compile(r"\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?")
+    pattern = _HEAD.pattern
+
+    def match(self, text: str) -> _BoxMatch | None:
+        m = self._HEAD.match(text)
+        if m is None:
+            return None
+        msg = text[m.end():].rstrip()
+        if msg and msg[-1] in _BORDERS:
+            msg = msg[:-1].rstrip()
+        if "\n" in msg:  # the message is one line (the spaces around it may span lines)
+            return None
+        return _BoxMatch(msg)
+
+
 _WRAPPERS: dict[str, re.Pattern[str]] = {
     # docker compose: "sglang-1  | msg", "backend-vllm-openai-1  | msg"
     "compose": re.compile(r"^(?P<svc>[A-Za-z0-9][\w.\-]*)\s+\| ?(?P<msg>.*)$"),
     # web console / TUI borders: "│ msg   │", "| 12 | msg |"
-    "box": re.compile(r"^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*?)\s*(?:[│┃║|]\s*)?$"),
+    "box": _BoxPattern(),  # type: ignore[dict-item]
     "host-marker": re.compile(r"^(?:\d{4}-\d\d-\d\d[ T][\d:.,]+ )?(?P<host>[\w.\-]+) >> (?P<msg>.*)$"),
     "quote": re.compile(r"^> ?(?P<msg>.*)$"),
     "ci-timestamp": re.compile(r"^(?:\[)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z(?:\])? (?P<msg>.*)$"),
@@ -350,7 +388,7 @@ def _short_records(lines: Iterable[tuple[int, str]], pat: re.Pattern[str], fmt: 
         if pid is not None:
             pid_i = pid_cache.get(pid)
             if pid_i is None:
-                pid_i = pid_cache[pid] = int(pid)
+                pid_i = pid_cache[pid] = pid_value(pid)  # type: ignore[assignment]
         else:
             pid_i = None
         if msg is None:
@@ -423,6 +461,12 @@ def _json_message(v: object) -> tuple[str, bool]:
     return str(v), False
 
 
+# A journal entry is flat (byte arrays at most one level down). A line that
+# nests deeper is kept as text: the bound is explicit, so the answer never
+# depends on how much stack the caller happened to have left.
+MAX_JSON_DEPTH = 64
+
+
 def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Record]:
     boot: str | None = None
     for n, text in lines:
@@ -432,6 +476,8 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
         if not raw.strip():
             continue
         try:
+            if json_nesting_exceeds(raw, MAX_JSON_DEPTH):
+                raise ValueError("nested too deep")
             obj = json.loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
@@ -446,11 +492,12 @@ def _json_records(lines: Iterable[tuple[int, str]], clock: Clock) -> Iterator[Re
         ts = from_epoch_us(_field(obj, "_SOURCE_REALTIME_TIMESTAMP", "__REALTIME_TIMESTAMP"))
         clock.saw(ts)
         msg, unknown = _json_message(obj.get("MESSAGE"))
-        pid_s = _field(obj, "_PID", "SYSLOG_PID")
-        pid = int(pid_s) if pid_s and pid_s.isdigit() else None
+        pid = pid_value(_field(obj, "_PID", "SYSLOG_PID"))
         host = _field(obj, "_HOSTNAME")
         ident = _field(obj, "SYSLOG_IDENTIFIER", "_COMM")
         unit = _field(obj, "UNIT", "_SYSTEMD_UNIT")
+        if "\\u" in raw:  # JSON escapes can spell lone surrogates: no encoder writes them
+            msg, host, ident, unit = (None if v is None else no_surrogates(v) for v in (msg, host, ident, unit))
         if unknown:
             yield Record(n, "[message withheld by journalctl: 4096 bytes or more]", ts, host, ident, pid, marker="null-message", unit=unit)
             continue
@@ -470,10 +517,12 @@ def _jsonl_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
         if not raw:
             continue
         try:
+            if json_nesting_exceeds(raw, MAX_JSON_DEPTH):
+                raise ValueError("nested too deep")
             obj = json.loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):
             yield Record(n, clean_message(text))
             continue
         msg = next((obj[k] for k in _JSONL_MESSAGE_KEYS if isinstance(obj.get(k), str)), None)
@@ -487,17 +536,23 @@ def _jsonl_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
                 ts = parse_iso(v)
                 if ts is not None:
                     break
-            elif isinstance(v, (int, float)) and v > 1e9:
-                ts = datetime.fromtimestamp(v / 1000 if v > 1e12 else v, tz=UTC)
+            elif isinstance(v, (int, float)) and not isinstance(v, bool) and 1e9 < v < 1e17:
+                try:  # NaN, Infinity and 1e300 are valid JSON numbers, not times
+                    ts = datetime.fromtimestamp(v / 1000 if v > 1e12 else v, tz=UTC)
+                except (ValueError, OverflowError, OSError):
+                    ts = None
                 break
         k8s = obj.get("kubernetes")
         host = obj.get("host") or obj.get("hostname") or (k8s.get("pod_name") if isinstance(k8s, dict) else None)
         stream = obj.get("stream") if isinstance(obj.get("stream"), str) else None
+        host = host if isinstance(host, str) else None
+        if "\\u" in raw:  # lone surrogates from JSON escapes
+            msg, host, stream = (None if v is None else no_surrogates(v) for v in (msg, host, stream))
         parts = msg.rstrip("\n").split("\n")
         for i, part in enumerate(parts):
             if i and not part.strip():
                 continue
-            yield Record(n, clean_message(part), ts, host if isinstance(host, str) else None, stream, None, cont=i > 0)
+            yield Record(n, clean_message(part), ts, host, stream, None, cont=i > 0)
 
 
 def _clean_lines(msg: str) -> str:
@@ -513,8 +568,7 @@ def _entry_record(n: int, fields: dict[str, str], boot_state: list[str | None]) 
         yield Record(n, f"-- Boot {b} --", marker="boot")
     boot_state[0] = b or boot_state[0]
     ts = from_epoch_us(fields.get("_SOURCE_REALTIME_TIMESTAMP") or fields.get("__REALTIME_TIMESTAMP"))
-    pid_s = fields.get("_PID") or fields.get("SYSLOG_PID")
-    pid = int(pid_s) if pid_s and pid_s.isdigit() else None
+    pid = pid_value(fields.get("_PID") or fields.get("SYSLOG_PID"))
     yield Record(n, _clean_lines(fields.get("MESSAGE", "")), ts, fields.get("_HOSTNAME"),
                  fields.get("SYSLOG_IDENTIFIER") or fields.get("_COMM"), pid,
                  unit=fields.get("UNIT") or fields.get("_SYSTEMD_UNIT"))
@@ -570,6 +624,8 @@ def _verbose_records(lines: Iterable[tuple[int, str]]) -> Iterator[Record]:
             continue
         m = _VERBOSE_FIELD.match(text)
         if m:
+            if not fields and not start:
+                start = n  # fields before any entry header (a cut-off first entry)
             last = m.group("name")
             val = m.group("value")
             if val.endswith(" blob data]"):

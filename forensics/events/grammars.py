@@ -16,6 +16,7 @@ from lark.exceptions import LarkError
 from lark.lexer import Lexer
 
 from forensics.events.model import ExceptionRecord, Frame
+from forensics.ingest.values import bounded_int, pid_value
 
 
 def _grammar(name: str) -> str:
@@ -27,7 +28,7 @@ class MessageTransformer(Transformer):
     """Each method returns (kind, fields)."""
 
     def cuda_graph_registration(self, items: list[Any]) -> tuple[str, dict]:
-        return "cuda_graph_registration", {"count": int(items[1]), "verb": str(items[0]).strip()}
+        return "cuda_graph_registration", {"count": bounded_int(str(items[1])), "verb": str(items[0]).strip()}
 
     def package_walk_warning(self, items: list[Any]) -> tuple[str, dict]:
         return "package_walk_warning", {"package": str(items[0])}
@@ -51,13 +52,13 @@ class MessageTransformer(Transformer):
         status = str(items[2])
         code, _, name = status.partition("/")
         return "process-exited", {"process": str(items[0]).lower(), "code": str(items[1]),
-                                  "status": int(code), "status_name": name or None}
+                                  "status": bounded_int(code, 2 ** 31), "status_name": name or None}
 
     def failed_result(self, items: list[Any]) -> tuple[str, dict]:
         return "failed", {"result": str(items[0])}
 
     def restart_scheduled(self, items: list[Any]) -> tuple[str, dict]:
-        return "restart-scheduled", {"restart_counter": int(items[0])}
+        return "restart-scheduled", {"restart_counter": bounded_int(str(items[0]))}
 
     def oom_killed(self, items: list[Any]) -> tuple[str, dict]:
         return "oom-killed", {}
@@ -75,7 +76,7 @@ class MessageTransformer(Transformer):
         return "watchdog-timeout", {}
 
     def killing(self, items: list[Any]) -> tuple[str, dict]:
-        return "killing", {"killed_pid": int(items[0])}
+        return "killing", {"killed_pid": pid_value(str(items[0]))}
 
     def consumed(self, items: list[Any]) -> tuple[str, dict]:
         return "consumed", {}
@@ -205,10 +206,12 @@ def _frame(text: str, source: str | None) -> Frame:
     m = _FILE.match(text)
     if m and m.group("line"):
         func = m.group("func")
-        return Frame(m.group("file"), int(m.group("line")), func.strip() if func else None, source)
+        return Frame(m.group("file"), bounded_int(m.group("line"), max_digits=12) or 0, func.strip() if func else None,
+                     source)
     fm = _FAULTHANDLER_FILE.match(text)
     if fm:
-        return Frame(fm.group("file"), int(fm.group("line")), fm.group("func").strip(), source)
+        return Frame(fm.group("file"), bounded_int(fm.group("line"), max_digits=12) or 0, fm.group("func").strip(),
+                     source)
     pm = _FILE_PARTIAL.match(text)
     path = pm.group("file") if pm else text.strip()
     if m and not m.group("line"):

@@ -16,6 +16,7 @@ from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source
+from forensics.ingest.values import bounded_int
 
 # The router: one search decides whether a line needs the message grammar.
 _STRUCT = re.compile(
@@ -44,6 +45,7 @@ class ParseStats:
     caps_hit: dict[str, int] = field(default_factory=dict)
     format: str | None = None
     truncated_gzip: bool = False
+    changed: bool = False  # the file grew, shrank or was replaced while it was read
 
     @property
     def parsed(self) -> int:
@@ -59,6 +61,8 @@ class ParseStats:
             d["caps_hit"] = dict(self.caps_hit)
         if self.truncated_gzip:
             d["truncated_gzip"] = True
+        if self.changed:
+            d["changed"] = True
         return d
 
 
@@ -177,7 +181,7 @@ class EventParser:
         if am is not None:
             return Event(K.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
                          source=src, data={"method": am.group("method"), "path": am.group("path"),
-                                           "status": int(am.group("status"))})
+                                           "status": bounded_int(am.group("status"), 999, 3)})
         name = match_marker(msg)
         if name is not None:
             return Event(K.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
@@ -338,7 +342,7 @@ def plan_source(sample: list[tuple[int, str]], input_format: str = "auto", mtime
     for _, t in sample:
         y = _YEAR_HINT.search(t)
         if y:
-            clock.year = int(y.group(1))
+            clock.year = bounded_int(y.group(1), 9999, 4) or clock.year
             break
     else:
         clock.year = _year_from_end(sample, fmt, mtime)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from forensics.ingest.values import pid_value
+
 UTC = timezone.utc
 
 _SGL = re.compile(
@@ -185,7 +187,7 @@ def split_prefix(text: str, year: int) -> Prefix:
             if m:
                 p.proc = m.group("proc")
                 if m.group("pid"):
-                    p.proc_pid = int(m.group("pid"))
+                    p.proc_pid = pid_value(m.group("pid"))
                 if m.group("rank"):
                     p.rank = f"rank{m.group('rank')}"
                 elif p.proc and p.proc[-1].isdigit() and p.rank is None:

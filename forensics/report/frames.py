@@ -59,7 +59,16 @@ evidence_line        Int64                line of the first evidence entry
 evidence_text        string               its text
 lines                Int64                lines read from the source
 error                string               why the source could not be read (else NA)
+start_ts_text        string               start_ts as logged, when a table cannot hold it
+end_ts_text          string               end_ts as logged, when a table cannot hold it
+source_bytes         object (bytes)       the file name's bytes, when it is not UTF-8
 ===================  ===================  ====================================
+
+Timestamps a table cannot hold (pandas and parquet count nanoseconds: years
+1677 to 2262) are NA in ``start_ts``/``end_ts``, their text kept in the
+``*_text`` column. A file name that is not UTF-8 shows its odd bytes as
+``\\xNN`` in ``source`` and keeps them exactly in ``source_bytes`` (hex in csv
+and jsonl). Every string is made encodable before it is written.
 
 A source that could not be read gives exactly one row, with ``error`` set and
 the diagnosis columns empty. Tables written by ``forensics batch`` come back
@@ -79,6 +88,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from forensics.errors import InputError
+from forensics.ingest.values import no_surrogates, table_datetime
 
 UTC_NS = "datetime64[ns, UTC]"
 
@@ -128,6 +138,9 @@ INCIDENT_COLUMNS: dict[str, str] = {
     "evidence_text": "string",
     "lines": "Int64",
     "error": "string",
+    "start_ts_text": "string",
+    "end_ts_text": "string",
+    "source_bytes": "object",
 }
 
 # Category columns list their known values first (in a meaningful order: phases
@@ -176,25 +189,52 @@ _EVENT_DATA_COLUMNS = {
 # --------------------------------------------------------------------------
 
 
+def _table_ts(v: Any) -> Any:
+    """A datetime / ISO string -> an aware datetime a table can hold, else None."""
+    if v is None or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, str):
+        try:
+            v = datetime.fromisoformat(v)
+        except ValueError:
+            return None
+    if isinstance(v, pd.Timestamp):
+        return v if v is not pd.NaT else None
+    if isinstance(v, datetime):
+        return table_datetime(v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc))
+    return None
+
+
 def _utc(values: list[Any]) -> pd.Series:
-    """datetimes / ISO strings / None -> datetime64[ns, UTC] (naive taken as UTC)."""
-    norm: list[Any] = []
-    for v in values:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            norm.append(None)
-        elif isinstance(v, str):
-            try:
-                v = datetime.fromisoformat(v)
-            except ValueError:
-                norm.append(None)
-                continue
-            norm.append(v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc))
-        elif isinstance(v, datetime):
-            norm.append(v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc))
-        else:
-            norm.append(v)
-    s = pd.to_datetime(pd.Series(norm, dtype=object), utc=True, errors="coerce")
+    """datetimes / ISO strings / None -> datetime64[ns, UTC] (naive taken as UTC);
+    a time outside what nanoseconds can hold (past 2262) becomes NaT."""
+    s = pd.to_datetime(pd.Series([_table_ts(v) for v in values], dtype=object), utc=True, errors="coerce")
     return s.astype(UTC_NS)
+
+
+def _unheld_ts_text(v: Any) -> str | None:
+    """The logged text of a timestamp that a table cannot hold (else None)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)) or _table_ts(v) is not None:
+        return None
+    return no_surrogates(v if isinstance(v, str) else str(v))
+
+
+def _source_names(name: Any) -> tuple[Any, bytes | None]:
+    """(text for the ``source`` column, its bytes when the name is not UTF-8)."""
+    if not isinstance(name, str):
+        return name, None
+    try:
+        name.encode("utf-8")
+        return name, None
+    except UnicodeEncodeError:
+        raw = name.encode("utf-8", "surrogateescape") if _only_escapes(name) else None
+        if raw is None:
+            return no_surrogates(name), None
+        return raw.decode("utf-8", "backslashreplace"), raw
+
+
+def _only_escapes(s: str) -> bool:
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
 
 
 def _frame(columns: dict[str, list[Any]], schema: Mapping[str, str], table: str) -> pd.DataFrame:
@@ -208,6 +248,10 @@ def _frame(columns: dict[str, list[Any]], schema: Mapping[str, str], table: str)
             data[name] = _categorical(values, known.get((table, name), ()))
         elif dtype == "float64":
             data[name] = pd.Series([math.nan if v is None else float(v) for v in values], dtype="float64")
+        elif dtype == "object":
+            data[name] = pd.Series(list(values), dtype=object)
+        elif dtype == "string":
+            data[name] = pd.Series(pd.array([v if v is None else no_surrogates(v) for v in values], dtype=dtype))
         else:
             data[name] = pd.Series(pd.array(values, dtype=dtype))
     return pd.DataFrame(data)
@@ -311,6 +355,11 @@ def rows_frame(rows: Iterable[Mapping[str, Any]], sort: bool = True) -> pd.DataF
     if sort:
         rows.sort(key=lambda r: (str(r.get("source")), r.get("incident") is None, r.get("incident") or 0))
     cols = {name: [r.get(name) for r in rows] for name in INCIDENT_COLUMNS}
+    for name in ("start_ts", "end_ts"):
+        cols[f"{name}_text"] = [_unheld_ts_text(v) for v in cols[name]]
+    names = [_source_names(v) for v in cols["source"]]
+    cols["source"] = [n for n, _ in names]
+    cols["source_bytes"] = [b for _, b in names]
     for name, dtype in INCIDENT_COLUMNS.items():
         if dtype in ("string", "category"):
             cols[name] = [None if v is None else str(v) for v in cols[name]]
@@ -337,7 +386,7 @@ def coerce_incidents(df: pd.DataFrame) -> pd.DataFrame:
     n = len(df)
     for name, dtype in INCIDENT_COLUMNS.items():
         s = df[name] if name in df.columns else pd.Series([None] * n, dtype=object)
-        if str(s.dtype) == dtype and dtype != "category":
+        if str(s.dtype) == dtype and dtype not in ("category", "object"):
             out[name] = s.reset_index(drop=True)
             continue
         vals = [None if (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))) else v
@@ -345,16 +394,45 @@ def coerce_incidents(df: pd.DataFrame) -> pd.DataFrame:
         if dtype == UTC_NS:
             out[name] = _utc([None if v is None else (v if isinstance(v, datetime) else str(v)) for v in vals])
         elif dtype == "float64":
-            out[name] = pd.Series([math.nan if v is None else float(v) for v in vals], dtype="float64")
+            out[name] = pd.Series([_to_float(v) for v in vals], dtype="float64")
         elif dtype == "Int64":
-            out[name] = pd.Series(pd.array([None if v is None else int(float(v)) for v in vals], dtype="Int64"))
+            out[name] = pd.Series(pd.array([_to_int(v) for v in vals], dtype="Int64"))
         elif dtype == "boolean":
             out[name] = pd.Series(pd.array([None if v is None else _truthy(v) for v in vals], dtype="boolean"))
         elif dtype == "category":
             out[name] = _categorical(vals, known.get(("incident", name), ()))
+        elif dtype == "object":
+            out[name] = pd.Series([_from_hex(v) for v in vals], dtype=object)
         else:
             out[name] = pd.Series(pd.array([None if v is None else str(v) for v in vals], dtype="string"))
     return pd.DataFrame(out)
+
+
+# A table read back may have been edited, or be someone else's: one odd
+# value becomes NA, it does not end the report.
+def _to_float(v: Any) -> float:
+    if v is None or isinstance(v, bool):
+        return math.nan if v is None else float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError, OverflowError):
+        return math.nan
+
+
+def _to_int(v: Any) -> int | None:
+    f = _to_float(v)
+    if math.isnan(f) or math.isinf(f) or abs(f) > 2 ** 62:
+        return None
+    return int(f)
+
+
+def _from_hex(v: Any) -> bytes | None:
+    if v is None or isinstance(v, bytes):
+        return v
+    try:
+        return bytes.fromhex(str(v))
+    except ValueError:
+        return None
 
 
 def _truthy(v: Any) -> bool:
@@ -382,20 +460,23 @@ def table_format(path: str | Path) -> str:
 
 def write_table(df: pd.DataFrame, path: str | Path) -> None:
     """Write an incidents table; the format follows the suffix. Written to a
-    temporary file first, so a crash never leaves half a table behind."""
+    private temporary file, fsynced and renamed (``report.atomic``), so a
+    crash, a signal or a concurrent run never leaves half a table behind."""
+    from forensics.report.atomic import atomic_path
+
     path = Path(path)
     fmt = table_format(path)
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        if fmt == "parquet":
-            df.to_parquet(tmp, engine="pyarrow", index=False)
-        elif fmt == "csv":
-            df.to_csv(tmp, index=False, date_format="%Y-%m-%dT%H:%M:%S.%f%z")
-        else:
-            _write_jsonl(df, tmp)
-        tmp.replace(path)
+        with atomic_path(path) as tmp:
+            if fmt == "parquet":
+                df.to_parquet(tmp, engine="pyarrow", index=False)
+            elif fmt == "csv":
+                hexed = {c: df[c].map(lambda b: b.hex() if isinstance(b, bytes) else b)
+                         for c in df.columns if df[c].dtype == object}
+                df.assign(**hexed).to_csv(tmp, index=False, date_format="%Y-%m-%dT%H:%M:%S.%f%z", encoding="utf-8")
+            else:
+                _write_jsonl(df, tmp)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {e.strerror or e}") from None
 
 
@@ -406,13 +487,15 @@ def _json_value(v: Any) -> Any:
         return v.isoformat()
     if hasattr(v, "item"):  # numpy scalars
         return v.item()
+    if isinstance(v, bytes):
+        return v.hex()
     return v
 
 
 def _write_jsonl(df: pd.DataFrame, path: Path) -> None:
     names = list(df.columns)
     columns = [df[c].astype(object).tolist() for c in names]
-    with open(path, "w", encoding="utf-8") as f:
+    with open(path, "w", encoding="utf-8") as f:  # path: the temp file of write_table (atomic)
         for values in zip(*columns):
             f.write(json.dumps({k: _json_value(v) for k, v in zip(names, values)}, ensure_ascii=False))
             f.write("\n")
@@ -429,7 +512,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
             df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
         else:
             with open(path, encoding="utf-8") as f:
-                records = [json.loads(line) for line in f if line.strip()]
+                records = [{k: no_surrogates(v) if isinstance(v, str) else v for k, v in r.items()}
+                           for r in (json.loads(line) for line in f if line.strip()) if isinstance(r, dict)]
             df = pd.DataFrame.from_records(records, columns=list(INCIDENT_COLUMNS) if not records else None)
     except FileNotFoundError:
         raise InputError(f"cannot read {path}: no such file") from None
@@ -462,12 +546,17 @@ def _warning_leads(df: pd.DataFrame) -> dict[str, list[float]]:
     for raw in df["early_warnings"].dropna():
         try:
             warnings = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(warnings, list):
             continue
         for w in warnings:
-            key = w.get("signature") or w.get("template") or (w.get("text") or "")[:80]
-            if w.get("lead_seconds") is not None:
-                leads[key].append(float(w["lead_seconds"]))
+            if not isinstance(w, dict):
+                continue
+            key = str(w.get("signature") or w.get("template") or str(w.get("text") or "")[:80])
+            lead = _to_float(w.get("lead_seconds"))
+            if not math.isnan(lead) and not math.isinf(lead):
+                leads[key].append(lead)
             else:
                 leads.setdefault(key, [])
     return leads
