@@ -11,6 +11,7 @@ from forensics.events.model import Event
 from forensics.events.phases import PHASE_ORDER
 from forensics.incidents.lifetimes import Hit, Incident, proc_key
 from forensics.diagnosis.signatures import SignatureSet
+from forensics.diagnosis import early_warnings
 
 BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
                         "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
@@ -58,6 +59,7 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
         kind = ev.kind
         if kind == K.ACCESS or (kind == K.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
             return
+        early_warnings.collect(inc, ev)
         for sig, view in sset.match_event(ev):
             text, line = _hit_text(ev, view)
             hit = Hit(sig, ev, view, inc.phase, inc.ready_line is not None, line, text)
@@ -293,7 +295,6 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                                  "(journalctl -u UNIT --no-pager, without tail/grep) and rerun.")
     result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers)
     fail_ts = _ts_of(best.event if best else fail_ev)
-    result["early_warnings"] = _early_warnings(inc, label, fail_line, fail_ts)
     if best is not None and best.event.level in ("WARNING", "INFO"):
         # The cause was only logged as a warning; the process died later, at
         # another error. Show that fatal line too, and the warning as what
@@ -316,6 +317,8 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                 result["early_warnings"].insert(0, {
                     "line": best.line, "text": best.text, "signature": best.signature.id, "predicts": [label],
                     "lead_seconds": lead, "count": 1})
+    result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
+                                                   prior=result["early_warnings"])
     if classifier is not None and label not in (None, "unknown") and clf_answer is not None:
         known = {w["line"] for w in result["early_warnings"]}
         for ev, info in classifier.learned_warnings(inc, label, fail_line):
@@ -429,23 +432,6 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
     for h in wrappers[:1]:
         add(h.line, h.text, "wrapper")
     return ev_list
-
-
-def _early_warnings(inc: Incident, label: str | None, fail_line: int, fail_ts) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    out: dict[str, dict[str, Any]] = {}
-    for h in inc.precursor_hits:
-        if h.line >= fail_line or label is None or label not in h.signature.predicts:
-            continue
-        sid = h.signature.id
-        if sid in out:
-            out[sid]["count"] += 1
-            continue
-        lead = None
-        if fail_ts is not None and h.event.ts is not None:
-            lead = round((fail_ts - h.event.ts).total_seconds(), 3)
-        out[sid] = {"line": h.line, "text": h.text, "signature": sid, "predicts": list(h.signature.predicts),
-                    "lead_seconds": lead, "count": 1}
-    return sorted(out.values(), key=lambda w: w["line"])
 
 
 def _healthy_verdict(inc: Incident) -> str:

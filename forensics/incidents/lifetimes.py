@@ -90,6 +90,7 @@ class Incident:
     transitions: list[tuple[int, str]] = field(default_factory=list)  # (line, phase) at each change
     # Last start-up progress of each process (host, pid, rank): (line, phase order).
     progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
+    ew_notes: Any = None  # early-warning candidates and facts, kept by the diagnosis hook (bounded)
 
     def phase_at(self, line: int) -> str | None:
         """The phase of the last marker at or before ``line`` (vLLM compiles
