@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 from forensics import exitcodes
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
+from forensics.diagnosis.early_warnings import live_early_warnings
 from forensics.diagnosis.run import load_classifier
 from forensics.diagnosis.signatures import signature_set
 from forensics.envelope.formats import Clock, detect_format, iter_records
@@ -95,7 +96,7 @@ class Watcher:
         self.start = time.monotonic()
         self.last_line_at = self.start
         self.failure_at: float | None = None
-        self.announced_warnings: set[tuple[int, str]] = set()
+        self.announced_warnings: set[str] = set()
         self.last_phase: tuple[int, str | None] | None = None
         self.inc_start_wall = self.start
         self.ready_at: float | None = None
@@ -171,16 +172,11 @@ class Watcher:
         inc = self.builder.cur
         if inc is None:
             return
-        # Early warnings, the moment their line arrives.
-        for h in inc.precursor_hits[-3:]:
-            key = (h.line, h.signature.id)
-            if key in self.announced_warnings or any(k[1] == h.signature.id for k in self.announced_warnings):
-                self.announced_warnings.add(key)
-                continue
-            self.announced_warnings.add(key)
-            self.emit("early_warning", f"EARLY WARNING (line {h.line}, predicts {', '.join(h.signature.predicts)}): "
-                      f"{h.text[:200]}", line=h.line, text=h.text, signature=h.signature.id,
-                      predicts=list(h.signature.predicts))
+        # Early warnings, the moment their line arrives (the decision: diagnosis.early_warnings).
+        for w in live_early_warnings(inc, ev, self.announced_warnings):
+            self.emit("early_warning", f"EARLY WARNING (line {w['line']}, predicts {', '.join(w['predicts'])}): "
+                      f"{w['text'][:200]}", line=w["line"], text=w["text"], signature=w["signature"],
+                      predicts=w["predicts"], why=w["why"])
         if ev.kind == K.CUDA_GRAPH_REGISTRATION:
             self.emit("cuda_graph_registration", f"{ev.data['count']} cuda graph addresses registered",
                       line=ev.line, count=ev.data["count"])

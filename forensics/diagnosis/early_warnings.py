@@ -380,6 +380,15 @@ def text_level(ev: Event) -> str | None:
     return "WARNING"
 
 
+_KV_PAIR = re.compile(r"\w['\"]?\s?(?:=|: )")
+
+
+def _is_config_dump(text: str) -> bool:
+    """``server_args=ServerArgs(...)``, ``non-default args: {...}``, engine
+    config lines: facts for arithmetic, not warnings."""
+    return len(text) > 300 and len(_KV_PAIR.findall(text[:3000])) >= 10
+
+
 def is_noise(text: str) -> bool:
     """Blank lines, progress bars, caret underlines: never a warning."""
     return not text.strip() or bool(_NOISE.search(text))
@@ -462,7 +471,7 @@ def collect(inc: Any, ev: Event) -> None:
         if not CUE_RE.search(text) and not ARITH_RE.search(text):
             return
         level = text_level(ev)
-    if is_noise(text):
+    if is_noise(text) or _is_config_dump(text):
         return
     key = template(text)
     cands = notes.templates.get(key)
@@ -725,7 +734,10 @@ def _why_shared(shared: list[str]) -> str:
     for s in shared:
         kind, val = s.split(":", 1)
         by_kind.setdefault(KIND_WORD.get(kind, kind), []).append(val)
-    return "; ".join([f"same {k} as the failure: {', '.join(dict.fromkeys(v))}" for k, v in by_kind.items()] + out)
+    order = ["package", "library", "tool", "environment variable", "GPU architecture", "model type", "quantity",
+             "GPU", "module"]
+    kinds = sorted(by_kind, key=lambda k: order.index(k) if k in order else len(order))[:2]
+    return "; ".join([f"same {k} as the failure: {', '.join(dict.fromkeys(by_kind[k]))}" for k in kinds] + out)
 
 
 SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
