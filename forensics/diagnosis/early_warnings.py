@@ -142,7 +142,7 @@ _ENV = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
 _ARCH_SM = re.compile(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b")
 _ARCH_CC = re.compile(r"(?i)(?:compute capability|capability|cuda capability|\bcc)\s*(?:of|is|=|:|>=|<=|<|>|below|above)?\s*"
                       r"\(?(\d{1,2})(?:[.,]\s?(\d))?\)?")
-_ARCH_GFX = re.compile(r"\b(gfx\d{3,4}[a-z]?)\b", re.I)
+_ARCH_GFX = re.compile(r"\b(gfx\d{2,4}[a-z]?)\b", re.I)
 _DEV = re.compile(r"(?i)\b(?:gpu|cuda|device|gpu_id|cudadev|hip)\s*(?:#|:|=|\s)\s*(\d{1,3})\b")
 _COUNT = re.compile(r"(?i)\b(tp|dp|pp|ep|tensor_parallel|data_parallel|pipeline_parallel|world|nranks|ngpus|"
                     r"num_gpus|n_gpus)(?:_size)?['\"]?\s*(?:=|:|\s)\s*(\d{1,4})\b")
@@ -170,10 +170,8 @@ def _norm(name: str) -> str:
 def _add_module(out: set[str], dotted: str) -> None:
     """``cutlass.cute.experimental`` -> pkg:cutlass, mod:cute, mod:experimental;
     ``vllm._C`` -> pkg:vllm, mod:vllm._C, mod:_c."""
-    if _FILE_EXT.search(dotted) or re.search(r"\.\d", dotted):
-        # a file name or a version/host-like token, not a module path
-        if not dotted.endswith((".so",)):
-            return
+    if _FILE_EXT.search(dotted) or re.search(r"\.\d", dotted) or ".so" in dotted:
+        return  # a file name or a version/host-like token, not a module path
     parts = [p for p in dotted.split(".") if p]
     if len(parts) < 2 or not all(p.isidentifier() for p in parts):
         return
@@ -256,7 +254,7 @@ def subjects(text: str) -> frozenset[str]:
             out.add("lib:" + name)
     for m in _TOOL.finditer(text):
         tool = m.group(1).lower()
-        if tool in ("ld", "make", "c++") and not re.search(r"(?i)\b(?:/usr/bin/ld|ld:|ld returned|make\[|make:|c\+\+:)",
+        if tool in ("ld", "make", "c++") and not re.search(r"(?i)\b(?:ld ?:|ld returned|make\[|make ?:|c\+\+ ?:)",
                                                             text):
             continue  # short words: only when the tool itself speaks
         out.add("tool:" + tool)
@@ -794,7 +792,8 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         evidence = [e for e in evidence if e.get("role") == "fatal"] + [
             e for e in evidence if e.get("role") != "fatal" and (e.get("line") or 0) >= fail_line]
     fail = failure_context(inc, label, fail_line, fail_ts, evidence)
-    ev_lines = {e.get("line") for e in evidence}
+    # The lines that are the failure itself; a supporting line may also have warned earlier.
+    ev_lines = {e.get("line") for e in evidence if e.get("role") in ("cause", "fatal", "wrapper", "last-frame", None)}
     ev_lines |= {h.line for h in getattr(inc, "wrapper_hits", ())}  # "EngineCore failed to start": the failure speaking
     notes: Notes | None = getattr(inc, "ew_notes", None)
     if notes is not None:
