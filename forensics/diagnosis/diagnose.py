@@ -317,8 +317,6 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                 result["early_warnings"].insert(0, {
                     "line": best.line, "text": best.text, "signature": best.signature.id, "predicts": [label],
                     "lead_seconds": lead, "count": 1})
-    result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
-                                                   prior=result["early_warnings"])
     if classifier is not None and label not in (None, "unknown") and clf_answer is not None:
         known = {w["line"] for w in result["early_warnings"]}
         for ev, info in classifier.learned_warnings(inc, label, fail_line):
@@ -329,6 +327,8 @@ def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bo
                 "line": ev.line, "text": ev.text, "signature": None, "learned": True, "predicts": [label],
                 "lead_seconds": lead, "count": 1, "support": info["support"], "lift": info["lift"]})
         result["early_warnings"].sort(key=lambda w: w["line"])
+    result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
+                                                   prior=result["early_warnings"], rivals=result["candidates"])
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result

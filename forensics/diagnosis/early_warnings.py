@@ -105,7 +105,7 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
         r"(?i)undefined symbol|abi|import|version|built (?:with|against)|mismatch|incompatible|not compatible")),
     "env.gpu-arch-unsupported": (frozenset({"arch"}), re.compile(
         r"(?i)capabilit|sm_?\d|gfx|arch|processor|not compatible|not supported|unsupported|kernel image|"
-        r"code object|bfloat16|xnack|ptx")),
+        r"code object|bfloat16|ptx")),
     "env.driver-too-old": (frozenset({"lib"}), re.compile(
         r"(?i)driver|platform|cuda version|runtime version|no gpu|device not found|nvml|forward compat")),
     "toolchain.compiler-missing": (frozenset({"tool", "env"}), re.compile(
@@ -614,6 +614,7 @@ LIST_THRESHOLD = 1.7
 STRONG = 5.0
 MAX_LISTED = 3
 MAX_STRONG = 6
+FEW = 2  # this many distinct warnings before a failure or fewer: each is worth reading
 
 
 @dataclass
@@ -625,6 +626,7 @@ class Failure:
     ts: Any
     text: str
     subjects: frozenset[str]
+    rivals: tuple[str, ...] = ()  # candidate labels, when the label is unknown
 
 
 def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
@@ -683,7 +685,11 @@ def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
         yield Candidate(view, "TRACEBACK")
 
 
-def _topic(label: str | None, subs: frozenset[str], text: str) -> float:
+def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str, ...] = ()) -> float:
+    """How much a line is about the failure's label (or, when the label is
+    unknown, about its candidate labels, at a discount)."""
+    if (not label or label == "unknown") and rivals:
+        return 0.7 * max(_topic(r, subs, text) for r in rivals)
     if not label or label not in LABEL_TOPICS:
         return 0.0
     kinds, rx = LABEL_TOPICS[label]
@@ -747,7 +753,7 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
     text = cand.event.text
     subs = subjects(text)
     shared_w, shared = _shared(fail, subs, base)
-    topic = _topic(fail.label, subs, text)
+    topic = _topic(fail.label, subs, text, fail.rivals)
     usual = base.usual(template(text), server)
     arith = arithmetic(text, facts, fail.text) if ARITH_RE.search(text) or _START_GPU.search(text) else None
     if arith is None and fail.label in ("gpu.out-of-memory",) and ARITH_RE.search(text) and quantities_gib(text):
@@ -769,8 +775,10 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
         score += 2.5
         reasons.append(arith)
     reasons += reasons_extra
-    if topic >= 0.6 and not shared and not reasons_extra and fail.label:
+    if topic >= 0.6 and not shared and not reasons_extra and fail.label and fail.label != "unknown":
         reasons.append(f"about the topic of {fail.label}")
+    elif topic >= 0.4 and not shared and not reasons_extra and fail.rivals:
+        reasons.append(f"about the topic of {' or '.join(fail.rivals[:2])}")
     if not usual and not reasons:
         reasons.append("not printed by healthy start-ups")
     return round(score, 3), reasons, subs
@@ -778,7 +786,8 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
 
 def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: Iterable[dict[str, Any]],
          use_signatures: bool = True, base: Baseline | None = None,
-         prior: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+         prior: list[dict[str, Any]] | None = None,
+         rivals: Iterable[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """The early warnings of a failed incident, in line order: the ~3
     strongest, more only when they are strong. ``prior``: warnings the
     diagnosis already named (kept, completed with the same fields).
@@ -792,12 +801,13 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         evidence = [e for e in evidence if e.get("role") == "fatal"] + [
             e for e in evidence if e.get("role") != "fatal" and (e.get("line") or 0) >= fail_line]
     fail = failure_context(inc, label, fail_line, fail_ts, evidence)
+    fail.rivals = tuple(c["label"] for c in rivals if c.get("label") not in (None, "unknown"))[:3]
     # The lines that are the failure itself; a supporting line may also have warned earlier.
     ev_lines = {e.get("line") for e in evidence if e.get("role") in ("cause", "fatal", "wrapper", "last-frame", None)}
     ev_lines |= {h.line for h in getattr(inc, "wrapper_hits", ())}  # "EngineCore failed to start": the failure speaking
     notes: Notes | None = getattr(inc, "ew_notes", None)
     if notes is not None:
-        notes.failure = (label, fail_line, fail_ts, evidence)
+        notes.failure = (label, fail_line, fail_ts, evidence, list(rivals))
     facts = dict(notes.facts) if notes is not None else {}
     server = getattr(inc, "server", None)
     sig_by_line: dict[int, Any] = {}
@@ -848,6 +858,14 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         consider(cand)
     for line, hit in list(sig_by_line.items()):  # precursor lines the collector did not keep
         consider(Candidate(Event(K.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level), text_level(hit.event)))
+    few = {template(w["text"]) for w in scored.values()}
+    if 0 < len(few) <= FEW:
+        # A short excerpt with one or two warnings before the failure: what a
+        # person reads first, so they need less to be listed.
+        for w in scored.values():
+            w["score"] = round(w["score"] + 0.4, 2)
+            if w["why"] in ("reads as a warning", "not printed by healthy start-ups"):
+                w["why"] = "one of the few warnings before the failure"
     ranked = sorted(scored.values(), key=lambda w: (-w["score"], w["line"]))
     out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
@@ -857,8 +875,13 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
             continue
         rec = dict(p)
         known = scored.get(p["line"])
-        rec.setdefault("why", known["why"] if known else (f"precursor {p['signature']}" if p.get("signature")
-                                                          else "logged as the cause"))
+        if known:
+            why = known["why"]
+        elif p.get("learned"):
+            why = f"the corpus shows this warning before {label} (lift {p.get('lift')})"
+        else:
+            why = f"precursor {p['signature']}" if p.get("signature") else "logged as the cause"
+        rec.setdefault("why", why)
         rec.setdefault("subjects", sorted(subjects(p.get("text", "")))[:12])
         rec.setdefault("score", known["score"] if known else STRONG)
         rec.setdefault("signature", None)
@@ -873,8 +896,8 @@ def relink(inc: Any, use_signatures: bool = False) -> list[dict[str, Any]] | Non
     notes: Notes | None = getattr(inc, "ew_notes", None)
     if notes is None or notes.failure is None:
         return None
-    label, fail_line, fail_ts, evidence = notes.failure
-    return link(inc, label, fail_line, fail_ts, evidence, use_signatures=use_signatures)
+    label, fail_line, fail_ts, evidence, rivals = notes.failure
+    return link(inc, label, fail_line, fail_ts, evidence, use_signatures=use_signatures, rivals=rivals)
     # (``prior`` is left out on purpose: it holds what signatures decided.)
 
 
