@@ -748,8 +748,10 @@ SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0
 
 
 def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any],
-                    server: str | None = None) -> tuple[float, list[str], frozenset[str]]:
-    """(score, reasons, subjects) of one candidate against one failure."""
+                    server: str | None = None, foretold: bool = False) -> tuple[float, list[str], frozenset[str]]:
+    """(score, reasons, subjects) of one candidate against one failure.
+    ``foretold``: a precursor signature names the line and predicts this
+    label -- prior knowledge that outweighs healthy runs printing it too."""
     text = cand.event.text
     subs = subjects(text)
     shared_w, shared = _shared(fail, subs, base)
@@ -766,7 +768,7 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
     score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1)
     if not cue and not resource:
         score -= 0.8  # an INFO line with no trouble wording and no resource numbers
-    if usual and shared_w < 0.8 and not (resource and topic >= 0.6):
+    if usual and shared_w < 0.8 and not (resource and topic >= 0.6) and not foretold:
         score -= 1.5  # healthy start-ups print it: needs strong subject evidence (budget lines excepted)
     reasons = []
     if shared:
@@ -802,8 +804,11 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
             e for e in evidence if e.get("role") != "fatal" and (e.get("line") or 0) >= fail_line]
     fail = failure_context(inc, label, fail_line, fail_ts, evidence)
     fail.rivals = tuple(c["label"] for c in rivals if c.get("label") not in (None, "unknown"))[:3]
-    # The lines that are the failure itself; a supporting line may also have warned earlier.
-    ev_lines = {e.get("line") for e in evidence if e.get("role") in ("cause", "fatal", "wrapper", "last-frame", None)}
+    # The evidence lines are the failure itself, except a supporting one that a
+    # precursor signature also names (it warned before it became evidence).
+    precursor_lines = {h.line for h in getattr(inc, "precursor_hits", ())}
+    ev_lines = {e.get("line") for e in evidence if e.get("line") not in precursor_lines
+                or e.get("role") != "supporting"}
     ev_lines |= {h.line for h in getattr(inc, "wrapper_hits", ())}  # "EngineCore failed to start": the failure speaking
     notes: Notes | None = getattr(inc, "ew_notes", None)
     if notes is not None:
@@ -826,15 +831,18 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         if key in seen_text:
             scored[seen_text[key]]["count"] += cand.count
             return
-        s, reasons, subs = score_candidate(cand, fail, base, facts, server)
         hit = sig_by_line.pop(ev.line, None)
+        foretold = hit is not None and label in hit.signature.predicts
+        s, reasons, subs = score_candidate(cand, fail, base, facts, server, foretold)
         sig = None
         predicts: list[str] = []
         if hit is not None:
             sig = hit.signature.id
             predicts = list(hit.signature.predicts)
             if label in hit.signature.predicts:
-                s += 5.0
+                sg = hit.signature
+                firm = sg.strength == "strong" and sg.status != "experimental" and sg.priority >= 40
+                s += 5.0 if firm else 3.0  # a catch-all precursor (any NCCL WARN) is a weaker prior
                 reasons.insert(0, f"precursor {sig} predicts {label}")
             else:
                 s += 0.5
@@ -966,9 +974,10 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
     out = []
     hits = [h for h in getattr(inc, "precursor_hits", ())[-3:] if h.line >= ev.line]
     for h in hits:
-        if h.signature.id in announced:
-            continue
+        if h.signature.id in announced or f"line:{h.line}" in announced:
+            continue  # one announcement per signature and per line (two signatures may name one line)
         announced.add(h.signature.id)
+        announced.add(f"line:{h.line}")
         d = live_decision(ev if h.line == ev.line else Event(K.LOG, h.line, h.text, h.event.ts), h)
         if d is not None:
             out.append(d)
