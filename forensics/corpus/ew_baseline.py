@@ -2,8 +2,8 @@
 
 ``python -m forensics.corpus.ew_baseline [DIR ...] [--out PATH]``
 
-For every healthy log (a ``labels.csv`` row with no ``root_cause``) of the
-given collections -- by default every collection under ``corpora/`` -- it
+For every healthy log (a ``labels.csv`` row with no ``root_cause``, or the
+``good`` run of a ``pairs.csv`` row) of the given collections -- by default every collection under ``corpora/`` -- it
 records:
 
 * the masked templates of the warning-ish lines a healthy start-up printed
@@ -35,6 +35,10 @@ DEFAULT_DIRS = sorted(p.parent for p in (ROOT / "corpora").glob("*/labels.csv"))
 def healthy_logs(dirs: list[Path]) -> list[Path]:
     out = []
     for d in dirs:
+        pairs = d / "pairs.csv"
+        if pairs.exists():  # GOOD/BAD pairs (forensics diff): every GOOD run is healthy
+            with open(pairs, newline="", encoding="utf-8") as f:
+                out += [d / r["good"] for r in csv.DictReader(f) if r.get("good") and (d / r["good"]).exists()]
         labels = d / "labels.csv"
         if not labels.exists():
             continue
@@ -80,6 +84,16 @@ def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str]]:
     return server, templates, shapes, values
 
 
+def _rel(p: Path) -> str:
+    """A log's name as the baseline records it: under corpora/ when it is
+    there; a capture read from another checkout keeps its corpora/ path."""
+    try:
+        return str(p.resolve().relative_to(ROOT))
+    except ValueError:
+        parts = p.resolve().parts
+        return "/".join(parts[parts.index("corpora"):]) if "corpora" in parts else str(p)
+
+
 def build(dirs: list[Path]) -> dict[str, Any]:
     logs = healthy_logs(dirs)
     by_server: dict[str, set[str]] = defaultdict(set)
@@ -92,10 +106,7 @@ def build(dirs: list[Path]) -> dict[str, Any]:
         shapes |= log_shapes
         df.update(values)
         digest.update(log.read_bytes())
-    try:
-        names = [str(p.relative_to(ROOT)) for p in logs]
-    except ValueError:
-        names = [str(p) for p in logs]
+    names = [_rel(p) for p in logs]
     return {
         "about": "Masked templates of warning-ish lines in healthy start-ups, and per subject the number of "
                  "healthy logs that mention it. Built by python -m forensics.corpus.ew_baseline.",

@@ -49,14 +49,15 @@ DIST_TO_IMPORT = {
     "pytorch_triton": "triton", "triton": "triton", "nvidia_nccl_cu12": "nccl", "nvidia_nccl_cu13": "nccl",
     "vllm_flash_attn": "flash_attn", "torch_c_dlpack_ext": "tvm_ffi", "apache_tvm_ffi": "tvm_ffi",
     "nvidia_cuda_nvrtc_cu12": "nvrtc", "nvidia_cuda_nvrtc": "nvrtc", "bitsandbytes": "bitsandbytes",
-    "xformers": "xformers", "transformers": "transformers", "mamba_ssm": "mamba_ssm", "causal_conv1d": "causal_conv1d",
+    "xformers": "xformers", "transformers": "transformers", "jaxlib": "jax", "jax_cuda12_plugin": "jax",
+    "jax_cuda13_plugin": "jax", "cupy_backends": "cupy", "cupy_cuda12x": "cupy", "cupy_cuda13x": "cupy", "mamba_ssm": "mamba_ssm", "causal_conv1d": "causal_conv1d",
 }
 # Packages worth naming even when written as a bare word ("Triton is not installed").
 KNOWN_PACKAGES = frozenset({
     "torch", "triton", "flashinfer", "vllm", "sglang", "transformers", "cutlass", "flash_attn", "xformers",
     "deep_gemm", "deepep", "sgl_kernel", "vllm_ascend", "lmdeploy", "turbomind", "tvm_ffi", "aiter",
     "bitsandbytes", "mamba", "mamba_ssm", "exllamav2", "exllamav2_kernels", "amdsmi", "pynvml", "nvshmem",
-    "mooncake", "ray", "jax", "tensorrt", "apex", "accelerate", "safetensors", "tokenizers", "numpy",
+    "mooncake", "ray", "jax", "jaxlib", "cupy", "tensorrt", "apex", "accelerate", "safetensors", "tokenizers", "numpy",
     "text_generation_server", "causal_conv1d", "flash_mla", "outlines", "xgrammar", "torchvision", "torchaudio",
 })
 TOOLS = ("nvcc", "ninja", "gcc", "g++", "clang", "clang++", "ptxas", "hipcc", "cmake", "nvlink", "fatbinary",
@@ -80,6 +81,7 @@ COLLECTIVES = {
     "broadcast": "broadcast", "all_to_all": "all_to_all", "alltoall": "all_to_all", "nccl": "nccl", "rccl": "nccl",
     "nvshmem": "nvshmem", "gloo": "gloo", "ucx": "ucx", "bootstrap": "bootstrap", "p2p": "p2p",
     "placement group": "placement_group", "symm_mem": "symm_mem", "mooncake": "mooncake", "rdma": "rdma",
+    "c10d": "c10d", "tcpstore": "c10d", "rendezvous": "c10d", "distributed_c10d": "c10d",
 }
 # Dotted names and words that are everywhere and say nothing about a cause.
 GENERIC = frozenset({
@@ -115,7 +117,8 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
     "gpu.out-of-memory": (frozenset({"qty"}), re.compile(
         r"(?i)memory|kv cache|gpu_memory_utilization|mem_fraction|GiB|\bGB\b|blocks?\b|max_model_len|max seq len|"
         r"retract|swap")),
-    "gpu.illegal-access": (frozenset({"backend"}), re.compile(r"(?i)illegal|out of bounds|async|sync|index")),
+    "gpu.illegal-access": (frozenset({"backend"}), re.compile(
+        r"(?i)illegal|out of bounds|async|sync|index|overflow|divide by zero|invalid value|\bnan\b|\binf\b")),
     "gpu.cuda-graph-capture": (frozenset({"backend"}), re.compile(r"(?i)cuda ?graph|capture|graph")),
     "dist.nccl": (frozenset({"coll"}), re.compile(
         r"(?i)nccl|rccl|nvshmem|gloo|ucx|bootstrap|p2p|peer|socket|retry|rank|connection|all_?reduce|network")),
@@ -151,12 +154,15 @@ _GPU_COUNT_WORDS = re.compile(r"(?i)\b(?:number of|num(?:ber)? of (?:required|av
 _MODEL = re.compile(r"(?i)model (?:type|architecture)[s]?\s*[`'\"]?([A-Za-z][\w.-]*)|\b([A-Z]\w+For(?:CausalLM|"
                     r"ConditionalGeneration|SequenceClassification|MaskedLM))\b|model_type['\"]?\s*[=:]\s*['\"]?(\w+)")
 _QTY = re.compile(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b")
+_ADDR = re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
+                   r"(\d{2,5})\)")
+_BIGNUM = re.compile(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
 _CPP_OP = re.compile(r"\b(_?[A-Za-z]\w*)::(\w+)")
 _WORD_SPLIT = re.compile(r"[A-Za-z_][\w]*")
 _QUANT_RE = re.compile(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])")
 _BACKEND_RE = re.compile(r"(?i)(?<![\w-])(" + "|".join(re.escape(b) for b in sorted(BACKENDS, key=len, reverse=True))
                          + r")(?![\w-])")
-_COLL_RE = re.compile(r"(?i)(?<![\w-])(" + "|".join(re.escape(c) for c in sorted(COLLECTIVES, key=len, reverse=True))
+_COLL_RE = re.compile(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in sorted(COLLECTIVES, key=len, reverse=True))
                       + r")(?![\w-])")
 _UNIT_GIB = {"TiB": 1024.0, "TB": 1000.0 / 1.073741824, "GiB": 1.0, "GB": 1.0 / 1.073741824, "MiB": 1 / 1024.0,
              "MB": 1 / 1073.741824, "KiB": 1 / 1048576.0, "KB": 1 / 1073741.824, "bytes": 1 / 1073741824.0}
@@ -219,9 +225,22 @@ def _path_subject(m: re.Match[str]) -> str:
         i = p.rfind(anchor)
         if i >= 0:
             return " " + _PY_TAIL.sub("", p[i + len(anchor):]).strip("/").replace("/", ".") + " "
-    base = p.rstrip("/").rsplit("/", 1)[-1]
+    parts = p.rstrip("/").split("/")
+    base = parts[-1]
     if base.startswith("lib") and ".so" in base or base in TOOLS:
         return " " + base + " "
+    if re.search(r"\.py(?::\d+)?$", base):
+        # a package outside site-packages (a source tree, a venv of one's own):
+        # the identifiers that end the path name it, its head not private
+        mods = [_PY_TAIL.sub("", base)]
+        for d in reversed(parts[:-1]):
+            if not d.isidentifier() or len(mods) >= 3 and not mods[0].startswith("_"):
+                break
+            mods.insert(0, d)
+        while len(mods) > 1 and mods[0].startswith("_"):
+            mods.pop(0)
+        if len(mods) >= 2:
+            return " " + ".".join(mods) + " "
     return " "
 
 
@@ -247,7 +266,7 @@ def subjects(text: str) -> frozenset[str]:
     low = text.lower()
     for w in _WORD_SPLIT.findall(low):
         if w in KNOWN_PACKAGES:
-            out.add("pkg:" + w)
+            out.add("pkg:" + DIST_TO_IMPORT.get(w, w))
     for m in _LIB.finditer(text):
         name = _norm(m.group(1) or m.group(2))
         if name:
@@ -309,6 +328,14 @@ def subjects(text: str) -> frozenset[str]:
             out.add("mod:" + ns)
         if len(op) > 3 and op not in GENERIC:
             out.add("mod:" + op)
+    for m in _ADDR.finditer(text):
+        out.add(f"addr:{m.group(1) or m.group(3)}:{m.group(2) or m.group(4)}")
+        out.add(f"port:{m.group(2) or m.group(4)}")
+    in_bytes = "byte" in low
+    for m in _BIGNUM.finditer(text):
+        out.add("num:" + m.group(1))
+        if in_bytes and int(m.group(1)) >= 1 << 20:
+            out.add(f"qty:{int(m.group(1)) / (1 << 30):.2f}GiB")  # a byte count printed raw
     for m in _QTY.finditer(text):
         gib = float(m.group(1)) * _UNIT_GIB[m.group(2)]
         if m.group(2) == "bytes" and gib < 1e-3:
@@ -605,9 +632,9 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
 # --------------------------------------------------------------------------
 # Linking (classify)
 # --------------------------------------------------------------------------
-KIND_WEIGHT = {"pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
+KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
                "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5}
-KIND_WORD = {"pkg": "package", "mod": "module", "lib": "library", "tool": "tool", "env": "environment variable",
+KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package", "mod": "module", "lib": "library", "tool": "tool", "env": "environment variable",
              "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
              "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings"}
 LIST_THRESHOLD = 1.7
@@ -648,6 +675,8 @@ def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
             _add_module(subs, f.module)
     text = "\n".join(texts)
     subs |= subjects(text)
+    subs |= {x for x in subjects(" ".join(subject_value(m) for m in subs if m.startswith("mod:")))
+             if x.startswith(("coll:", "backend:"))}  # distributed_c10d -> c10d, ..._attention -> attention
     return Failure(label, fail_line, fail_ts, text, frozenset(subs))
 
 
@@ -661,13 +690,18 @@ def _call_site(ev: Event) -> str | None:
     return m.group(0) if m else None
 
 
-def _same_record(a: Event, b: Event) -> bool:
-    """``b`` continues ``a``: one message logged line by line (the next line,
-    the same time, process, level and logging call site)."""
-    if b.line != a.line + 1 or a.ts is None or a.ts != b.ts or a.pid != b.pid or a.rank != b.rank:
-        return False
-    site = _call_site(a)
-    return site is not None and site == _call_site(b) and a.level == b.level
+_TEXT_STAMP = re.compile(r"\b[WEIF]\d{4} \d\d:\d\d:\d\d\.\d+")
+
+
+def record_key(ev: Event) -> tuple | None:
+    """One logging call printed many lines (a compiler dump through glog, a
+    multi-line vLLM error): the same call site at the same time. None when the
+    line names no call site."""
+    site = _call_site(ev)
+    if site is None:
+        return None
+    stamp = _TEXT_STAMP.search(ev.text[:80])
+    return (site, ev.ts, stamp.group(0) if stamp else None, ev.pid, ev.rank, ev.level)
 
 
 def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
@@ -712,6 +746,12 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
             kind = s.split(":", 1)[0]
             w = KIND_WEIGHT.get(kind, 0.5) * base.rarity(s)
             scored.append((w, s))
+    fq = [_qty_value(s) for s in fail.subjects if s.startswith("qty:")]
+    for s in subs:
+        if s.startswith("qty:") and subject_value(s) not in fvals:
+            q = _qty_value(s)
+            if q >= 0.1 and any(abs(q - f) <= 0.01 * max(q, f) for f in fq):
+                scored.append((KIND_WEIGHT["qty"] * 0.9, s))  # the same amount, rounded differently
     scored.sort(reverse=True)
     best = scored[:2]
     total = sum(w for w, _ in best)
@@ -728,6 +768,13 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
 
 
 RELATED_KINDS = ("arch", "dev", "qty", "count")
+
+
+def _qty_value(subject: str) -> float:
+    try:
+        return float(subject_value(subject)[:-3])
+    except ValueError:
+        return -1.0
 
 
 def _why_shared(shared: list[str]) -> str:
@@ -851,22 +898,24 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
                "score": round(s, 2), "lead_seconds": _lead(fail_ts, ev.ts), "signature": sig, "count": cand.count}
         if predicts:
             rec["predicts"] = predicts
+        rec["_level"] = cand.level
         scored[ev.line] = rec
         seen_text[key] = ev.line
 
     if notes is not None:
-        prev: Candidate | None = None
+        records: set[tuple] = set()
         for cand in sorted(notes.candidates(), key=lambda c: c.event.line):
-            if prev is not None and _same_record(prev.event, cand.event):
-                prev = cand  # a multi-line message logged line by line: its first line speaks for it
-                continue
-            prev = cand
+            key = record_key(cand.event)
+            if key is not None and (key[1] is not None or key[2] is not None):
+                if key in records:
+                    continue  # a multi-line message logged line by line: its first line speaks for it
+                records.add(key)
             consider(cand)
     for cand in _handled_tracebacks(inc, fail):
         consider(cand)
     for line, hit in list(sig_by_line.items()):  # precursor lines the collector did not keep
         consider(Candidate(Event(K.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level), text_level(hit.event)))
-    few = {template(w["text"]) for w in scored.values()}
+    few = {template(w["text"]) for w in scored.values() if w.get("_level") in ("WARNING", "ERROR", "TRACEBACK")}
     if 0 < len(few) <= FEW:
         # A short excerpt with one or two warnings before the failure: what a
         # person reads first, so they need less to be listed.
@@ -877,6 +926,8 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
     ranked = sorted(scored.values(), key=lambda w: (-w["score"], w["line"]))
     out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
+    for w in scored.values():
+        w.pop("_level", None)
     lines = {w["line"] for w in out}
     for p in prior or ():
         if p["line"] in lines:
