@@ -214,6 +214,7 @@ def normalise_arch(major: str, minor: str | None = None, suffix: str = "") -> st
 
 
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.\-+@~]+){2,}/?")
+_REL_PY = re.compile(r"(?<![\w/.-])([A-Za-z_]\w*(?:/[A-Za-z_]\w*)+)\.py\b")  # torch/utils/cpp_extension.py
 _PY_TAIL = re.compile(r"\.(?:py|pyc|abi3\.so|cpython[\w.-]*\.so|so)(?::\d+)?$")
 
 
@@ -251,6 +252,7 @@ def subjects(text: str) -> frozenset[str]:
     text = text[:2000]
     if "/" in text:
         text = _PATH.sub(_path_subject, text)
+        text = _REL_PY.sub(lambda m: " " + m.group(1).replace("/", ".") + " ", text)
     out: set[str] = set()
     for m in _DOTTED.finditer(text):
         _add_module(out, m.group(1))
@@ -493,7 +495,7 @@ def collect(inc: Any, ev: Event) -> None:
     elif kind == K.PACKAGE_WALK_WARNING:
         level = "WARNING"
     else:
-        if not CUE_RE.search(text) and not ARITH_RE.search(text):
+        if not CUE_RE.search(text) and not ARITH_RE.search(text) and not _TEXT_LEVEL.search(text[:160]):
             return
         level = text_level(ev)
     if is_noise(text) or _is_config_dump(text):
@@ -726,6 +728,9 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
         return 0.7 * max(_topic(r, subs, text) for r in rivals)
     if not label or label not in LABEL_TOPICS:
         return 0.0
+    if rivals:  # an uncertain label: its rivals' topics count half
+        return max(_topic(label, subs, text), 0.5 * max(_topic(r, subs, text) for r in rivals if r != label)
+                   if any(r != label for r in rivals) else 0.0)
     kinds, rx = LABEL_TOPICS[label]
     score = 0.0
     if any(s.split(":", 1)[0] in kinds for s in subs):
