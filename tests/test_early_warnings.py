@@ -219,3 +219,24 @@ def test_live_prints_what_predicts_a_failure():
                                         "the current PyTorch installation.", level="WARNING"))
     assert d is not None and "env.gpu-arch-unsupported" in d["predicts"]
     assert E.live_decision(Event(K.LOG, 9, "Using FLASH_ATTN attention backend.", level="INFO")) is None
+
+
+def test_every_early_warning_has_the_contract_fields():
+    from forensics.diagnosis.evaluate import read_labels
+    from forensics.diagnosis.run import diagnose_source, load_classifier
+    from forensics.ingest.sources import Source
+
+    clf = load_classifier(True)
+    keys = {"line", "text", "why", "subjects", "score", "lead_seconds", "signature"}
+    seen = 0
+    rows = [r for r in read_labels(CORPORA / "generated") if r.get("early_warning_substring")][:60]
+    rows += read_labels(CORPORA / "seeds") + read_labels(CORPORA / "gpu")
+    for row in rows:
+        res = diagnose_source(Source(row["_path"], Path(row["_path"])), classifier=clf)
+        for inc in res["incidents"]:
+            for w in inc["early_warnings"]:
+                seen += 1
+                assert keys <= set(w), (row["_path"], w)
+                assert isinstance(w["why"], str) and w["why"] and isinstance(w["subjects"], list)
+                assert not E.is_noise(w["text"])
+    assert seen >= 40

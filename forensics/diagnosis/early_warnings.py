@@ -37,6 +37,23 @@ from forensics.events.model import Event
 
 BASELINE_PATH = Path(__file__).resolve().parent / "data" / "healthy_baseline.json"
 
+
+class _lazy:
+    """A regex compiled on first use: ``classify`` imports this module for
+    every log, and only logs that failed need most of these patterns."""
+
+    __slots__ = ("_args", "_rx")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._rx: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(*self._args)
+        return getattr(rx, name)
+
 # --------------------------------------------------------------------------
 # Vocabulary (rules as data). Names are what the programs print; a subject is
 # ``kind:value`` with the value normalised (lower case, ``-`` -> ``_``).
@@ -90,7 +107,8 @@ GENERIC = frozenset({
     "dist_packages", "src", "entrypoints", "common", "api", "server", "self", "os", "sys", "environ", "get",
     "json", "com", "org", "www", "github", "http", "https", "html", "md", "txt", "log", "cuda", "nn", "functional",
     "modules", "module", "ops", "_ops", "__main__", "cli", "distributed", "parallel_state", "platforms",
-    "exc", "error", "errors", "runtime", "warnings", "warn", "logging", "asyncio", "concurrent", "futures",
+    "exc", "error", "errors", "runtime", "bfloat16", "float16", "float32", "float64", "half", "float8_e4m3fn",
+    "float8_e5m2", "int8", "uint8", "int32", "int64", "dtype", "device", "tensor", "warnings", "warn", "logging", "asyncio", "concurrent", "futures",
     "multiprocessing", "process", "threading", "run", "builtins", "importlib", "contextlib", "typing",
 })
 # Environment variables that every CUDA error message names (boilerplate).
@@ -98,75 +116,75 @@ BOILERPLATE_ENV = frozenset({"CUDA_LAUNCH_BLOCKING", "TORCH_USE_CUDA_DSA", "HIP_
                              "AMD_SERIALIZE_KERNEL", "TORCH_SHOW_CPP_STACKTRACES", "NCCL_DEBUG"})
 
 # Which subjects and words a failure label is about (its topic).
-LABEL_TOPICS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
-    "env.module-missing": (frozenset({"pkg", "mod"}), re.compile(
+LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
+    "env.module-missing": (frozenset({"pkg", "mod"}), _lazy(
         r"(?i)import|not installed|no module|not available|could not load|cannot load|plugin")),
-    "env.library-missing": (frozenset({"lib", "pkg", "mod"}), re.compile(
+    "env.library-missing": (frozenset({"lib", "pkg", "mod"}), _lazy(
         r"(?i)shared object|cannot open|\.so\b|not found|import|library|could not load|dlopen")),
-    "env.abi-mismatch": (frozenset({"lib", "pkg", "mod", "ver"}), re.compile(
+    "env.abi-mismatch": (frozenset({"lib", "pkg", "mod", "ver"}), _lazy(
         r"(?i)undefined symbol|abi|import|version|built (?:with|against)|mismatch|incompatible|not compatible")),
-    "env.gpu-arch-unsupported": (frozenset({"arch"}), re.compile(
+    "env.gpu-arch-unsupported": (frozenset({"arch"}), _lazy(
         r"(?i)capabilit|sm_?\d|gfx|arch|processor|not compatible|not supported|unsupported|kernel image|"
         r"code object|bfloat16|ptx")),
-    "env.driver-too-old": (frozenset({"lib"}), re.compile(
+    "env.driver-too-old": (frozenset({"lib"}), _lazy(
         r"(?i)driver|platform|cuda version|runtime version|no gpu|device not found|nvml|forward compat")),
-    "toolchain.compiler-missing": (frozenset({"tool", "env"}), re.compile(
+    "toolchain.compiler-missing": (frozenset({"tool", "env"}), _lazy(
         r"(?i)compiler|nvcc|ninja|gcc|g\+\+|cuda_home|toolkit|not found|cxx|ptxas|hipcc")),
-    "toolchain.compile-failed": (frozenset({"tool", "env", "arch", "backend"}), re.compile(
+    "toolchain.compile-failed": (frozenset({"tool", "env", "arch", "backend"}), _lazy(
         r"(?i)compil|nvcc|ptxas|ninja|toolkit|jit|arch|capabilit|triton|llvm|inductor|fall(?:ing)? ?back")),
-    "gpu.out-of-memory": (frozenset({"qty"}), re.compile(
+    "gpu.out-of-memory": (frozenset({"qty"}), _lazy(
         r"(?i)memory|kv cache|gpu_memory_utilization|mem_fraction|GiB|\bGB\b|blocks?\b|max_model_len|max seq len|"
         r"retract|swap")),
-    "gpu.illegal-access": (frozenset({"backend"}), re.compile(
+    "gpu.illegal-access": (frozenset({"backend"}), _lazy(
         r"(?i)illegal|out of bounds|async|sync|index|overflow|divide by zero|invalid value|\bnan\b|\binf\b")),
-    "gpu.cuda-graph-capture": (frozenset({"backend"}), re.compile(r"(?i)cuda ?graph|capture|graph")),
-    "dist.nccl": (frozenset({"coll"}), re.compile(
+    "gpu.cuda-graph-capture": (frozenset({"backend"}), _lazy(r"(?i)cuda ?graph|capture|graph")),
+    "dist.nccl": (frozenset({"coll"}), _lazy(
         r"(?i)nccl|rccl|nvshmem|gloo|ucx|bootstrap|p2p|peer|socket|retry|rank|connection|all_?reduce|network")),
-    "config.model-load": (frozenset({"model", "pkg", "quant"}), re.compile(
+    "config.model-load": (frozenset({"model", "pkg", "quant"}), _lazy(
         r"(?i)model|architecture|transformers|version|config|checkpoint|tokenizer|quantiz|weights?")),
-    "config.invalid-argument": (frozenset({"dev", "count"}), re.compile(
+    "config.invalid-argument": (frozenset({"dev", "count"}), _lazy(
         r"(?i)exceed|invalid|not supported|must be|gpu #|device|argument|\b(?:tp|dp|pp)[_ ]size|placement")),
-    "net.port-in-use": (frozenset(), re.compile(r"(?i)port|address|bind|listen")),
-    "host.out-of-memory": (frozenset({"qty"}), re.compile(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
-    "hang.timeout": (frozenset({"coll"}), re.compile(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
+    "net.port-in-use": (frozenset(), _lazy(r"(?i)port|address|bind|listen")),
+    "host.out-of-memory": (frozenset({"qty"}), _lazy(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
+    "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
 }
 
 # --------------------------------------------------------------------------
 # Subjects
 # --------------------------------------------------------------------------
-_DOTTED = re.compile(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
-_QUOTED_MOD = re.compile(r"(?:module named|import name|from|import|cannot import|load(?:ing)?)\s+['\"`]?([A-Za-z_][\w.]*)")
-_NOT_INSTALLED = re.compile(r"(?i)\b([A-Za-z_][\w.-]*)\s+(?:is\s+)?not\s+(?:installed|available|found)")
-_PIP = re.compile(r"(?i)pip install (?:-U |--upgrade )?['\"`]?([A-Za-z][\w.-]*)")
-_DIST_VER = re.compile(r"\b([A-Za-z][\w-]*)(?:==|>=|<=|~=)\s?v?\d")
-_LIB = re.compile(r"\blib([A-Za-z][\w+-]*?)(?:[-_.]\d[\w.]*)?\.(?:so|a|dylib|dll)\b|(?<![\w-])-l([A-Za-z][\w+]*)\b")
-_TOOL = re.compile(r"(?<![\w/+.-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w+-])(?!\.\w)")
-_ENV = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
-_ARCH_SM = re.compile(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b")
-_ARCH_CC = re.compile(r"(?i)(?:compute capability|capability|cuda capability|\bcc)\s*(?:of|is|=|:|>=|<=|<|>|below|above)?\s*"
+_DOTTED = _lazy(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+_QUOTED_MOD = _lazy(r"(?:module named|import name|from|import|cannot import|load(?:ing)?)\s+['\"`]?([A-Za-z_][\w.]*)")
+_NOT_INSTALLED = _lazy(r"(?i)\b([A-Za-z_][\w.-]*)\s+(?:is\s+)?not\s+(?:installed|available|found)")
+_PIP = _lazy(r"(?i)pip install (?:-U |--upgrade )?['\"`]?([A-Za-z][\w.-]*)")
+_DIST_VER = _lazy(r"\b([A-Za-z][\w-]*)(?:==|>=|<=|~=)\s?v?\d")
+_LIB = _lazy(r"\blib([A-Za-z][\w+-]*?)(?:[-_.]\d[\w.]*)?\.(?:so|a|dylib|dll)\b|(?<![\w-])-l([A-Za-z][\w+]*)\b")
+_TOOL = _lazy(r"(?<![\w/+.-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w+-])(?!\.\w)")
+_ENV = _lazy(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
+_ARCH_SM = _lazy(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b")
+_ARCH_CC = _lazy(r"(?i)(?:compute capability|capability|cuda capability|\bcc)\s*(?:of|is|=|:|>=|<=|<|>|below|above)?\s*"
                       r"\(?(\d{1,2})(?:[.,]\s?(\d))?\)?")
-_ARCH_GFX = re.compile(r"\b(gfx\d{2,4}[a-z]?)\b", re.I)
-_DEV = re.compile(r"(?i)\b(?:gpu|cuda|device|gpu_id|cudadev|hip)\s*(?:#|:|=|\s)\s*(\d{1,3})\b")
-_COUNT = re.compile(r"(?i)\b(tp|dp|pp|ep|tensor_parallel|data_parallel|pipeline_parallel|world|nranks|ngpus|"
+_ARCH_GFX = _lazy(r"\b(gfx\d{2,4}[a-z]?)\b", re.I)
+_DEV = _lazy(r"(?i)\b(?:gpu|cuda|device|gpu_id|cudadev|hip)\s*(?:#|:|=|\s)\s*(\d{1,3})\b")
+_COUNT = _lazy(r"(?i)\b(tp|dp|pp|ep|tensor_parallel|data_parallel|pipeline_parallel|world|nranks|ngpus|"
                     r"num_gpus|n_gpus)(?:_size)?['\"]?\s*(?:=|:|\s)\s*(\d{1,4})\b")
-_GPU_COUNT_WORDS = re.compile(r"(?i)\b(?:number of|num(?:ber)? of (?:required|available)|#)\s*(?:\w+\s)?(?:gpus|devices)\b|"
+_GPU_COUNT_WORDS = _lazy(r"(?i)\b(?:number of|num(?:ber)? of (?:required|available)|#)\s*(?:\w+\s)?(?:gpus|devices)\b|"
                               r"\bgpus? (?:available|visible|required)\b")
-_MODEL = re.compile(r"(?i)model (?:type|architecture)[s]?\s*[`'\"]?([A-Za-z][\w.-]*)|\b([A-Z]\w+For(?:CausalLM|"
+_MODEL = _lazy(r"(?i)model (?:type|architecture)[s]?\s*[`'\"]?([A-Za-z][\w.-]*)|\b([A-Z]\w+For(?:CausalLM|"
                     r"ConditionalGeneration|SequenceClassification|MaskedLM))\b|model_type['\"]?\s*[=:]\s*['\"]?(\w+)")
-_QTY = re.compile(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b")
-_ADDR = re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
+_QTY = _lazy(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b")
+_ADDR = _lazy(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
                    r"(\d{2,5})\)")
-_BIGNUM = re.compile(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
-_CPP_OP = re.compile(r"\b(_?[A-Za-z]\w*)::(\w+)")
-_WORD_SPLIT = re.compile(r"[A-Za-z_][\w]*")
-_QUANT_RE = re.compile(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])")
-_BACKEND_RE = re.compile(r"(?i)(?<![\w-])(" + "|".join(re.escape(b) for b in sorted(BACKENDS, key=len, reverse=True))
+_BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
+_CPP_OP = _lazy(r"\b(_?[A-Za-z]\w*)::(\w+)")
+_WORD_SPLIT = _lazy(r"[A-Za-z_][\w]*")
+_QUANT_RE = _lazy(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])")
+_BACKEND_RE = _lazy(r"(?i)(?<![\w-])(" + "|".join(re.escape(b) for b in sorted(BACKENDS, key=len, reverse=True))
                          + r")(?![\w-])")
-_COLL_RE = re.compile(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in sorted(COLLECTIVES, key=len, reverse=True))
+_COLL_RE = _lazy(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in sorted(COLLECTIVES, key=len, reverse=True))
                       + r")(?![\w-])")
 _UNIT_GIB = {"TiB": 1024.0, "TB": 1000.0 / 1.073741824, "GiB": 1.0, "GB": 1.0 / 1.073741824, "MiB": 1 / 1024.0,
              "MB": 1 / 1073.741824, "KiB": 1 / 1048576.0, "KB": 1 / 1073741.824, "bytes": 1 / 1073741824.0}
-_FILE_EXT = re.compile(r"\.(?:py|pyc|so|cc|cpp|cu|cuh|h|hpp|c|json|yaml|yml|txt|md|log|html|sh|jinja|safetensors|bin)$")
+_FILE_EXT = _lazy(r"\.(?:py|pyc|so|cc|cpp|cu|cuh|h|hpp|c|json|yaml|yml|txt|md|log|html|sh|jinja|safetensors|bin)$")
 
 
 def _norm(name: str) -> str:
@@ -213,9 +231,9 @@ def normalise_arch(major: str, minor: str | None = None, suffix: str = "") -> st
     return f"sm_{int(major)}{int(minor)}{suffix.lower()}"
 
 
-_PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.\-+@~]+){2,}/?")
-_REL_PY = re.compile(r"(?<![\w/.-])([A-Za-z_]\w*(?:/[A-Za-z_]\w*)+)\.py\b")  # torch/utils/cpp_extension.py
-_PY_TAIL = re.compile(r"\.(?:py|pyc|abi3\.so|cpython[\w.-]*\.so|so)(?::\d+)?$")
+_PATH = _lazy(r"(?:[A-Za-z]:)?(?:/[\w.\-+@~]+){2,}/?")
+_REL_PY = _lazy(r"(?<![\w/.-])([A-Za-z_]\w*(?:/[A-Za-z_]\w*)+)\.py\b")  # torch/utils/cpp_extension.py
+_PY_TAIL = _lazy(r"\.(?:py|pyc|abi3\.so|cpython[\w.-]*\.so|so)(?::\d+)?$")
 
 
 def _path_subject(m: re.Match[str]) -> str:
@@ -249,7 +267,7 @@ def subjects(text: str) -> frozenset[str]:
     """What a line is about, as normalised ``kind:value`` strings."""
     if not text:
         return frozenset()
-    text = text[:2000]
+    text = text[:1000]
     if "/" in text:
         text = _PATH.sub(_path_subject, text)
         text = _REL_PY.sub(lambda m: " " + m.group(1).replace("/", ".") + " ", text)
@@ -370,6 +388,14 @@ CUE_RE = re.compile(
     r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
     r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
     r"does not support|only supported|below|requires?\b")
+# The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
+# match contains; the regexes confirm at link time.
+CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
+             "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
+             "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
+             "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform")
+ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
+               "max_total_num_tokens", "gpu #", "gpu_id=", "free memory")
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
@@ -385,9 +411,11 @@ FACT_RE = re.compile(
 _FACT_HINT = ("utilization", "mem_fraction", "tp_size", "tensor_parallel", "CUDA_VISIBLE", "total", "nGpus",
               "Free memory", "dp_size", "data_parallel")
 _NOISE = re.compile(r"^\W*$|\d+%\|[^|]*\|\s*\d+/\d+|\bit/s\]|s/it\]|[█▏▎▍▌▋▊▉]{2,}|^\s*\^+\s*$|^\s*warnings\.warn\(")
+_FAST_KEY = re.compile(r"\d+")  # the streaming dedupe key: digits masked (template() runs only at link time)
 MAX_TEMPLATES = 400  # distinct templates kept per incident (start-up first)
-PER_TEMPLATE = 4  # occurrences kept per template (DP0..DP3 start at different GPUs)
+PER_TEMPLATE = 4  # occurrences kept per template naming a GPU index (DP0..DP3 start at different GPUs)
 RECENT = 128  # the latest candidates, whatever the cap
+MAX_HANDLED = 16  # distinct handled tracebacks considered per failure
 
 
 def text_level(ev: Event) -> str | None:
@@ -416,9 +444,17 @@ def _is_config_dump(text: str) -> bool:
     return len(text) > 300 and len(_KV_PAIR.findall(text[:3000])) >= 10
 
 
+_NOISE_HINTS = ("|", "it/s", "s/it", "█", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "^", "warnings.warn(")
+
+
 def is_noise(text: str) -> bool:
     """Blank lines, progress bars, caret underlines: never a warning."""
-    return not text.strip() or bool(_NOISE.search(text))
+    stripped = text.strip()
+    if not stripped:
+        return True
+    if not any(h in text for h in _NOISE_HINTS) and any(c.isalnum() for c in stripped[:40]):
+        return False
+    return bool(_NOISE.search(text))
 
 
 @dataclass
@@ -455,7 +491,7 @@ def template(text: str) -> str:
     return mask(text[:240]).lower()
 
 
-_COARSE = re.compile(r"['\"`][^'\"`]{1,120}['\"`]|\b[A-Za-z_]\w*(?:\.\w+)+\b|\b\w*\d\w*\b")
+_COARSE = _lazy(r"['\"`][^'\"`]{1,120}['\"`]|\b[A-Za-z_]\w*(?:\.\w+)+\b|\b\w*\d\w*\b")
 
 
 def coarse_template(text: str) -> str:
@@ -485,9 +521,11 @@ def collect(inc: Any, ev: Event) -> None:
     if any(h in text for h in _FACT_HINT):
         _read_facts(notes.facts, text)
     lvl = ev.level
+    head = text[:400]  # what a line is about is said early; long lines (request dumps) cost no more
     if marker:
         # start-up progress lines (server args, weights loaded): only their numbers matter
-        if not ARITH_RE.search(text):
+        low = head.lower()
+        if not any(w in low for w in ARITH_WORDS) or not ARITH_RE.search(head):
             return
         level: str | None = lvl
     elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
@@ -495,16 +533,18 @@ def collect(inc: Any, ev: Event) -> None:
     elif kind == K.PACKAGE_WALK_WARNING:
         level = "WARNING"
     else:
-        if not CUE_RE.search(text) and not ARITH_RE.search(text) and not _TEXT_LEVEL.search(text[:160]):
+        low = head.lower()
+        if not any(w in low for w in CUE_WORDS) and not any(w in low for w in ARITH_WORDS) \
+                and not _TEXT_LEVEL.search(text[:160]):
             return
         level = text_level(ev)
-    if is_noise(text) or _is_config_dump(text):
+    if is_noise(head) or _is_config_dump(text):
         return
-    key = template(text)
+    key = _FAST_KEY.sub("N", text[:160])
     cands = notes.templates.get(key)
     if cands is not None:
-        if len(cands) < PER_TEMPLATE and not any(c.event.text == text for c in cands):
-            cands.append(Candidate(ev, level))
+        if len(cands) < PER_TEMPLATE and _START_GPU.search(text) and not any(c.event.text == text for c in cands):
+            cands.append(Candidate(ev, level))  # the same line about another GPU index: arithmetic may need it
         else:
             cands[0].count += 1
         return
@@ -581,13 +621,13 @@ def baseline(path: str | None = None) -> Baseline:
 # --------------------------------------------------------------------------
 # Resource arithmetic
 # --------------------------------------------------------------------------
-_WEIGHTS = re.compile(r"(?i)(?:model loading took|loading model weights took|weights took|mem usage=)\s*"
+_WEIGHTS = _lazy(r"(?i)(?:model loading took|loading model weights took|weights took|mem usage=)\s*"
                       r"(-?\d+(?:\.\d+)?)\s?(GiB|GB)")
-_LEFT = re.compile(r"(?i)(?:available kv cache memory|kv cache memory|avail(?:able)? mem(?:ory)?)\s*[=:]?\s*"
+_LEFT = _lazy(r"(?i)(?:available kv cache memory|kv cache memory|avail(?:able)? mem(?:ory)?)\s*[=:]?\s*"
                    r"(-?\d+(?:\.\d+)?)\s?(GiB|GB)")
-_BLOCKS = re.compile(r"(?i)# ?(?:gpu|cuda) blocks:\s*(-?\d+)|gpu kv cache size:\s*(-?[\d,]+) tokens|"
+_BLOCKS = _lazy(r"(?i)# ?(?:gpu|cuda) blocks:\s*(-?\d+)|gpu kv cache size:\s*(-?[\d,]+) tokens|"
                      r"maximum concurrency for [\d,]+ tokens per request:\s*(\d+(?:\.\d+)?)x|max_total_num_tokens=(-?\d+)")
-_START_GPU = re.compile(r"(?i)(?:starting at gpu #|gpu_id=|cuda:|gpu #)(\d+)")
+_START_GPU = _lazy(r"(?i)(?:starting at gpu #|gpu_id=|cuda:|gpu #)(\d+)")
 
 
 def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str | None:
@@ -640,6 +680,7 @@ KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package
              "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
              "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings"}
 LIST_THRESHOLD = 1.7
+MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
 STRONG = 5.0
 MAX_LISTED = 3
 MAX_STRONG = 6
@@ -682,7 +723,7 @@ def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
     return Failure(label, fail_line, fail_ts, text, frozenset(subs))
 
 
-_CALL_SITE = re.compile(r"[\w.-]+\.(?:py|cc|cpp|cu|h|c):\d+\]")
+_CALL_SITE = _lazy(r"[\w.-]+\.(?:py|cc|cpp|cu|h|c):\d+\]")
 
 
 def _call_site(ev: Event) -> str | None:
@@ -692,7 +733,7 @@ def _call_site(ev: Event) -> str | None:
     return m.group(0) if m else None
 
 
-_TEXT_STAMP = re.compile(r"\b[WEIF]\d{4} \d\d:\d\d:\d\d\.\d+")
+_TEXT_STAMP = _lazy(r"\b[WEIF]\d{4} \d\d:\d\d:\d\d\.\d+")
 
 
 def record_key(ev: Event) -> tuple | None:
@@ -707,7 +748,10 @@ def record_key(ev: Event) -> tuple | None:
 
 
 def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
-    """Tracebacks before the failure that the process survived: warnings too."""
+    """Tracebacks before the failure that the process survived: warnings too
+    (one per distinct message, the latest few: a serving log can hold dozens
+    of request errors)."""
+    latest: dict[str, tuple[Event, Any]] = {}
     for ev, _phase, _after in getattr(inc, "tracebacks", ()):
         end = ev.end_line or ev.line
         if end >= fail.line or ev.line == fail.line:
@@ -715,7 +759,10 @@ def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
         chain = ev.data.get("chain") or ()
         if not chain:
             continue
-        exc = chain[-1]
+        key = _FAST_KEY.sub("N", chain[-1].rendered[:160])
+        latest.pop(key, None)
+        latest[key] = (ev, chain[-1])
+    for ev, exc in list(latest.values())[-MAX_HANDLED:]:
         view = Event(K.LOG, exc.line or ev.line, exc.rendered[:600], ev.ts, ev.host, ev.ident, ev.pid, ev.rank,
                      ev.level, ev.logger)
         yield Candidate(view, "TRACEBACK")
@@ -815,7 +862,9 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
     else:
         reasons_extra = []
     cue = CUE_RE.search(text) is not None
-    resource = ARITH_RE.search(text) is not None
+    # A budget line (weights, KV cache, free memory) matters to a memory failure or when its numbers trip.
+    resource = ARITH_RE.search(text) is not None and (arith is not None or fail.label in MEMORY_LABELS or any(
+        r in MEMORY_LABELS for r in fail.rivals))
     level = cand.level if cand.level is not None or not cue else "WARNING"  # no level, but reads as trouble
     score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1)
     if not cue and not resource:
@@ -879,7 +928,8 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         ev = cand.event
         if ev.line >= fail_line or ev.line in ev_lines or is_noise(ev.text):
             return
-        key = ev.text.strip()[:300]
+        text = ev.text.strip()[:300]
+        key = text if _START_GPU.search(text) else _FAST_KEY.sub("N", text)  # GPU indices matter to arithmetic
         if key in seen_text:
             scored[seen_text[key]]["count"] += cand.count
             return
@@ -918,7 +968,11 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
             consider(cand)
     for cand in _handled_tracebacks(inc, fail):
         consider(cand)
-    for line, hit in list(sig_by_line.items()):  # precursor lines the collector did not keep
+    seen_sigs: set[str] = set()
+    for line, hit in sorted(sig_by_line.items()):  # precursor lines the collector did not keep: once per signature
+        if hit.signature.id in seen_sigs:
+            continue
+        seen_sigs.add(hit.signature.id)
         consider(Candidate(Event(K.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level), text_level(hit.event)))
     few = {template(w["text"]) for w in scored.values() if w.get("_level") in ("WARNING", "ERROR", "TRACEBACK")}
     if 0 < len(few) <= FEW:
@@ -928,7 +982,15 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
             w["score"] = round(w["score"] + 0.4, 2)
             if w["why"] in ("reads as a warning", "not printed by healthy start-ups"):
                 w["why"] = "one of the few warnings before the failure"
-    ranked = sorted(scored.values(), key=lambda w: (-w["score"], w["line"]))
+    ranked = []
+    by_template: dict[str, dict[str, Any]] = {}
+    for w in sorted(scored.values(), key=lambda w: (-w["score"], w["line"])):
+        t = template(w["text"])
+        if t in by_template:  # the same message again (other numbers, ranks): the strongest one speaks
+            by_template[t]["count"] += w["count"]
+            continue
+        by_template[t] = w
+        ranked.append(w)
     out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
     for w in scored.values():
@@ -975,7 +1037,7 @@ def _lead(fail_ts: Any, ts: Any) -> float | None:
 # Prospective warnings (watch)
 # --------------------------------------------------------------------------
 # Wording that says a failure will follow, not merely that something is off.
-LIVE_CUE = re.compile(
+LIVE_CUE = _lazy(
     r"(?i)not compatible with|incompatible|no kernel image|not supported (?:on|by|for) (?:this|the current|your)|"
     r"only supported on|undefined symbol|cannot open shared object|no module named|exceeds? the|"
     r"lower than the required|requires? .{0,40} but found|no platform detected|failed to (?:import|load|initiali[sz]e)|"
