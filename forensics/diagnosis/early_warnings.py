@@ -857,7 +857,7 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
     topic = _topic(fail.label, subs, text, fail.rivals)
     usual = base.usual(template(text), server)
     arith = arithmetic(text, facts, fail.text) if ARITH_RE.search(text) or _START_GPU.search(text) else None
-    if arith is None and fail.label in ("gpu.out-of-memory",) and ARITH_RE.search(text) and quantities_gib(text):
+    if arith is None and fail.label in MEMORY_LABELS and ARITH_RE.search(text) and quantities_gib(text):
         reasons_extra = ["memory figure before a memory failure"]
     else:
         reasons_extra = []
