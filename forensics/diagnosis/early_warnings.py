@@ -444,6 +444,7 @@ def _is_config_dump(text: str) -> bool:
     return len(text) > 300 and len(_KV_PAIR.findall(text[:3000])) >= 10
 
 
+_ALNUM = re.compile(r"[^\W_]")
 _NOISE_HINTS = ("|", "it/s", "s/it", "█", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "^", "warnings.warn(")
 
 
@@ -452,9 +453,9 @@ def is_noise(text: str) -> bool:
     stripped = text.strip()
     if not stripped:
         return True
-    if not any(h in text for h in _NOISE_HINTS) and any(c.isalnum() for c in stripped[:40]):
-        return False
-    return bool(_NOISE.search(text))
+    if any(map(text.__contains__, _NOISE_HINTS)) or not _ALNUM.search(stripped[:40]):
+        return bool(_NOISE.search(text))  # looks like a bar or punctuation only: let the pattern decide
+    return False
 
 
 @dataclass
@@ -518,14 +519,14 @@ def collect(inc: Any, ev: Event) -> None:
     notes = inc.ew_notes
     if notes is None:
         notes = inc.ew_notes = Notes()
-    if any(h in text for h in _FACT_HINT):
+    if any(map(text.__contains__, _FACT_HINT)):  # map over a bound method: no generator frame per line
         _read_facts(notes.facts, text)
     lvl = ev.level
     head = text[:400]  # what a line is about is said early; long lines (request dumps) cost no more
     if marker:
         # start-up progress lines (server args, weights loaded): only their numbers matter
         low = head.lower()
-        if not any(w in low for w in ARITH_WORDS) or not ARITH_RE.search(head):
+        if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
             return
         level: str | None = lvl
     elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
@@ -534,7 +535,7 @@ def collect(inc: Any, ev: Event) -> None:
         level = "WARNING"
     else:
         low = head.lower()
-        if not any(w in low for w in CUE_WORDS) and not any(w in low for w in ARITH_WORDS) \
+        if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
                 and not _TEXT_LEVEL.search(text[:160]):
             return
         level = text_level(ev)
@@ -543,7 +544,8 @@ def collect(inc: Any, ev: Event) -> None:
     key = _FAST_KEY.sub("N", text[:160])
     cands = notes.templates.get(key)
     if cands is not None:
-        if len(cands) < PER_TEMPLATE and _START_GPU.search(text) and not any(c.event.text == text for c in cands):
+        if len(cands) < PER_TEMPLATE and ("GPU #" in text or "gpu_id=" in text or "cuda:" in text) \
+                and not any(c.event.text == text for c in cands):
             cands.append(Candidate(ev, level))  # the same line about another GPU index: arithmetic may need it
         else:
             cands[0].count += 1
@@ -649,13 +651,14 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         left = float(m.group(1)) * _UNIT_GIB[m.group(2)]
         if left <= 0:
             return f"the memory left is {left:.2f} GiB (negative or zero)"
-        if left < 0.5 or (total and left < 0.02 * total):
-            return f"only {left:.2f} GiB left" + (f" of {total:.2f} GiB" if total else "")
+        if "kv cache" in m.group(0).lower() and (left < 0.5 or (total and left < 0.02 * total)):
+            # vLLM's KV-cache budget near zero; SGLang's "avail mem" after capture is small in healthy runs too
+            return f"only {left:.2f} GiB left for the KV cache" + (f" of {total:.2f} GiB" if total else "")
     m = _BLOCKS.search(text)
     if m:
         vals = [g for g in m.groups() if g]
         v = float(vals[0].replace(",", "")) if vals else 1.0
-        if (m.group(3) and v < 1.0) or (not m.group(3) and v <= 0):
+        if not m.group(3) and v <= 0:  # (a concurrency below 1x still serves shorter requests)
             return f"the KV-cache budget is {vals[0]} (none left for a request)"
     visible = facts.get("visible")
     tp = facts.get("tp")
@@ -1050,6 +1053,9 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     precursor signature names it, or resource arithmetic trips, or it is
     unusual against the healthy baseline *and* about a failure topic."""
     text = ev.text
+    kind = ev.kind
+    if signature_hit is None and kind not in (K.LOG, K.MESSAGE, K.PACKAGE_WALK_WARNING, K.PHASE_MARKER):
+        return None  # the cheap test first: watch asks this for every line
     if is_noise(text):
         return None
     if signature_hit is not None:
@@ -1058,12 +1064,14 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
         return {"line": ev.line, "text": text, "why": f"precursor {signature_hit.signature.id}",
                 "signature": signature_hit.signature.id, "predicts": list(signature_hit.signature.predicts),
                 "subjects": sorted(subjects(text))[:12]}
-    if ev.kind not in (K.LOG, K.MESSAGE, K.PACKAGE_WALK_WARNING):
-        return None
-    arith = arithmetic(text, facts or {}) if ARITH_RE.search(text) else None
+    head = text[:400]
+    arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
+        and ARITH_RE.search(head) else None
     if arith is not None:
         return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": ["gpu.out-of-memory"]
                 if "GiB" in arith or "KV" in arith else ["config.invalid-argument"], "subjects": sorted(subjects(text))[:12]}
+    if kind == K.PHASE_MARKER:
+        return None
     level = text_level(ev)
     if level not in ("WARNING", "ERROR"):
         return None
