@@ -42,6 +42,7 @@ from typing import Any, Iterator, TextIO
 from forensics import exitcodes
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.run import assemble, load_classifier
+from forensics.diagnosis.early_warnings import live_early_warnings as early_warnings_for
 from forensics.diagnosis.signatures import signature_set
 from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
 from forensics.events import model as K
@@ -85,20 +86,10 @@ class WatchOptions:
 
 
 # --------------------------------------------------------------------- the hook
-def early_warnings_for(inc: Incident, ev: Event, announced: set) -> list[dict[str, Any]]:
-    """The one place ``watch`` decides which early warnings to print for the
-    event that just arrived: one dict per warning (``line``, ``text``,
-    ``why``, ``signature``, ``predicts``); ``announced`` remembers what was
-    printed so each is printed once. Today: a precursor signature matched
-    the line (one print per signature)."""
-    out = []
-    for h in inc.precursor_hits[-3:]:
-        if h.event is not ev or h.signature.id in announced:
-            continue
-        announced.add(h.signature.id)
-        out.append({"line": h.line, "text": h.text, "why": f"precursor {h.signature.id}",
-                    "signature": h.signature.id, "predicts": list(h.signature.predicts)})
-    return out
+# Which early warnings to print for the event that just arrived is decided in
+# one place, ``forensics.diagnosis.early_warnings.live_early_warnings``
+# (imported above as ``early_warnings_for``): a precursor signature, or a line
+# unusual against the healthy baseline and about a failure topic.
 
 
 # --------------------------------------------------------------------- input

@@ -78,12 +78,16 @@ def test_seed_early_warning_and_failure_arrive_promptly():
             break
         if i % 50 == 0:
             time.sleep(0.01)
-    t_warn, ev = s.wait_for("early_warning")
-    assert "cutlass.cute.experimental" in ev["text"] and "env.module-missing" in ev["predicts"]
-    assert t_warn - warn_at < 0.5
     t_fail, ev = s.wait_for("failure")
     assert ev["diagnosis"]["root_cause"] == "env.module-missing"
     assert t_fail - fail_at < 0.5
+    # Healthy SGLang start-ups print the package-walk warning too (it is in the
+    # healthy baseline), so it is not announced live; once the failure names
+    # cutlass, the retrospective list carries it with its lead time.
+    walk = [w for w in ev["diagnosis"]["early_warnings"] if "cutlass.cute.experimental" in w["text"]]
+    assert walk and walk[0]["lead_seconds"] == pytest.approx(103.0, abs=1) and "cutlass" in walk[0]["why"]
+    assert not any(e["event"] == "early_warning" and "package walk" in e["text"] for _, e in s.events)
+    assert warn_at is not None
     assert s.finish() == 1
 
 

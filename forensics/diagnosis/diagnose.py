@@ -14,6 +14,7 @@ from forensics.incidents.lifetimes import Hit, Incident, proc_key
 from forensics.diagnosis import phase_infer
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
+from forensics.diagnosis import early_warnings
 
 BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
                         "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
@@ -33,6 +34,7 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
         kind = ev.kind
         if kind == K.ACCESS or (kind == K.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
             return
+        early_warnings.collect(inc, ev)
         for sig, view in sset.match_event(ev):
             text, line = _hit_text(ev, view)
             hit = Hit(sig, ev, view, inc.phase, inc.ready_line is not None, line, text)
@@ -339,7 +341,6 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                                                 [*fails, *inc.precursor_hits])
     _mark_consequences(inc, result, fail_ev, fail_line, best, fails, fatal_tbs)
     fail_ts = _ts_of(best.event if best else fail_ev)
-    result["early_warnings"] = _early_warnings(inc, label, fail_line, fail_ts)
     if best is not None and best.event.level in ("WARNING", "INFO"):
         # The cause was only logged as a warning; the process died later, at
         # another error. Show that fatal line too, and the warning as what
@@ -376,6 +377,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                 "line": ev.line, "text": ev.text, "signature": None, "learned": True, "predicts": [label],
                 "lead_seconds": lead, "count": 1, "support": info["support"], "lift": info["lift"]})
         result["early_warnings"].sort(key=lambda w: w["line"])
+    result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
+                                                   prior=result["early_warnings"], rivals=result["candidates"])
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
@@ -617,23 +620,6 @@ def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
             if chain:
                 return (chain[-1].line or other.line, _clip_message(chain[-1].rendered))
     return None
-
-
-def _early_warnings(inc: Incident, label: str | None, fail_line: int, fail_ts) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    out: dict[str, dict[str, Any]] = {}
-    for h in inc.precursor_hits:
-        if h.line >= fail_line or label is None or label not in h.signature.predicts:
-            continue
-        sid = h.signature.id
-        if sid in out:
-            out[sid]["count"] += 1
-            continue
-        lead = None
-        if fail_ts is not None and h.event.ts is not None:
-            lead = round((fail_ts - h.event.ts).total_seconds(), 3)
-        out[sid] = {"line": h.line, "text": h.text, "signature": sid, "predicts": list(h.signature.predicts),
-                    "lead_seconds": lead, "count": 1}
-    return sorted(out.values(), key=lambda w: w["line"])
 
 
 def _healthy_verdict(inc: Incident) -> str:

@@ -72,12 +72,47 @@ def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | No
     for d in dirs:
         for row in read_labels(d, split):
             src = Source(row["_path"], Path(row["_path"]))
-            hybrid = diagnose_source(src, sset=sset, classifier=clf) if clf is not None else None
+            kept: list = []
+            hybrid = diagnose_source(src, sset=sset, classifier=clf, keep_incidents=kept) if clf is not None else None
             forced = (diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, classifier=clf,
                                       always_classify=True) if clf is not None else None)
-            rules = diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, use_classifier=False)
-            rows.append({"row": row, "rules": rules, "hybrid": hybrid, "forced": forced})
+            rules = diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, use_classifier=False,
+                                    keep_incidents=kept if clf is None else None)
+            best = hybrid if clf is not None else rules
+            rows.append({"row": row, "rules": rules, "hybrid": hybrid, "forced": forced,
+                         "linked_alone": _linked_alone(kept, best),
+                         "live": _live_count(Path(row["_path"]), sset) if not row.get("root_cause") else 0})
     return score(rows, clf is not None)
+
+
+def _linked_alone(incidents: list, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The early warnings that linking finds without precursor signatures."""
+    from forensics.diagnosis.early_warnings import relink
+
+    idx = result.get("incident")
+    if result.get("verdict") != "failed" or idx is None or idx >= len(incidents):
+        return []
+    return relink(incidents[idx], use_signatures=False) or []
+
+
+def _live_count(path: Path, sset: Any) -> int:
+    """How many early warnings ``watch`` would print live on this log."""
+    from forensics.diagnosis.diagnose import record_hits
+    from forensics.diagnosis.early_warnings import live_early_warnings
+    from forensics.events.parser import iter_source_events
+    from forensics.incidents.lifetimes import IncidentBuilder
+
+    builder = IncidentBuilder(str(path), record_hits(sset))
+    announced: set[str] = set()
+    cur = None
+    n = 0
+    for ev in iter_source_events(Source(str(path), path)):
+        for _ in builder.feed(ev):
+            pass
+        if builder.cur is not cur:
+            cur, announced = builder.cur, set()
+        n += len(live_early_warnings(builder.cur, ev, announced))
+    return n
 
 
 def _modes(has_clf: bool) -> list[str]:
@@ -145,6 +180,7 @@ def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
         }
     best = "hybrid" if has_clf else "rules"
     ev_hit = ev_n = ew_hit = ew_n = ph_ok = ph_n = v_ok = v_n = 0
+    ew_alone = ew_det = ew_det_hit = ew_det_alone = listed = failed_n = 0
     for it in items:
         row = it["row"]
         res = it["hybrid"] if has_clf else it["rules"]
@@ -155,7 +191,17 @@ def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
         early = row.get("early_warning_substring") or ""
         if row.get("root_cause") and early:
             ew_n += 1
-            ew_hit += any(early in w["text"] for w in res.get("early_warnings") or [])
+            hit = any(early in w["text"] for w in res.get("early_warnings") or [])
+            alone = any(early in w["text"] for w in it.get("linked_alone") or [])
+            ew_hit += hit
+            ew_alone += alone
+            if res.get("verdict") == "failed":
+                ew_det += 1
+                ew_det_hit += hit
+                ew_det_alone += alone
+        if row.get("root_cause") and res.get("verdict") == "failed":
+            failed_n += 1
+            listed += len(res.get("early_warnings") or [])
         if row.get("phase"):
             ph_n += 1
             got = res.get("phase") if row.get("root_cause") else (
@@ -167,7 +213,14 @@ def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
     report["evidence_hit_rate"] = round(ev_hit / ev_n, 4) if ev_n else None
     report["evidence"] = {"hit": ev_hit, "n": ev_n}
     report["early_warning_recall"] = round(ew_hit / ew_n, 4) if ew_n else None
-    report["early_warnings"] = {"found": ew_hit, "n": ew_n}
+    report["early_warnings"] = {"found": ew_hit, "n": ew_n, "found_by_linking_alone": ew_alone,
+                                "detected": ew_det, "found_of_detected": ew_det_hit,
+                                "linking_alone_of_detected": ew_det_alone,
+                                "mean_listed_per_failure": round(listed / failed_n, 3) if failed_n else None}
+    report["early_warning_recall_linking_alone"] = round(ew_alone / ew_n, 4) if ew_n else None
+    live = sum(it.get("live", 0) for it in healthy)
+    report["live_warnings"] = {"healthy_logs": len(healthy), "false_live_warnings": live,
+                               "per_healthy_log": round(live / len(healthy), 4) if healthy else None}
     report["phase_accuracy"] = round(ph_ok / ph_n, 4) if ph_n else None
     report["phase"] = {"correct": ph_ok, "n": ph_n}
     report["healthy_verdicts"] = {"match": v_ok, "n": v_n}
@@ -200,6 +253,18 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
         num = d.get("hit", d.get("found", d.get("correct", 0)))
         pct = f"{num / d['n']:.1%}" if d["n"] else "-"
         lines.append(f"{label:<24}{pct:>12}  ({num}/{d['n']}, {report['decided_by']})")
+    ew = report["early_warnings"]
+    if ew["n"]:
+        lines.append(f"{'  linking alone':<24}{ew['found_by_linking_alone'] / ew['n']:>12.1%}  "
+                     f"({ew['found_by_linking_alone']}/{ew['n']}; of detected failures: with signatures "
+                     f"{ew['found_of_detected']}/{ew['detected']}, linking alone {ew['linking_alone_of_detected']}/"
+                     f"{ew['detected']})")
+    if ew.get("mean_listed_per_failure") is not None:
+        lines.append(f"{'early warnings/failure':<24}{ew['mean_listed_per_failure']:>12.2f}")
+    lw = report["live_warnings"]
+    if lw["healthy_logs"]:
+        lines.append(f"{'false live warnings':<24}{lw['per_healthy_log']:>12.3f}  per healthy log "
+                     f"({lw['false_live_warnings']} on {lw['healthy_logs']})")
     hv = report["healthy_verdicts"]
     if hv["n"]:
         lines.append(f"{'healthy verdict match':<24}{hv['match'] / hv['n']:>12.1%}  ({hv['match']}/{hv['n']})")

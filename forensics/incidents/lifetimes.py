@@ -93,6 +93,7 @@ class Incident:
     # Last start-up progress of each process (host, pid, rank): (line, phase order).
     progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     outcome: Any = None  # forensics.incidents.outcome.Outcome: the shape of the log (errors, proofs)
+    ew_notes: Any = None  # early-warning candidates and facts, kept by the diagnosis hook (bounded)
 
     def phase_at(self, line: int) -> str | None:
         """The phase of the last marker at or before ``line`` (vLLM compiles

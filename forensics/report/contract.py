@@ -21,6 +21,7 @@ SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("schema") / "forensics.schema.json"
 
 EARLY_WARNING_DEFAULTS: dict[str, Any] = {
+    "why": None, "subjects": [], "score": None,
     "signature": None, "predicts": [], "lead_seconds": None, "count": 1, "learned": False,
     "support": None, "lift": None,
 }

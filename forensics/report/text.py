@@ -98,7 +98,8 @@ def render_text(result: dict[str, Any], color: bool = False) -> str:
         lines.append(st("  early warnings (printed before the failure):", bold=True, fg="yellow"))
         for w in result["early_warnings"]:
             lead = f"{human_duration(w['lead_seconds'])} before" if w.get("lead_seconds") is not None else "before"
-            lines.append(f"    line {w['line']} ({lead}): {_clip(w['text'])}")
+            why = f" ({w['why']})" if w.get("why") else ""
+            lines.append(f"    line {w['line']} ({lead}): {_clip(w['text'], 160)}{why}")
     if result.get("remediation"):
         lines.append(st("  try:", bold=True) + f" {result['remediation']}")
     incs = result.get("incidents") or []

@@ -1,0 +1,141 @@
+"""Build the healthy baseline that early-warning linking weighs against.
+
+``python -m forensics.corpus.ew_baseline [DIR ...] [--out PATH]``
+
+For every healthy log (a ``labels.csv`` row with no ``root_cause``, or the
+``good`` run of a ``pairs.csv`` row) of the given collections -- by default every collection under ``corpora/`` -- it
+records:
+
+* the masked templates of the warning-ish lines a healthy start-up printed
+  (the candidates ``early_warnings.collect`` keeps), per server;
+* in how many healthy logs each subject value appears (any line), so linking
+  can weigh a shared subject by its rarity (an IDF table).
+
+The output (``forensics/diagnosis/data/healthy_baseline.json``) is data: it
+names the logs it was built from. Never point it at ../shared/corpora-real:
+those logs measure the tool, they do not teach it.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from forensics.diagnosis import early_warnings as E
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DIRS = sorted(p.parent for p in (ROOT / "corpora").glob("*/labels.csv"))
+
+
+def healthy_logs(dirs: list[Path]) -> list[Path]:
+    out = []
+    for d in dirs:
+        pairs = d / "pairs.csv"
+        if pairs.exists():  # GOOD/BAD pairs (forensics diff): every GOOD run is healthy
+            with open(pairs, newline="", encoding="utf-8") as f:
+                out += [d / r["good"] for r in csv.DictReader(f) if r.get("good") and (d / r["good"]).exists()]
+        labels = d / "labels.csv"
+        if not labels.exists():
+            continue
+        with open(labels, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                if row.get("root_cause"):
+                    continue
+                if row.get("verdict") == "failed":
+                    continue
+                cands = [d / f"{row['id']}.log"] + sorted(d.glob(f"{row['id']}.*"))
+                log = next((c for c in cands if c.exists() and c.suffix != ".csv"), None)
+                if log is not None:
+                    out.append(log)
+    return out
+
+
+def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str]]:
+    """(server, warning templates, their shapes, subject values) of one healthy log."""
+    from forensics.diagnosis.run import diagnose_source
+    from forensics.ingest.sources import Source
+
+    incs: list[Any] = []
+    diagnose_source(Source(str(path), path), use_classifier=False, keep_incidents=incs, thin=False)
+    templates: set[str] = set()
+    shapes: set[str] = set()
+    values: set[str] = set()
+    server = None
+    for inc in incs:
+        server = server or inc.server
+        texts = [h.text for h in inc.precursor_hits]  # precursors that healthy runs print too
+        if inc.ew_notes is not None:
+            texts += [cand.event.text for cand in inc.ew_notes.candidates()]
+        for text in texts:
+            templates.add(E.template(text))
+            shapes.add(E.coarse_template(text))
+    from forensics.events.parser import iter_source_events
+
+    for ev in iter_source_events(Source(str(path), path)):
+        if ev.kind == "access":
+            continue
+        for s in E.subjects(ev.text[:2000]):
+            values.add(E.subject_value(s))
+    return server, templates, shapes, values
+
+
+def _rel(p: Path) -> str:
+    """A log's name as the baseline records it: under corpora/ when it is
+    there; a capture read from another checkout keeps its corpora/ path."""
+    try:
+        return str(p.resolve().relative_to(ROOT))
+    except ValueError:
+        parts = p.resolve().parts
+        return "/".join(parts[parts.index("corpora"):]) if "corpora" in parts else str(p)
+
+
+def build(dirs: list[Path]) -> dict[str, Any]:
+    logs = healthy_logs(dirs)
+    by_server: dict[str, set[str]] = defaultdict(set)
+    df: Counter = Counter()
+    shapes: set[str] = set()
+    digest = hashlib.sha256()
+    for log in logs:
+        server, templates, log_shapes, values = scan(log)
+        by_server[server or "other"].update(templates)
+        shapes |= log_shapes
+        df.update(values)
+        digest.update(log.read_bytes())
+    names = [_rel(p) for p in logs]
+    return {
+        "about": "Masked templates of warning-ish lines in healthy start-ups, and per subject the number of "
+                 "healthy logs that mention it. Built by python -m forensics.corpus.ew_baseline.",
+        "n_logs": len(logs),
+        "sources": sorted({str(Path(n).parent) for n in names}),
+        "logs_sha256": digest.hexdigest(),
+        "templates_by_server": {k: sorted(v) for k, v in sorted(by_server.items())},
+        "shapes": sorted(shapes),
+        "subject_df": dict(sorted(df.items())),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="*", type=Path, help="collections with labels.csv (default: corpora/*)")
+    ap.add_argument("--extra", nargs="*", type=Path, default=[], help="more collections, added to the default")
+    ap.add_argument("--out", type=Path, default=E.BASELINE_PATH)
+    a = ap.parse_args(argv)
+    dirs = list(a.dirs or DEFAULT_DIRS) + list(a.extra)
+    if any("corpora-real" in str(d) for d in dirs):
+        print("refusing ../shared/corpora-real: those logs measure the tool, they do not build it", file=sys.stderr)
+        return 2
+    data = build(dirs)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(data, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+    n_t = sum(len(v) for v in data["templates_by_server"].values())
+    print(f"{a.out}: {data['n_logs']} healthy logs, {n_t} templates, {len(data['subject_df'])} subjects")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,29 @@
+"""Early-warning linking on the real GPU early-warning captures
+(corpora/gpu-early-warning: a real library prints a real warning, then fails
+for a reason connected to it). Each row of labels.csv names the warning by
+``early_warning_substring``."""
+from __future__ import annotations
+
+import pytest
+from conftest import CORPORA
+
+GPU_EW = CORPORA / "gpu-early-warning"
+if not (GPU_EW / "labels.csv").exists():
+    pytest.skip("corpora/gpu-early-warning not captured in this checkout", allow_module_level=True)
+
+from forensics.diagnosis.evaluate import evaluate_dirs, read_labels  # noqa: E402
+
+
+def test_captures_cover_enough_scenarios():
+    rows = [r for r in read_labels(GPU_EW) if r.get("root_cause") and r.get("early_warning_substring")]
+    assert len(rows) >= 20
+    assert len({r["root_cause"] for r in rows}) >= 10
+
+
+def test_linking_finds_the_warnings_of_real_gpu_failures():
+    r = evaluate_dirs([GPU_EW])
+    ew = r["early_warnings"]
+    assert ew["detected"] >= 0.8 * ew["n"], ew
+    assert ew["linking_alone_of_detected"] / ew["detected"] >= 0.80, ew
+    assert ew["found_of_detected"] / ew["detected"] >= 0.90, ew
+    assert ew["mean_listed_per_failure"] <= 3.0, ew
