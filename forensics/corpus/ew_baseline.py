@@ -29,7 +29,7 @@ from typing import Any
 from forensics.diagnosis import early_warnings as E
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DIRS = sorted(p.parent for p in (ROOT / "corpora").glob("*/labels.csv"))
+DEFAULT_DIRS = sorted({p.parent for pat in ("*/labels.csv", "*/pairs.csv") for p in (ROOT / "corpora").glob(pat)})
 
 
 def healthy_logs(dirs: list[Path]) -> list[Path]:
