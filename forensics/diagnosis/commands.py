@@ -162,6 +162,8 @@ def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None
     from forensics.diagnosis.evaluate import evaluate_dirs, render_report
 
     report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
+    for why in report.get("unreadable") or ():
+        click.echo(f"forensics: warning: skipped {why}", err=True)
     if fmt == "json":
         click.echo(json.dumps(report, indent=2, default=str))
     else:

@@ -69,20 +69,28 @@ def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | No
     sset = signature_set()
     clf = load_classifier(use_classifier, model)
     rows: list[dict[str, Any]] = []
+    unreadable: list[str] = []
     for d in dirs:
         for row in read_labels(d, split):
             src = Source(row["_path"], Path(row["_path"]))
             kept: list = []
-            hybrid = diagnose_source(src, sset=sset, classifier=clf, keep_incidents=kept) if clf is not None else None
-            forced = (diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, classifier=clf,
-                                      always_classify=True) if clf is not None else None)
-            rules = diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, use_classifier=False,
-                                    keep_incidents=kept if clf is None else None)
+            try:
+                hybrid = (diagnose_source(src, sset=sset, classifier=clf, keep_incidents=kept)
+                          if clf is not None else None)
+                forced = (diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, classifier=clf,
+                                          always_classify=True) if clf is not None else None)
+                rules = diagnose_source(Source(row["_path"], Path(row["_path"])), sset=sset, use_classifier=False,
+                                        keep_incidents=kept if clf is None else None)
+            except InputError as e:  # one unreadable log is reported, not a reason to lose the whole table
+                unreadable.append(str(e))
+                continue
             best = hybrid if clf is not None else rules
             rows.append({"row": row, "rules": rules, "hybrid": hybrid, "forced": forced,
                          "linked_alone": _linked_alone(kept, best),
                          "live": _live_count(Path(row["_path"]), sset) if not row.get("root_cause") else 0})
-    return score(rows, clf is not None)
+    report = score(rows, clf is not None)
+    report["unreadable"] = unreadable
+    return report
 
 
 def _linked_alone(incidents: list, result: dict[str, Any]) -> list[dict[str, Any]]:
