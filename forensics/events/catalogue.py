@@ -1,0 +1,560 @@
+"""The message catalogue: what the servers and libraries themselves print.
+
+The data lives in ``signatures/catalogue/<package>.jsonl.gz`` (one entry per
+distinct message template, with the releases it appears in) and
+``signatures/catalogue/functions.json.gz`` (module + function -> phase). It is
+mined from released wheels and public sources by
+``python -m forensics.lab.catalogue_mine``; nothing here is written by hand
+except the phase rules below, which are data over names.
+
+Everything loads lazily on first use and uses only the standard library, so
+``import forensics.events.catalogue`` costs nothing. :func:`lookup` costs a few
+microseconds per line: templates are indexed by their rarest literal word, and
+only the few templates that share a word of the line are tried.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+__all__ = [
+    "CatalogueEntry", "PHASES", "PHASE_RULES", "phase_from_names", "template_regex",
+    "lookup", "lookup_all", "phase_of_function", "entries_for_label", "entries",
+    "packages", "is_error_level", "catalogue_dir", "module_of_path",
+]
+
+PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture",
+          "warmup", "ready", "serving", "shutdown")
+
+# Phase from a function's qualified name and its module, first match wins.
+# Ordered most specific first: "capture" beats "forward", "profile_run" beats
+# "run". Each rule is (phase, regex over the lowercased qualname, regex over the
+# lowercased dotted module or None). Why these words: they are the names the
+# servers give the steps of their start-up (see taxonomy.md's phases).
+PHASE_RULES: tuple[tuple[str, str, str | None], ...] = (
+    ("cuda-graph-capture", r"cuda_?graph|graph_?runner|graphrunner|(^|[._])capture|capture_model|"
+                           r"_dummy_run_graph|piecewise", None),
+    ("cuda-graph-capture", r".*", r"cuda_graph|graph_runner|cudagraph"),
+    ("warmup", r"warm_?up|_warmup|dummy_sampler_run|vision_tower_warmup", None),
+    ("memory-plan", r"profile_run|determine_(available|num_available)_memory|available_memory|"
+                    r"init_memory_pool|_init_cache|init_cache|initialize_cache|kv_?cache|"
+                    r"num_gpu_blocks|get_num_blocks|profile_max|memory_profil|"
+                    r"determine_num_available_blocks|_get_cache_block_size|token_to_kv_pool|"
+                    r"alloc_kv|allocate_kv|check_enough_kv|_check_available_memory|"
+                    r"get_available_gpu_memory|profile_num_available_blocks|mem_fraction|"
+                    r"init_kv|_initialize_kv|max_total_num_tokens|max_num_tokens", None),
+    ("memory-plan", r".*", r"kv_cache_utils|memory_pool|mem_cache|cache_engine|block_manager|"
+                           r"kv_cache_manager|memory_profiler"),
+    ("load-weights", r"load_model|load_weights|loadweights|modelloader|model_loader|"
+                     r"load_checkpoint|_load_state_dict|load_state_dict|from_pretrained|"
+                     r"safetensors|download_weights|weight_loader|load_(safetensor|pt|bin)|"
+                     r"get_model\b|^get_model$|_get_weights_iterator|hf_model_weights|"
+                     r"load_lora|initialize_model|_initialize_model|get_config|load_config|"
+                     r"get_tokenizer|load_tokenizer|tokenizer_manager\.__init__|"
+                     r"_load_pretrained_model|get_hf_text_config|_prepare_weights", None),
+    ("load-weights", r".*", r"model_loader|weight_utils|loader\b|modeling_utils|safetensors|"
+                            r"hf_transformers_utils|tokenization_utils|configuration_utils"),
+    ("kernel-jit", r"(^|[._])jit|build_and_load|load_cuda_ops|_jit_compile|compile_kernel|"
+                   r"(^|[._])compile(_|$|\.)|_compile|cpp_extension|_write_ninja|_run_ninja|"
+                   r"verify_ninja|get_cuda_arch|_get_cuda_arch_flags|build_extension|"
+                   r"gen_.*_module|get_.*_module|make_launcher|ptx_to_cubin|"
+                   r"_build|autotune|do_bench", None),
+    ("kernel-jit", r".*", r"\.jit\b|jit_utils|cpp_extension|triton\.compiler|triton\.runtime|"
+                          r"triton\.backends|deep_gemm\.jit|flashinfer\.jit|torch\._inductor"),
+    ("serving", r"(^|[._])sample|sampler|forward_decode|forward_extend|forward_batch|"
+                r"decode_step|prefill|execute_model|generate|handle_request|_handle_|"
+                r"process_input_requests|event_loop|run_batch|schedule|step\b|(^|[._])step|"
+                r"completion|chat|serve_|process_batch|recv_requests|detokeniz|"
+                r"_process_outputs|output_processor|create_completion|create_chat|"
+                r"handle_generate|generate_request", None),
+    ("serving", r".*", r"entrypoints\.openai|serving_|sampling|sampler|detokenizer|"
+                       r"output_processor"),
+    ("shutdown", r"shutdown|terminate|_kill|kill_|cleanup|__del__|atexit|sigterm|"
+                 r"signal_handler|graceful|close\b", None),
+    ("launch", r"serverargs|server_args|engineargs|engine_args|__post_init__|argparse|"
+               r"parse_args|add_cli_args|check_server_args|check_|_check|verify_|_verify|"
+               r"validate|from_cli_args|launch_server|_launch|create_engine_config|"
+               r"cli_args|set_env|_set_envs|init_distributed|init_process_group|"
+               r"initialize_model_parallel|ensure_model_parallel|set_device|get_device_capability|"
+               r"_init_device|init_device|config\.__init__|config\.__post_init__", None),
+    ("launch", r".*", r"server_args|arg_utils|\.cli\b|\.cli_args|launcher|envs\b"),
+    ("ready", r"wait_for_server|_wait_and_warmup|health|ready", None),
+)
+
+_COMPILED_PHASE_RULES: list[tuple[str, re.Pattern[str], re.Pattern[str] | None]] = [
+    (ph, re.compile(q), re.compile(m) if m else None) for ph, q, m in PHASE_RULES
+]
+
+
+def phase_from_names(module: str | None, qualname: str) -> str | None:
+    """The phase a function's name says it belongs to (None: its name says nothing)."""
+    q = (qualname or "").lower()
+    m = (module or "").lower()
+    for phase, qre, mre in _COMPILED_PHASE_RULES:
+        if mre is not None:
+            if m and mre.search(m) and qre.search(q):
+                return phase
+        elif q and qre.search(q):
+            return phase
+    return None
+
+
+def module_of_path(path: str) -> str | None:
+    """``/x/site-packages/vllm/v1/engine/core.py`` -> ``vllm.v1.engine.core``."""
+    p = path.replace("\\", "/")
+    for marker in ("site-packages/", "dist-packages/"):
+        i = p.rfind(marker)
+        if i >= 0:
+            p = p[i + len(marker):]
+            break
+    else:
+        # a source checkout: keep from the first known top-level package
+        m = _TOP_PACKAGE.search(p)
+        if not m:
+            return None
+        p = p[m.start(1):]
+    if p.endswith(".py"):
+        p = p[:-3]
+    p = p.replace("/", ".")
+    if p.endswith(".__init__"):
+        p = p[: -len(".__init__")]
+    return p or None
+
+
+_TOP_PACKAGE = re.compile(r"(?:^|/)((?:sglang|vllm|lmdeploy|transformers|torch|flashinfer|triton|"
+                          r"deep_gemm|text_generation_server|sgl_kernel|vllm_ascend)/)")
+
+
+# ------------------------------------------------------------------ entries
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    """One distinct message a program prints, with where and in which releases.
+
+    ``kind`` says how it is printed: ``raise`` (an exception), ``assert``,
+    ``log`` (a logger call), ``warn`` (``warnings.warn``), ``print`` (to
+    stderr), ``check`` (a C++ ``TORCH_CHECK``-style check), ``native-log``
+    (NCCL's ``WARN``/``INFO``, Rust ``tracing``), ``error-string`` (a runtime's
+    error name and string, e.g. CUDA's; a Rust error enum's text), ``panic``
+    (Rust ``panic!``/``expect``), ``binary-string`` (a sentence-like string
+    literal of a shared library, e.g. libtorch_cuda's; level unknown). ``template`` is the literal text with
+    ``{}``/``{name}`` placeholders (literal braces doubled); ``match`` (a
+    property: a function of the template) is a regex that finds it in a line.
+    """
+
+    package: str
+    kind: str
+    template: str
+    level: str | None
+    exc_type: str | None
+    module: str | None
+    function: str | None
+    releases: tuple[str, ...]
+    source: str | None
+    phase: str | None
+    label: str | None
+    label_rule: str | None
+    sites: int = 1
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CatalogueEntry":
+        return cls(
+            package=d["package"], kind=d["kind"], template=d["template"], level=d.get("level"), exc_type=d.get("exc_type"),
+            module=d.get("module"), function=d.get("function"),
+            releases=tuple(d.get("releases") or ()), source=d.get("source"),
+            phase=d.get("phase"), label=d.get("label"), label_rule=d.get("label_rule"),
+            sites=int(d.get("sites") or 1),
+        )
+
+    @property
+    def id(self) -> str:
+        """Stable id: the package and a hash of what makes the entry distinct."""
+        return entry_id(self.package, self.kind, self.exc_type, self.level, self.template)
+
+    @property
+    def match(self) -> str:
+        """The regex that finds this message in a line (a function of the template)."""
+        return template_regex(self.template)
+
+    def to_dict(self) -> dict:
+        d = {f: (list(getattr(self, f)) if f == "releases" else getattr(self, f))
+             for f in self.__dataclass_fields__}
+        d["id"] = self.id
+        d["match"] = self.match
+        return d
+
+    def render(self, values: Iterable[str] | None = None) -> str:
+        """The template with its placeholders filled (``values`` in order, else
+        a plausible token), literal braces undoubled: what the program would print."""
+        it = iter(values or ())
+        out: list[str] = []
+        for lit, ph in split_template(self.template):
+            out.append(lit)
+            if ph is not None:
+                out.append(next(it, "X" if not ph else ph))
+        return "".join(out)
+
+
+def entry_id(package: str, kind: str, exc_type: str | None, level: str | None, template: str) -> str:
+    h = hashlib.sha1(f"{package}\0{kind}\0{exc_type}\0{level}\0{template}".encode()).hexdigest()[:12]
+    return f"{package}:{h}"
+
+
+_ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL", "EXCEPTION"})
+_ERROR_KINDS = frozenset({"raise", "assert", "check", "error-string", "panic"})
+
+
+def is_error_level(entry: CatalogueEntry) -> bool:
+    """True for messages a program prints when something failed: raised
+    exceptions, failed assertions and checks, runtime error strings, and log
+    calls at error level or above. A warning is not an error even when it
+    predicts one."""
+    if entry.kind in _ERROR_KINDS:
+        return True
+    return (entry.level or "").upper() in _ERROR_LEVELS
+
+
+# ---------------------------------------------------------------- templates
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def split_template(template: str) -> list[tuple[str, str | None]]:
+    """[(literal, placeholder-name-or-None)]: ``{{``/``}}`` are literal braces,
+    ``{x}`` a placeholder named x (empty name allowed)."""
+    out: list[tuple[str, str | None]] = []
+    lit: list[str] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(template):
+        lit.append(template[pos:m.start()])
+        tok = m.group(0)
+        if tok == "{{":
+            lit.append("{")
+        elif tok == "}}":
+            lit.append("}")
+        else:
+            out.append(("".join(lit), m.group(1)))
+            lit = []
+        pos = m.end()
+    lit.append(template[pos:])
+    out.append(("".join(lit), None))
+    return out
+
+
+def template_regex(template: str) -> str:
+    """A regex that finds the template's first line in a line of a log.
+
+    Placeholders match lazily anything on the line; runs of whitespace in the
+    literal text match any whitespace (log shippers re-wrap and re-indent)."""
+    first = template.split("\n", 1)[0] if "\n" in template else template
+    parts: list[str] = []
+    for lit, ph in split_template(first):
+        if lit:
+            parts.append(r"\s+".join(re.escape(w) for w in lit.split()) if lit.strip() else r"\s*")
+            if lit[:1].isspace() and parts[-1] != r"\s*":
+                parts[-1] = r"\s*" + parts[-1]
+            if lit[-1:].isspace() and parts[-1] != r"\s*":
+                parts[-1] = parts[-1] + r"\s*"
+        if ph is not None:
+            parts.append(r".*?")
+    # search() is unanchored: wildcards and optional space at either end add nothing
+    while parts and parts[0] in (r".*?", r"\s*"):
+        parts.pop(0)
+    while parts and parts[-1] in (r".*?", r"\s*"):
+        parts.pop()
+    return "".join(parts)
+
+
+# Whole words of 4+ characters starting with a letter: a word that is part of
+# a longer run of word characters (x1_abcd, 12abcd) is never one.
+_WORD = re.compile(r"\b[A-Za-z_]\w{3,}")
+
+
+def _segment_words(lit: str, open_left: bool, open_right: bool) -> list[str]:
+    """The whole words of a literal segment. A word touching a placeholder
+    (``sm_{arch}``) is only part of the printed word, so it is left out."""
+    ms = list(_WORD.finditer(lit))
+    if ms and open_left and ms[0].start() == 0:
+        ms = ms[1:]
+    if ms and open_right and ms[-1].end() == len(lit):
+        ms = ms[:-1]
+    return [m.group().lower() for m in ms]
+
+
+def _literal_keys(template: str) -> list[str]:
+    """The words of the template's first line, and each pair of words adjacent
+    within one literal segment ("w1 w2"): a pair is far rarer than a word, and
+    it appears as a pair in any line the template matches."""
+    first = template.split("\n", 1)[0]
+    segs = split_template(first)
+    keys: list[str] = []
+    for i, (lit, _ph) in enumerate(segs):
+        ws = _segment_words(lit, open_left=i > 0, open_right=segs[i][1] is not None)
+        keys.extend(ws)
+        keys.extend(f"{a} {b}" for a, b in zip(ws, ws[1:]))
+    return keys
+
+
+def _line_keys(message: str) -> list[str]:
+    ws = _WORD.findall(message.lower())
+    return ws + [f"{a} {b}" for a, b in zip(ws, ws[1:])]
+
+
+def literal_size(template: str) -> int:
+    first = template.split("\n", 1)[0]
+    return sum(len(lit.strip()) for lit, _ in split_template(first))
+
+
+# --------------------------------------------------------------- the index
+def catalogue_dir() -> Path:
+    """``$FORENSICS_CATALOGUE``, else the catalogue shipped in the wheel, else
+    the source tree's ``signatures/catalogue``."""
+    env = os.environ.get("FORENSICS_CATALOGUE")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_signatures" / "catalogue"
+    if packaged.is_dir():
+        return packaged
+    return here.parent / "signatures" / "catalogue"
+
+
+# Too short or too generic to say which message it is: never used as a key.
+_MIN_LITERAL = 10
+INDEX_FILE = "lookup-index.json.gz"
+
+
+def index_keys(templates: list[str]) -> list[str | None]:
+    """For each template its rarest literal word (over all templates): the one
+    word of a line that must be present for the template to match. The miner
+    stores these in the lookup index so loading costs no template parsing."""
+    words_of: list[list[str]] = []
+    freq: dict[str, int] = {}
+    for t in templates:
+        ws = sorted(set(_literal_keys(t))) if literal_size(t) >= _MIN_LITERAL else []
+        words_of.append(ws)
+        for w in ws:
+            freq[w] = freq.get(w, 0) + 1
+    return [min(ws, key=lambda w: (freq[w], -len(w), w)) if ws else None for ws in words_of]
+
+
+class _PackageFile:
+    """One package's entries, decompressed on first use and parsed one line at
+    a time: a match needs only its own entry."""
+
+    def __init__(self, path: Path, package: str) -> None:
+        self.path = path
+        self.package = package
+        self._lines: list[bytes] | None = None
+        self._parsed: dict[int, CatalogueEntry] = {}
+
+    def lines(self) -> list[bytes]:
+        if self._lines is None:
+            with gzip.open(self.path, "rb") as fh:
+                self._lines = [ln for ln in fh.read().split(b"\n") if ln.strip()]
+        return self._lines
+
+    def entry(self, i: int) -> CatalogueEntry:
+        e = self._parsed.get(i)
+        if e is None:
+            d = json.loads(self.lines()[i])
+            d.setdefault("package", self.package)
+            e = self._parsed[i] = CatalogueEntry.from_dict(d)
+        return e
+
+    def all(self) -> list[CatalogueEntry]:
+        return [self.entry(i) for i in range(len(self.lines()))]
+
+
+class _Index:
+    """The lookup index (templates, keys, exception types; entries by
+    reference) and, separately and lazily, the function table."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.files: dict[str, _PackageFile] = {}
+        self.releases: dict[str, list[str]] = {}
+        self.refs: list[tuple[str, int]] = []
+        self.templates: list[str] = []
+        self.exc: list[str | None] = []
+        self.nrel: list[int] = []
+        self.by_word: dict[str, list[int]] = {}
+        self._functions: dict[str, dict[str, str]] | None = None
+        self._rx: dict[int, tuple[re.Pattern[str], int, frozenset[str]] | None] = {}
+        self._load()
+
+    def _load(self) -> None:
+        if not self.directory.is_dir():
+            return
+        for f in sorted(self.directory.glob("*.jsonl.gz")):
+            pkg = f.name[: -len(".jsonl.gz")]
+            self.files[pkg] = _PackageFile(f, pkg)
+        ipath = self.directory / INDEX_FILE
+        if ipath.is_file():
+            with gzip.open(ipath, "rt", encoding="utf-8") as fh:
+                idx = json.load(fh)
+            packs = idx["packages"]
+        else:  # no index (a hand-made catalogue): build it from the entries
+            packs = {}
+            for pkg, pf in self.files.items():
+                es = pf.all()
+                packs[pkg] = {"templates": [e.template for e in es], "exc": [e.exc_type for e in es],
+                              "nrel": [len(e.releases) for e in es],
+                              "releases": sorted({r for e in es for r in e.releases})}
+            allt = [t for p in packs.values() for t in p["templates"]]
+            keys = iter(index_keys(allt))
+            for p in packs.values():
+                p["keys"] = [next(keys) for _ in p["templates"]]
+        by_word = self.by_word
+        for pkg, p in packs.items():
+            if pkg not in self.files:
+                continue
+            self.releases[pkg] = list(p["releases"])
+            base = len(self.refs)
+            self.refs.extend((pkg, i) for i in range(len(p["templates"])))
+            self.templates.extend(p["templates"])
+            self.exc.extend(p["exc"])
+            self.nrel.extend(p["nrel"])
+            for i, k in enumerate(p["keys"]):
+                if k:
+                    by_word.setdefault(k, []).append(base + i)
+
+    @property
+    def functions(self) -> dict[str, dict[str, str]]:
+        if self._functions is None:
+            fpath = self.directory / "functions.json.gz"
+            table: dict[str, dict[str, str]] = {}
+            if fpath.is_file():
+                with gzip.open(fpath, "rt", encoding="utf-8") as fh:
+                    table = json.load(fh)
+            self._functions = table
+        return self._functions
+
+    def entry(self, i: int) -> CatalogueEntry:
+        pkg, j = self.refs[i]
+        return self.files[pkg].entry(j)
+
+    def compiled(self, i: int) -> tuple[re.Pattern[str], int, frozenset[str]] | None:
+        got = self._rx.get(i, _MISSING)
+        if got is _MISSING:
+            t = self.templates[i]
+            try:
+                got = (re.compile(template_regex(t)), literal_size(t), frozenset(_literal_keys(t)))
+            except re.error:
+                got = None
+            self._rx[i] = got
+        return got  # type: ignore[return-value]
+
+    def candidates(self, message: str) -> tuple[set[int], set[str]]:
+        out: set[int] = set()
+        by_word = self.by_word
+        keys = _line_keys(message)
+        for w in keys:
+            ids = by_word.get(w)
+            if ids:
+                out.update(ids)
+        return out, set(keys)
+
+
+_MISSING = object()
+_INDEX: _Index | None = None
+_LOCK = threading.Lock()
+
+
+_INDEX_ENV: str | None = None
+
+
+def _index() -> _Index:
+    """The loaded index; reloaded only when $FORENSICS_CATALOGUE changes (tests)."""
+    global _INDEX, _INDEX_ENV
+    idx = _INDEX
+    env = os.environ.get("FORENSICS_CATALOGUE")
+    if idx is None or env != _INDEX_ENV:
+        with _LOCK:
+            idx = _INDEX
+            if idx is None or env != _INDEX_ENV:
+                idx = _INDEX = _Index(catalogue_dir())
+                _INDEX_ENV = env
+    return idx
+
+
+_EXC_PREFIX = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Interrupt|Exit|"
+                         r"Failure|Fault))\s*:\s*(.*)$", re.S)
+
+
+def lookup_all(message: str, limit: int = 5) -> list[CatalogueEntry]:
+    """The catalogue entries whose template occurs in ``message``, best first
+    (most literal text matched, then the same exception type, then most releases)."""
+    if not message:
+        return []
+    idx = _index()
+    if not idx.refs:
+        return []
+    exc = None
+    m = _EXC_PREFIX.match(message)
+    if m:
+        exc = m.group(1).rsplit(".", 1)[-1]
+    scored: list[tuple[tuple[int, int, int], int]] = []
+    cands, keys = idx.candidates(message)
+    for i in cands:
+        c = idx.compiled(i)
+        # every whole word of the template must be in the line: a set test
+        # that spares most candidates their regex
+        if c is None or not c[2] <= keys or c[0].search(message) is None:
+            continue
+        et = idx.exc[i]
+        same_exc = 1 if exc and et and et.rsplit(".", 1)[-1] == exc else 0
+        scored.append(((c[1], same_exc, idx.nrel[i]), i))
+    scored.sort(reverse=True)
+    return [idx.entry(i) for _s, i in scored[:limit]]
+
+
+def lookup(message: str) -> CatalogueEntry | None:
+    """The catalogue entry a log message (or an ``ExcType: message`` line) comes
+    from, or None. Call it on candidate lines only (errors, warnings, the last
+    lines of a traceback): it costs microseconds, not nothing."""
+    found = lookup_all(message, limit=1)
+    return found[0] if found else None
+
+
+def phase_of_function(module: str | None, function: str) -> str | None:
+    """The phase a function belongs to: from the catalogue's table of the
+    functions seen in the mined sources (keyed by module and bare name, so a
+    traceback frame's ``in capture`` finds ``CudaGraphRunner.capture``), else
+    from the function's and module's names alone. ``module`` may be a dotted
+    name or a frame's file path."""
+    if not function:
+        return None
+    mod = module
+    if mod and ("/" in mod or mod.endswith(".py")):
+        mod = module_of_path(mod)
+    if mod:
+        ph = _index().functions.get(mod, {}).get(function)
+        if ph:
+            return ph
+    return phase_from_names(mod, function)
+
+
+def entries(package: str | None = None) -> list[CatalogueEntry]:
+    """All entries (of one package). Parses the whole catalogue: for the lab
+    and tests, not for per-line use."""
+    files = _index().files
+    if package:
+        return files[package].all() if package in files else []
+    return [e for pf in files.values() for e in pf.all()]
+
+
+def packages() -> dict[str, set[str]]:
+    """package -> the releases the catalogue covers."""
+    return {p: set(r) for p, r in _index().releases.items()}
+
+
+def entries_for_label(label: str, error_only: bool = False) -> list[CatalogueEntry]:
+    """The entries whose guessed label is ``label`` (for the corpus generator);
+    ``error_only``: only those printed when something failed (:func:`is_error_level`)."""
+    return [e for e in entries() if e.label == label and (not error_only or is_error_level(e))]
