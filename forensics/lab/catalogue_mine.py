@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from forensics.events.catalogue import INDEX_FILE, index_keys, literal_size, phase_from_names
-from forensics.lab.catalogue_rules import guess_label
+from forensics.events.catalogue import INDEX_FILE, INDEX_NL, INDEX_SEP, index_keys, literal_size, phase_from_names
+from forensics.lab.catalogue_rules import advice_of, guess_label
 
 # ----------------------------------------------------------------- sources
 # Releases chosen to span each project's history (vLLM: the V0 engine in 0.6.x,
@@ -69,7 +69,8 @@ WHEELS = {
     # sglang's multimodal_gen is its diffusion server, not an LLM server: left out.
     "sglang": ("sglang", ["0.4.6.post5", "0.5.2", "0.5.10", "0.5.23"],
                _under("sglang/", exclude=("/test/", "sglang/multimodal_gen/", "sglang/bench", "/benchmark/"))),
-    "vllm": ("vllm", ["0.6.6.post1", "0.8.5.post1", "0.10.2", "0.11.0"],
+    "vllm": ("vllm", ["0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.2", "0.10.2", "0.11.0", "0.14.1", "0.23.0",
+                      "0.33.0"],
              _under("vllm/", exclude=("/tests/", "vllm/benchmarks/"))),
     "lmdeploy": ("lmdeploy", ["0.6.5", "0.9.2", "0.18.0"], _under("lmdeploy/")),
     "transformers": ("transformers", ["4.46.3", "4.51.3", "4.57.6", "5.24.0"], _transformers),
@@ -91,6 +92,20 @@ WHEELS = {
     "flashinfer": ("flashinfer-python", ["0.5.3", "0.6.4", "0.7.4"],
                    _under("flashinfer/", exclude=("flashinfer/experimental/", "train_backend", "/cake"))),
     "triton": ("triton", ["3.1.0", "3.3.1", "3.5.1"], _under("triton/", exclude=("/third_party/", "/tools/"))),
+    # What the servers run on and through: vLLM's Ascend platform plugin, SGLang's
+    # kernel package, Ray (vLLM's multi-node executor; how actors and workers
+    # die), uvicorn (the HTTP server: bind errors), huggingface_hub (downloads).
+    "vllm-ascend": ("vllm-ascend", ["0.9.1", "0.11.0", "0.13.0"], _under("vllm_ascend/", exclude=("/tests/",))),
+    "sgl-kernel": ("sgl-kernel", ["0.1.4", "0.3.9.post2", "0.3.21"], _under("sgl_kernel/")),
+    "ray": ("ray", ["2.40.0", "2.49.2", "2.60.0"],
+            _under("ray/_private/", "ray/exceptions.py", "ray/actor.py", "ray/worker.py", "ray/remote_function.py",
+                   "ray/util/", "ray/_common/", "ray/runtime_env/", "ray/experimental/", "ray/dag/",
+                   "ray/_raylet.py", "ray/cluster_utils.py", "ray/scripts/",
+                   exclude=("/tests/", "ray/util/dask/", "ray/util/spark/", "ray/util/joblib/",
+                            "ray/util/multiprocessing/", "ray/_private/thirdparty/"))),
+    "uvicorn": ("uvicorn", ["0.30.6", "0.34.0", "0.54.0"], _under("uvicorn/")),
+    "huggingface-hub": ("huggingface-hub", ["0.26.5", "0.35.3", "1.33.0"],
+                        _under("huggingface_hub/", exclude=("huggingface_hub/inference/", "/templates/"))),
 }
 CUDA_RUNTIME = ("nvidia-cuda-runtime-cu12", ["12.1.105", "12.4.127", "12.8.90", "12.9.79"])
 
@@ -201,6 +216,19 @@ class _StrResolver:
     def __init__(self, assigns: dict[str, ast.AST]) -> None:
         self.assigns = assigns
 
+    def const_str(self, node: ast.AST, depth: int = 0) -> str | None:
+        """The literal string a name or gettext call stands for, if any."""
+        if depth > 4:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.assigns:
+            return self.const_str(self.assigns[node.id], depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "gettext", "N_") \
+                and node.args:
+            return self.const_str(node.args[0], depth + 1)
+        return None
+
     def template(self, node: ast.AST | None, depth: int = 0) -> str | None:
         if node is None or depth > 4:
             return None
@@ -221,10 +249,11 @@ class _StrResolver:
                 return None
             return (a if a is not None else "{" + _hint(node.left) + "}") + \
                    (b if b is not None else "{" + _hint(node.right) + "}")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
-                and isinstance(node.left.value, str):
-            args = list(node.right.elts) if isinstance(node.right, ast.Tuple) else [node.right]
-            return _printf_to_template(node.left.value, args)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            fmt = self.const_str(node.left)
+            if fmt is not None:
+                args = list(node.right.elts) if isinstance(node.right, ast.Tuple) else [node.right]
+                return _printf_to_template(fmt, args)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
                 and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
             return _format_to_template(node.func.value.value, list(node.args),
@@ -234,6 +263,9 @@ class _StrResolver:
             return None
         if isinstance(node, ast.Name) and node.id in self.assigns:
             return self.template(self.assigns[node.id], depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "gettext", "N_") \
+                and node.args:
+            return self.template(node.args[0], depth + 1)  # gettext: the message itself
         return None
 
 
@@ -260,6 +292,10 @@ def _receiver_name(node: ast.AST) -> str:
     return ""
 
 
+_EXC_CTOR = re.compile(r"^[A-Z]\w*(Error|Exception|Exit|Failure)$")
+_MSG_CONST = re.compile(r"(^|_)(MSG|MESSAGE|ERROR_MSG|ERR_MSG|WARNING_MSG|HINT|ERROR_MESSAGE|WARNING)S?$", re.I)
+
+
 def _exc_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call):
         node = node.func
@@ -278,6 +314,7 @@ class _Walker(ast.NodeVisitor):
         self.stack: list[str] = []
         self.resolvers: list[_StrResolver] = [_StrResolver({})]
         self.warn_names = {"warn"}  # names bound to warnings.warn by "from warnings import warn"
+        self.exc_classes: set[str] = set()  # exception classes this module defines
 
     # scope
     def _func(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -301,6 +338,18 @@ class _Walker(ast.NodeVisitor):
         self.stack.append(node.name)
         self.generic_visit(node)
         self.stack.pop()
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        # BASE_ERROR_MSG = "The actor died unexpectedly ...", CUDA_GRAPH_CAPTURE_FAILED_MSG = (...):
+        # messages kept in constants and printed by code that only names them
+        if len(self.resolvers) == 1 and len(node.targets) == 1:
+            t = node.targets[0]
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+            if _MSG_CONST.search(name):
+                msg = self._t(node.value)
+                if msg:
+                    self.emit("message-constant", msg, None, None, self.qualname, node.lineno)
+        self.generic_visit(node)
 
     @property
     def qualname(self) -> str:
@@ -332,8 +381,14 @@ class _Walker(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func
-        if isinstance(f, ast.Attribute) and f.attr in _LOG_METHODS and node.args:
-            recv = _receiver_name(f.value)
+        recv = _receiver_name(f.value) if isinstance(f, ast.Attribute) else ""
+        if isinstance(f, ast.Attribute) and f.attr == "error" and node.args and \
+                (re.search(r"parser$", recv or "", re.I) or (recv == "self" and "Parser" in self.qualname)):
+            # argparse's parser.error(msg): "prog: error: msg", then exit 2
+            msg = self._t(node.args[0])
+            if msg:
+                self.emit("log", msg, "ERROR", None, self.qualname, node.lineno)
+        elif isinstance(f, ast.Attribute) and f.attr in _LOG_METHODS and node.args:
             if recv == "warnings" and f.attr == "warn":
                 self._warn(node)
             elif _LOGGER_NAME.match(recv or ""):
@@ -347,6 +402,19 @@ class _Walker(ast.NodeVisitor):
                     self.emit("log", msg, _LOG_METHODS[f.attr], None, self.qualname, node.lineno)
         elif isinstance(f, ast.Name) and f.id in self.warn_names and node.args:
             self._warn(node)
+        elif (_EXC_CTOR.search(_exc_name(f) or "") or _exc_name(f) in self.exc_classes) and node.args:
+            # an exception built and handed on (set_exception(...), raised later)
+            msg = self._t(node.args[0])
+            if msg:
+                self.emit("raise", msg, None, _exc_name(f), self.qualname, node.lineno)
+        elif _exc_name(f) in ("tqdm", "trange", "tqdm_asyncio", "Progress", "add_task") or \
+                any(k.arg == "desc" for k in node.keywords):
+            # a progress bar's description: the phase a server is in when it stops
+            for k in node.keywords:
+                if k.arg in ("desc", "description"):
+                    msg = self._t(k.value)
+                    if msg:
+                        self.emit("progress", msg, "INFO", None, self.qualname, node.lineno)
         elif isinstance(f, ast.Name) and f.id == "print" and node.args:
             for k in node.keywords:
                 if k.arg == "file" and isinstance(k.value, ast.Attribute) and k.value.attr == "stderr":
@@ -365,6 +433,26 @@ class _Walker(ast.NodeVisitor):
                 cat = _exc_name(k.value)
         if msg:
             self.emit("warn", msg, "WARNING", cat or "UserWarning", self.qualname, node.lineno)
+
+
+def _exception_classes(tree: ast.AST) -> set[str]:
+    """Classes of the module that derive (as far as the module shows) from an
+    exception: their names need not end in Error (BrokenProcessPool)."""
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    known: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for c in classes:
+            if c.name in known:
+                continue
+            for b in c.bases:
+                bn = _exc_name(b) or ""
+                if bn in known or re.search(r"(Error|Exception|Warning|Exit|Executor|Failure)$", bn):
+                    known.add(c.name)
+                    changed = True
+                    break
+    return known
 
 
 def module_name(relpath: str) -> str:
@@ -386,7 +474,9 @@ def mine_python(text: str | bytes, relpath: str, package: str, release: str, out
     def on_function(name: str, qual: str) -> None:
         out.functions[module][name].add(qual)
 
-    _Walker(emit, module, on_function).visit(tree)
+    walker = _Walker(emit, module, on_function)
+    walker.exc_classes = _exception_classes(tree)
+    walker.visit(tree)
 
 
 # ------------------------------------------------------ C/C++/CUDA and Rust
@@ -619,7 +709,9 @@ def _rust_expr(a: str) -> ast.AST:
 # errors) live in .cpp files that the wheel does not ship; their string
 # literals are in the shared libraries. A literal that reads like a sentence is
 # kept; code-like literals (stringified conditions, descriptors) are not.
-_SO_STR = re.compile(rb"[\x20-\x7e]{14,400}(?=\x00)")
+# A string starts after a non-printable byte and is taken whole (possessive):
+# long printable runs without a NUL (embedded PTX, tables) cost linear time.
+_SO_STR = re.compile(rb"(?<![\x20-\x7e])[\x20-\x7e]{14,400}+(?=\x00)")
 _SENTENCE = re.compile(r"^[A-Za-z][^\x00]*?\s\S+\s\S+")
 _CODEY = re.compile(r"::|->|\(\)|static_cast|reinterpret_cast|CUDNN_BACKEND|CUDNN_ATTR|\.data_ptr|"
                     r"\bconst\b|\btemplate\b|[{};]\s*$|^\s*#|%[0-9.]*[a-z]|\bstd\b|\w\(\w+\s*[<>=!]=")
@@ -640,8 +732,8 @@ def mine_torch_binaries(z: zipfile.ZipFile, release: str, out: Mined) -> None:
                 continue
             seen.add(s)
             tmpl = _esc(s.strip())
-            if s.endswith((" ", ": ", "(", "=")):
-                tmpl += "{}"  # a c10::str piece: a value follows
+            if s.endswith((" ", ":", "(", "=")):
+                tmpl += (" " if s.endswith(" ") else "") + "{}"  # a c10::str piece: a value follows
             out.records.append(Record("torch", release, "binary-string", tmpl, None, None, lib.split(".")[0],
                                       None, f"{n}"))
         del data
@@ -692,6 +784,107 @@ def mine_cuda_runtime(wheel: Path, release: str, out: Mined) -> None:
             # torch's and most servers' wrapping of it
             out.records.append(Record("cuda-runtime", release, "error-string", "CUDA error: " + _esc(s), "ERROR", nm,
                                       "cudart", "cudaGetErrorString", src))
+
+
+# ------------------------------------------------------------ the C library
+# The dynamic loader's own messages end ImportErrors of compiled extensions
+# ("cannot open shared object file", "undefined symbol", "version `GLIBCXX_…'
+# not found"). Read from this machine's loader (its Debian package version is
+# the release).
+GLIBC_LOADERS = ("/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "/lib64/ld-linux-x86-64.so.2")
+_ELF_STR = re.compile(rb"(?<![\x20-\x7e])[\x20-\x7e]{10,300}+(?=\x00)")
+
+
+def glibc_release() -> str | None:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libc6"], capture_output=True, text=True)
+        return out.stdout.strip() or None
+    except OSError:
+        return None
+
+
+def mine_elf_strings(data: bytes, package: str, release: str, module: str, source: str, out: Mined,
+                     min_words: int = 2) -> None:
+    """Sentence-like printf strings of a native program (kind binary-string)."""
+    seen: set[str] = set()
+    for m in _ELF_STR.finditer(data):
+        s = m.group().decode("ascii")
+        if s in seen or not re.match(r"^[A-Za-z%'\"][^\x00]*?(\s\S+){" + str(min_words - 1) + "}", s) or \
+                re.search(r"[{};\[\]]|^\s|\\|==|!=|>=|<=|->|&&|\|\||^_Z|^GLIBC|^GCC|\.(c|cc|cpp|h)$", s):
+            continue
+        seen.add(s)
+        out.records.append(Record(package, release, "binary-string", _printf_to_template(s.strip(), None), None, None,
+                                  module, None, source))
+
+
+def mine_loader(path: Path, release: str, out: Mined) -> None:
+    mine_elf_strings(path.read_bytes(), "glibc", release, path.name, str(path), out)
+
+
+# Build tools whose own error lines prove a JIT build failed: ninja (the
+# ninja wheel's binary) and ptxas (the nvidia-cuda-nvcc wheels' assembler).
+TOOL_WHEELS: dict[str, tuple[str, list[str], str]] = {
+    "ninja": ("ninja", ["1.10.2.4", "1.11.1.4", "1.13.0"], r"(^|/)ninja$"),
+    "ptxas": ("nvidia-cuda-nvcc-cu12", ["12.4.131", "12.8.93", "12.9.86"], r"/bin/ptxas$"),
+}
+
+
+def mine_tool_wheel(package: str, dist: str, version: str, member: str, wheel_dir: Path, out: Mined) -> None:
+    whl = wheel_path(dist, version, wheel_dir)
+    out.provenance[package].append(f"{version}: wheel `{whl.name}` sha256 `{sha256(whl)}`")
+    with zipfile.ZipFile(whl) as z:
+        for n in z.namelist():
+            if re.search(member, n):
+                mine_elf_strings(z.read(n), package, version, n.rsplit("/", 1)[-1], n, out, min_words=3)
+
+
+# ------------------------------------------------------------ Python itself
+# The standard library's own messages reach servers' logs too: asyncio's
+# "error while attempting to bind on address", argparse's "unrecognized
+# arguments", concurrent.futures' "process pool was terminated abruptly",
+# multiprocessing, subprocess, importlib. Read from installed interpreters.
+STDLIB_KEEP = ("asyncio/", "subprocess.py", "multiprocessing/", "concurrent/", "importlib/", "socket.py",
+               "ssl.py", "shutil.py", "signal.py", "threading.py", "argparse.py", "json/", "http/", "urllib/",
+               "zipfile", "tempfile.py", "os.py", "ctypes/__init__.py", "ctypes/util.py", "selectors.py",
+               "queue.py", "pickle.py", "logging/", "runpy.py", "site.py", "codecs.py", "pathlib", "socketserver.py")
+
+
+def default_python_libs() -> list[Path]:
+    import glob
+    import sysconfig
+    libs = {Path(p) for p in glob.glob("/root/.pyenv/versions/3.1[0-9]*/lib/python3.*") if Path(p, "os.py").is_file()}
+    libs.add(Path(sysconfig.get_paths()["stdlib"]))
+    return sorted(libs, key=lambda p: _vkey(p.name.replace("python", "")))
+
+
+def python_release(lib: Path) -> str:
+    import platform
+    import sysconfig
+    if lib.resolve() == Path(sysconfig.get_paths()["stdlib"]).resolve():
+        return platform.python_version()
+    m = re.search(r"versions/(\d+\.\d+\.\d+)", str(lib))
+    return m.group(1) if m else lib.name.replace("python", "")
+
+
+def mine_python_stdlib(lib: Path, release: str, out: Mined) -> None:
+    for path in sorted(lib.rglob("*.py")):
+        rel = path.relative_to(lib).as_posix()
+        if rel.startswith(STDLIB_KEEP) and "/test" not in rel and "idlelib" not in rel:
+            mine_python(path.read_bytes(), rel, "python", release, out)
+
+
+def mine_errno(release: str, out: Mined) -> None:
+    """The OS error strings as Python prints them ("[Errno 98] Address already
+    in use"), each with the OSError subclass Python raises for it."""
+    import errno
+    import os
+    for code, name in sorted(errno.errorcode.items()):
+        text = os.strerror(code)
+        if not text or text.startswith("Unknown error"):
+            continue
+        exc = type(OSError(code, text)).__name__
+        out.records.append(Record("python", release, "error-string", f"[Errno {code}] " + _esc(text), "ERROR", exc,
+                                  "errno", name, f"os.strerror({name})"))
 
 
 # --------------------------------------------------------------- readers
@@ -832,7 +1025,7 @@ def aggregate(mined: Mined, order: dict[str, list[str]]) -> dict[str, list[dict]
         out[pkg].append({
             "kind": kind, "template": t, "level": level, "exc_type": exc, "module": newest.module, "function": newest.function,
             "releases": releases, "source": f"{newest.release}:{newest.source}",
-            "phase": phase, "label": label, "label_rule": rule,
+            "phase": phase, "label": label, "label_rule": rule, "advice": advice_of(t),
             "sites": len({(r.module, r.function) for r in recs if r.release == newest.release}),
         })
     for pkg in out:
@@ -898,14 +1091,30 @@ def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, or
               "CUDA runtime: the `cudaError` enum of `include/driver_types.h` in each wheel, and for each code",
               "the name and string its own `libcudart.so.12` returns (`cudaGetErrorName` / `cudaGetErrorString`;",
               "no GPU needed); each string also as torch prints it (`CUDA error: <string>`).",
+              "torch: besides its Python layer and the `TORCH_CHECK`-family messages of its C++ headers,",
+              "the sentence-like string literals of `libtorch_cuda`/`libc10_cuda`/`libc10` (kind",
+              "`binary-string`: the caching allocator's and ProcessGroupNCCL's messages live in .cpp files",
+              "the wheel does not ship).",
+              "python: the standard library modules servers run through (asyncio, argparse, subprocess,",
+              "multiprocessing, concurrent.futures, importlib, ...) of each installed interpreter, and the",
+              "errno strings as Python prints them (`[Errno 98] Address already in use`).",
+              "ninja, ptxas: sentence-like printf strings of the `ninja` binary (ninja wheels) and of",
+              "`ptxas` (nvidia-cuda-nvcc-cu12 wheels): a JIT build's own error lines.",
+              "glibc: sentence-like strings of this machine's dynamic loader (`cannot open shared object file`,",
+              "`undefined symbol`, `version ... not found`).",
+              "Left out on purpose: per-model modelling code of transformers (servers reimplement it),",
+              "SGLang's diffusion server (`multimodal_gen`), FlashInfer's `experimental/` and training",
+              "backends, torch's export/ONNX/quantization tooling and tests.",
               "",
               "## Entry fields", "",
               "`template` (literal text, `{}`/`{name}` placeholders, literal braces doubled), `match` (regex",
               "for the template's first line), `kind` (raise, assert, log, warn, print, check, native-log,",
-              "error-string, panic), `level`, `exc_type`, `module`, `function` (qualname), `releases`,",
+              "error-string, panic, binary-string, progress), `level`, `exc_type`, `module`, `function` (qualname), `releases`,",
               "`source` (newest release:file:line), `sites`, `phase` (from the function's and module's names,",
               "rules `PHASE_RULES` in `forensics/events/catalogue.py`), `label` and `label_rule` (a guess from",
-              "the exception type and wording, rules in `forensics/lab/catalogue_rules.py`; null when unsure).",
+              "the exception type and wording, rules in `forensics/lab/catalogue_rules.py`; null when unsure),",
+              "`advice` (the message's own sentences that say what to do, e.g. `Please try to increase",
+              "--mem-fraction-static`; null when it has none).",
               "",
               "## Rebuild", "",
               "```",
@@ -914,6 +1123,12 @@ def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, or
               "```",
               "Wheels missing from `--wheel-dir` are fetched with `pip download --no-deps --only-binary=:all:`.",
               "Repositories are read with git from `<mirror-root>/<owner>+<name>/repo` (a bare clone with tags).",
+              "`--python-lib DIR ...` names the standard libraries to read (default: the installed interpreters).",
+              "`--only PKG ...` re-mines some packages and keeps the others' files; `--relabel` re-derives",
+              "`phase`, `label` and `advice` of the stored entries after a rule change (no mining; the",
+              "function table keeps the phases of its last mining).",
+              "`lookup-index.gz` is derived from the entry files (templates and their key words) so that",
+              "`lookup` loads one small file and parses an entry only when it matches.",
               ""]
     (out_dir / "README.md").write_text("\n".join(lines))
 
@@ -934,6 +1149,7 @@ def relabel(out_dir: Path) -> int:
             e["phase"] = phase_from_names(e.get("module"), e.get("function") or "")
             e["label"], e["label_rule"] = guess_label(e.get("exc_type"), e["template"], e["phase"], pkg,
                                                       e.get("kind"), e.get("level"))
+            e["advice"] = advice_of(e["template"])
         write_entries(out_dir, pkg, es)
     finish(out_dir, all_entries, {})
     return 0
@@ -946,10 +1162,21 @@ def finish(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[str, l
     prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
     prov.update(provenance or {})
     prov_path.write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
+    # release order: as configured here, else as an earlier run wrote it, else by version
+    configured = {**{p: v[1] for p, v in WHEELS.items()}, **{p: v[1] for p, v in REPOS.items()},
+                  **{p: v[1] for p, v in TOOL_WHEELS.items()},
+                  "cuda-runtime": CUDA_RUNTIME[1]}
     old_index = out_dir / INDEX_FILE
-    if old_index.is_file():  # keep the release order of packages not mined now
-        old = json.loads(gzip.decompress(old_index.read_bytes()))["packages"]
-        order = {**{k: v["releases"] for k, v in old.items() if v.get("releases")}, **order}
+    if old_index.is_file():
+        head = gzip.decompress(old_index.read_bytes()).split(b"\n", 1)[0]
+        try:
+            old = json.loads(head)["packages"]
+        except (ValueError, KeyError):
+            old = []
+        if isinstance(old, dict):  # an earlier layout
+            old = [[k, 0, v.get("releases")] for k, v in old.items()]
+        configured.update({k: rel for k, _n, rel in old if rel and k not in configured})
+    order = {**configured, **order}
     full_order = full_order_of(all_entries, order)
     write_index(out_dir, all_entries, full_order)
     full = Mined()
@@ -961,23 +1188,29 @@ def finish(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[str, l
 
 def full_order_of(all_entries: dict[str, list[dict]], order: dict[str, list[str]]) -> dict[str, list[str]]:
     full = {pkg: sorted({r for e in es for r in e["releases"]}, key=_vkey) for pkg, es in all_entries.items()}
-    full.update({k: v for k, v in order.items() if k in all_entries})
+    for k, v in order.items():
+        if k in full and set(v) >= set(full[k]):
+            full[k] = [r for r in v if r in set(full[k])]
     return full
 
 
 def write_index(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[str, list[str]]) -> None:
-    """The lookup index: per package, in file order, each entry's template,
-    key word, exception type and release count, so that the runtime loads one
-    small file and parses an entry only when it matches."""
+    """The lookup index, laid out to load in a few C-speed splits: a JSON
+    header line (packages, entry counts, releases), then three lines of
+    fields separated by U+001F: every template (packages in name order,
+    entries in file order), the distinct key words, and for each key word
+    the comma-separated numbers of its entries."""
     pkgs = sorted(all_entries)
-    keys = iter(index_keys([e["template"] for p in pkgs for e in all_entries[p]]))
-    packs = {}
-    for p in pkgs:
-        es = all_entries[p]
-        packs[p] = {"templates": [e["template"] for e in es], "keys": [next(keys) for _ in es],
-                    "exc": [e["exc_type"] for e in es], "nrel": [len(e["releases"]) for e in es],
-                    "releases": order.get(p, [])}
-    write_gz(out_dir / INDEX_FILE, json.dumps({"packages": packs}, ensure_ascii=False, separators=(",", ":")))
+    templates = [e["template"].replace(INDEX_SEP, " ").replace("\n", INDEX_NL) for p in pkgs for e in all_entries[p]]
+    keys: dict[str, list[int]] = {}
+    for i, k in enumerate(index_keys([e["template"] for p in pkgs for e in all_entries[p]])):
+        if k:
+            keys.setdefault(k, []).append(i)
+    header = {"packages": [[p, len(all_entries[p]), order.get(p, [])] for p in pkgs]}
+    body = "\n".join([json.dumps(header, ensure_ascii=False, separators=(",", ":")),
+                      INDEX_SEP.join(templates), INDEX_SEP.join(keys),
+                      INDEX_SEP.join(",".join(map(str, v)) for v in keys.values())])
+    write_gz(out_dir / INDEX_FILE, body + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -985,13 +1218,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--wheel-dir", type=Path, default=Path(tempfile.gettempdir()) / "forensics-wheels")
     ap.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--python-lib", type=Path, nargs="*",
+                    help="standard library folders to mine as package 'python' (default: the installed interpreters)")
     ap.add_argument("--only", nargs="*", help="packages to mine (default: all)")
     ap.add_argument("--relabel", action="store_true",
                     help="mine nothing: re-derive phase and label of the stored entries (after a rule change)")
     args = ap.parse_args(argv)
     if args.relabel:
         return relabel(args.out)
-    want = set(args.only or [*WHEELS, *REPOS, "cuda-runtime"])
+    want = set(args.only or [*WHEELS, *REPOS, *TOOL_WHEELS, "cuda-runtime", "python", "glibc"])
     mined = Mined()
     order: dict[str, list[str]] = {}
     for pkg, (dist, versions, keep) in WHEELS.items():
@@ -1008,6 +1243,31 @@ def main(argv: list[str] | None = None) -> int:
             whl = wheel_path(dist, v, args.wheel_dir)
             mined.provenance["cuda-runtime"].append(f"{v}: wheel `{whl.name}` sha256 `{sha256(whl)}`")
             mine_cuda_runtime(whl, v, mined)
+    for pkg, (dist, versions, member) in TOOL_WHEELS.items():
+        if pkg in want:
+            order[pkg] = versions
+            for v in versions:
+                print(f"catalogue: {pkg} {v}", file=sys.stderr)
+                mine_tool_wheel(pkg, dist, v, member, args.wheel_dir, mined)
+    if "glibc" in want:
+        loader = next((Path(p) for p in GLIBC_LOADERS if Path(p).is_file()), None)
+        rel = glibc_release()
+        if loader is not None and rel:
+            order["glibc"] = [rel]
+            mined.provenance["glibc"] = [f"{rel}: dynamic loader `{loader}` (Debian libc6 {rel})"]
+            mine_loader(loader.resolve(), rel, mined)
+    if "python" in want:
+        libs = args.python_lib or default_python_libs()
+        order["python"] = []
+        for lib in libs:
+            rel = python_release(lib)
+            order["python"].append(rel)
+            print(f"catalogue: python {rel} ({lib})", file=sys.stderr)
+            mined.provenance["python"].append(f"{rel}: standard library at `{lib}`")
+            mine_python_stdlib(lib, rel, mined)
+        import platform
+        mine_errno(platform.python_version(), mined)
+        mined.provenance["python"].append(f"{platform.python_version()}: errno strings from os.strerror (glibc)")
     for pkg, (repo, releases) in REPOS.items():
         if pkg not in want:
             continue

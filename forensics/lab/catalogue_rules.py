@@ -27,17 +27,20 @@ LABEL_RULES: tuple[LabelRule, ...] = (
               r"(could not|failed to|unable to) (load|find|open|dlopen) (the )?(shared )?librar|"
               r"libcuda\.so|libnvrtc|libcudart"),
     LabelRule("text-abi", "env.abi-mismatch", None,
-              r"undefined symbol|glibcxx_|cxxabi_|(compiled|built) (against|with) .{0,60}(but|version)|abi (mismatch|incompatib)"),
+              r"undefined symbol|glibcxx_|cxxabi_|version `.{0,40}' not found|(compiled|built) (against|with) .{0,60}(but|version)|abi (mismatch|incompatib)"),
     LabelRule("text-arch", "env.gpu-arch-unsupported", None,
               r"no kernel image is available|compute capability|\bsm_?\d{2,3}\b.{0,60}(not (supported|compatible)|unsupported|require)|"
               r"unsupported (gpu|sm|arch|architecture|device)|(requires|only supports?|needs) .{0,40}(ampere|hopper|blackwell|volta|turing|sm ?\d\d)|"
               r"not supported on (this|your|the current) (gpu|device|platform|hardware)|gpu architecture|arch(itecture)? .{0,20}not supported|"
-              r"cudaErrorNoKernelImageForDevice|cudaErrorUnsupportedPtxVersion"),
+              r"cudaErrorNoKernelImageForDevice|cudaErrorUnsupportedPtxVersion|kernel image is invalid|cudaErrorInvalidKernelImage|"
+              r"not supported (in|on|by) this (gpu |device )?architecture|no binary for gpu|hipErrorNoBinaryForGpu"),
     LabelRule("text-driver", "env.driver-too-old", None,
               r"driver version is insufficient|driver .{0,30}too old|no nvidia driver|found no nvidia|"
               r"no cuda gpus are available|cuda driver initialization failed|"
               r"cudaErrorInsufficientDriver|cudaErrorNoDevice|nvidia-smi has failed|"
-              r"cuda(error)?_?not_?initialized|cudaErrorCompatNotSupportedOnDevice|system not yet initialized"),
+              r"cuda(error)?_?not_?initialized|cudaErrorCompatNotSupportedOnDevice|system not yet initialized|"
+              r"failed to infer device type|no (cuda |nvidia )?(gpus?|devices?) (were |was )?(found|available|detected)|"
+              r"forward compatibility was attempted"),
     LabelRule("text-toolchain-missing", "toolchain.compiler-missing", None,
               r"ninja is required|ninja.{0,20}not (found|installed|available)|\bnvcc\b.{0,40}(not found|no such file|not available|cannot be found|is required)|"
               r"cuda_home|cuda_path.{0,30}(not set|environment)|python\.h|(compiler|cxx|g\+\+|gcc|clang)\b.{0,40}(not found|not installed|no such file|is required)|"
@@ -47,6 +50,8 @@ LABEL_RULES: tuple[LabelRule, ...] = (
               r"(compil\w*|build\w*|jit|ptxas|nvrtc|linking) (failed|error)|failed to (compile|build|jit)|"
               r"error building extension|subcommand failed|ptxas (fatal|error)|nvrtc_error|cudaErrorJitCompilerNotFound|"
               r"cudaErrorInvalidPtx|cudaErrorUnsupportedPtxVersion|cudaErrorJitCompilationDisabled"),
+    # torch's CPU allocator says "allocate" too: host memory, before the GPU rules
+    LabelRule("text-cpu-alloc", "host.out-of-memory", None, r"defaultcpuallocator|can't allocate memory"),
     LabelRule("exc-oom", "gpu.out-of-memory", r"OutOfMemoryError|OutOfResources", None),
     LabelRule("text-cuda-oom", "gpu.out-of-memory", None,
               r"cuda out of memory|out of memory|not enough (gpu |device |kv |cache )?memory|insufficient (gpu |device )?memory|"
@@ -54,6 +59,9 @@ LABEL_RULES: tuple[LabelRule, ...] = (
               r"(kv cache|cache blocks?|kv-cache).{0,60}(too small|not enough|insufficient|larger than|exceeds|no available|negative|must be positive)|"
               r"num_gpu_blocks|max_total_num_tokens|cudaErrorMemoryAllocation|ncclSystemError.{0,20}memory|"
               r"out of resources|exceeds? (the )?(available|free) (gpu )?memory|memory pool|increase --mem"),
+    LabelRule("text-cuda-oom-detail", "gpu.out-of-memory", None,
+              r"of the allocated memory|reserved by pytorch but unallocated|pytorch_cuda_alloc_conf|tried to allocate"),
+    LabelRule("text-device-ordinal", "config.invalid-argument", None, r"invalid device ordinal|cudaErrorInvalidDevice\b"),
     LabelRule("text-illegal-access", "gpu.illegal-access", None,
               r"illegal memory access|illegal address|device-side assert|misaligned address|unspecified launch failure|"
               r"illegal instruction|cudaErrorIllegalAddress|cudaErrorAssert|cudaErrorLaunchFailure|cudaErrorMisalignedAddress|"
@@ -67,7 +75,7 @@ LABEL_RULES: tuple[LabelRule, ...] = (
               r"\bnccl|processgroupnccl|collective operation timeout|watchdog caught|all_?reduce .{0,30}(failed|timeout|timed out)|"
               r"(process group|processgroup|distributed|torch\.distributed).{0,60}(fail|error|timeout|timed out)|"
               r"\bgloo\b.{0,40}(fail|error|timeout)|rendezvous|c10d"),
-    LabelRule("text-port", "net.port-in-use", None, r"address already in use|errno 98|port .{0,40}(in use|already|occupied|not available)"),
+    LabelRule("text-port", "net.port-in-use", None, r"address already in use|errno 98|error while attempting to bind|port .{0,40}(in use|already|occupied|not available)"),
     LabelRule("exc-host-oom", "host.out-of-memory", r"^MemoryError$", None),
     LabelRule("text-host-oom", "host.out-of-memory", None,
               r"cannot allocate memory|errno 12|(cpu|host|system|shared|pinned|swap) memory.{0,60}(not enough|insufficient|exceed|too small|out of)|"
@@ -97,6 +105,14 @@ _COMPILED = [(r, re.compile(r.exc) if r.exc else None, re.compile(r.text, re.I) 
 # Whole packages whose failures have one label whatever the wording: every
 # warning or error NCCL prints is about collective communication.
 PACKAGE_LABELS = {"nccl": ("package-nccl", "dist.nccl")}
+# ... and packages whose error lines get a label when no wording rule fits:
+# an error of ptxas or ninja is a failed build (ptxas's "Unsupported .target"
+# is caught first by the architecture rule).
+PACKAGE_FALLBACK = {
+    "ptxas": ("package-ptxas", "toolchain.compile-failed", None),
+    "ninja": ("package-ninja", "toolchain.compile-failed",
+              re.compile(r"error|fail|stopped|missing|unknown|bad|invalid|cannot|duplicate|expected|not found", re.I)),
+}
 
 
 def guess_label(exc_type: str | None, template: str, phase: str | None, package: str | None = None,
@@ -106,6 +122,8 @@ def guess_label(exc_type: str | None, template: str, phase: str | None, package:
         return None, None  # progress and diagnostics, not a failure's wording
     exc = (exc_type or "").rsplit(".", 1)[-1]
     text = template.replace("{}", " ")
+    if kind == "error-string" and exc_type:
+        text += " " + exc_type  # a runtime's error name says as much as its string
     if package in PACKAGE_LABELS and (level in ("WARNING", "ERROR", "CRITICAL") or kind == "error-string"):
         rule_id, label = PACKAGE_LABELS[package]
         if not (package == "nccl" and template.lower().startswith("success")):
@@ -118,4 +136,24 @@ def guess_label(exc_type: str | None, template: str, phase: str | None, package:
         if text_rx is not None and not text_rx.search(text):
             continue
         return rule.label, rule.id
+    if package in PACKAGE_FALLBACK:
+        rule_id, label, words = PACKAGE_FALLBACK[package]
+        if words is None or words.search(text):
+            return label, rule_id
     return None, None
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_ADVICE = re.compile(r"^(please|try|consider|you (can|may|might|should|need|must|could)|set|use|install|make sure|"
+                     r"ensure|run|increase|decrease|reduce|lower|raise|add|remove|upgrade|downgrade|update|"
+                     r"check|specify|pass|enable|disable|export|rebuild|reinstall|switch|refer|see)\b|pip install|"
+                     r"\bto fix\b|\bto resolve\b|\bto avoid\b|\bto use\b", re.I)
+
+
+def advice_of(template: str) -> str | None:
+    """The sentences of a message that tell the user what to do ("Please try
+    to increase --mem-fraction-static", "pip install ninja"): remediation in
+    the program's own words, or None."""
+    out = [s.strip() for s in _SENTENCE_SPLIT.split(template) if s.strip() and _ADVICE.search(s.strip())]
+    text = " ".join(out)
+    return text[:400] if text else None
