@@ -108,10 +108,11 @@ PACKAGE_LABELS = {"nccl": ("package-nccl", "dist.nccl")}
 # ... and packages whose error lines get a label when no wording rule fits:
 # an error of ptxas or ninja is a failed build (ptxas's "Unsupported .target"
 # is caught first by the architecture rule).
-PACKAGE_FALLBACK = {
-    "ptxas": ("package-ptxas", "toolchain.compile-failed", None),
-    "ninja": ("package-ninja", "toolchain.compile-failed",
-              re.compile(r"error|fail|stopped|missing|unknown|bad|invalid|cannot|duplicate|expected|not found", re.I)),
+_TOOL_ERROR_WORDS = re.compile(r"error|fail|stopped|missing|unknown|bad|invalid|cannot|can't|duplicate|expected|"
+                               r"not found|not defined|unsupported|illegal|conflict|too (many|large|big)|exceed", re.I)
+PACKAGE_FALLBACK = {  # (rule id, label, words an error line of the tool has; its help text has none)
+    "ptxas": ("package-ptxas", "toolchain.compile-failed", _TOOL_ERROR_WORDS),
+    "ninja": ("package-ninja", "toolchain.compile-failed", _TOOL_ERROR_WORDS),
 }
 
 
@@ -138,7 +139,7 @@ def guess_label(exc_type: str | None, template: str, phase: str | None, package:
         return rule.label, rule.id
     if package in PACKAGE_FALLBACK:
         rule_id, label, words = PACKAGE_FALLBACK[package]
-        if words is None or words.search(text):
+        if words.search(text):
             return label, rule_id
     return None, None
 
