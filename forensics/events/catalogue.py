@@ -14,6 +14,7 @@ only the few templates that share a word of the line are tried.
 """
 from __future__ import annotations
 
+import bisect
 import gzip
 import hashlib
 import json
@@ -26,7 +27,7 @@ from typing import Iterable
 
 __all__ = [
     "CatalogueEntry", "PHASES", "PHASE_RULES", "phase_from_names", "template_regex",
-    "lookup", "lookup_all", "phase_of_function", "entries_for_label", "entries",
+    "lookup", "lookup_all", "phase_of_function", "phase_of_frames", "entries_for_label", "entries",
     "packages", "is_error_level", "catalogue_dir", "module_of_path",
 ]
 
@@ -49,42 +50,55 @@ PHASE_RULES: tuple[tuple[str, str, str | None], ...] = (
                     r"determine_num_available_blocks|_get_cache_block_size|token_to_kv_pool|"
                     r"alloc_kv|allocate_kv|check_enough_kv|_check_available_memory|"
                     r"get_available_gpu_memory|profile_num_available_blocks|mem_fraction|"
-                    r"init_kv|_initialize_kv|max_total_num_tokens|max_num_tokens", None),
+                    r"init_kv|_initialize_kv|max_total_num_tokens|max_num_tokens|memorypool|memory_pool|"
+                    r"poolconfig|pool_config", None),
     ("memory-plan", r".*", r"kv_cache_utils|memory_pool|mem_cache|cache_engine|block_manager|"
                            r"kv_cache_manager|memory_profiler"),
+    # resolving the model's config and tokenizer precedes loading its weights:
+    # it is start-up (launch), whichever library does it
+    ("launch", r"config\w*\.from_pretrained|tokenizer\w*\.from_pretrained|(^|[._])get_config(_|$)|"
+               r"load_config|get_hf_text_config|(^|[._])get_tokenizer|get_hf_file|get_config_dict|"
+               r"cached_files?$|hf_hub_download|try_get_generation_config|_get_model_architecture|"
+               r"resolve_archs|inspect_model_cls|_normalize_archs|verify_and_update_config", None),
+    ("launch", r".*", r"configuration_utils|tokenization_utils|transformers_utils\.config|"
+                      r"transformers\.models\.auto\.(configuration|tokenization)_auto|huggingface_hub"),
     ("load-weights", r"load_model|load_weights|loadweights|modelloader|model_loader|"
-                     r"load_checkpoint|_load_state_dict|load_state_dict|from_pretrained|"
+                     r"load_checkpoint|_load_state_dict|load_state_dict|(^|[._])from_pretrained|"
                      r"safetensors|download_weights|weight_loader|load_(safetensor|pt|bin)|"
-                     r"get_model\b|^get_model$|_get_weights_iterator|hf_model_weights|"
-                     r"load_lora|initialize_model|_initialize_model|get_config|load_config|"
-                     r"get_tokenizer|load_tokenizer|tokenizer_manager\.__init__|"
-                     r"_load_pretrained_model|get_hf_text_config|_prepare_weights", None),
-    ("load-weights", r".*", r"model_loader|weight_utils|loader\b|modeling_utils|safetensors|"
-                            r"hf_transformers_utils|tokenization_utils|configuration_utils"),
+                     r"(^|[._])get_model$|_get_weights_iterator|hf_model_weights|"
+                     r"load_lora|initialize_model\b|_load_pretrained_model|_prepare_weights", None),
+    ("load-weights", r".*", r"model_loader|weight_utils|(^|\.)loader$|modeling_utils|safetensors"),
     ("kernel-jit", r"(^|[._])jit|build_and_load|load_cuda_ops|_jit_compile|compile_kernel|"
                    r"(^|[._])compile(_|$|\.)|_compile|cpp_extension|_write_ninja|_run_ninja|"
                    r"verify_ninja|get_cuda_arch|_get_cuda_arch_flags|build_extension|"
-                   r"gen_.*_module|get_.*_module|make_launcher|ptx_to_cubin|"
-                   r"_build|autotune|do_bench", None),
+                   r"gen_\w*_module|get_\w*jit\w*_module|make_launcher|ptx_to_cubin|"
+                   r"_build_(extension|kernel|module)|build_kernel|autotune|do_bench", None),
     ("kernel-jit", r".*", r"\.jit\b|jit_utils|cpp_extension|triton\.compiler|triton\.runtime|"
                           r"triton\.backends|deep_gemm\.jit|flashinfer\.jit|torch\._inductor"),
-    ("serving", r"(^|[._])sample|sampler|forward_decode|forward_extend|forward_batch|"
-                r"decode_step|prefill|execute_model|generate|handle_request|_handle_|"
-                r"process_input_requests|event_loop|run_batch|schedule|step\b|(^|[._])step|"
-                r"completion|chat|serve_|process_batch|recv_requests|detokeniz|"
-                r"_process_outputs|output_processor|create_completion|create_chat|"
-                r"handle_generate|generate_request", None),
-    ("serving", r".*", r"entrypoints\.openai|serving_|sampling|sampler|detokenizer|"
-                       r"output_processor"),
+    # binding the port, starting the HTTP server, building the engine client:
+    # start-up, though the API server module names them
+    ("launch", r"serve_http|run_server|start_server|create_server|server_socket|setup_server|bind_socket|"
+               r"(^|[._])bind$|launch_server|launch_engine|_launch_subprocesses|launch_core_engines|"
+               r"wait_for_engine_startup|build_async_engine_client|engine_client|make_\w*client|"
+               r"from_engine_args|from_vllm_config|run_scheduler_process|init_model_worker|"
+               r"init_tp_model_worker|_init_model_runner|init_torch_distributed|"
+               r"(^|\.)(scheduler|engine|llmengine|asyncllm|enginecore\w*|modelrunner|\w*worker)\.__init__$", None),
+    ("serving", r"(^|[._])sample(_|$)|sampler|forward_decode|forward_extend|forward_batch|decode_step|"
+                r"(^|[._])prefill(_|$)|execute_model|(^|[._])generate(_|$)|generate_request|handle_generate|"
+                r"handle_request|_handle_batch|process_input_requests|event_loop|run_batch|"
+                r"(^|[._])step(_|$)|engine_step|create_completion|create_chat_completion|chat_completion|"
+                r"process_batch|recv_requests|detokeniz|_process_outputs|output_processor|process_outputs|"
+                r"get_next_batch_to_run|(^|[._])schedule(_|$)", None),
+    ("serving", r".*", r"serving_|sampling|sampler|detokenizer|output_processor"),
     ("shutdown", r"shutdown|terminate|_kill|kill_|cleanup|__del__|atexit|sigterm|"
                  r"signal_handler|graceful|close\b", None),
     ("launch", r"serverargs|server_args|engineargs|engine_args|__post_init__|argparse|"
                r"parse_args|add_cli_args|check_server_args|check_|_check|verify_|_verify|"
-               r"validate|from_cli_args|launch_server|_launch|create_engine_config|"
+               r"validate|from_cli_args|_launch|create_engine_config|make_arg_parser|"
                r"cli_args|set_env|_set_envs|init_distributed|init_process_group|"
                r"initialize_model_parallel|ensure_model_parallel|set_device|get_device_capability|"
                r"_init_device|init_device|config\.__init__|config\.__post_init__", None),
-    ("launch", r".*", r"server_args|arg_utils|\.cli\b|\.cli_args|launcher|envs\b"),
+    ("launch", r".*", r"server_args|arg_utils|\.cli\b|\.cli_args|launcher|envs\b|entrypoints\.cli"),
     ("ready", r"wait_for_server|_wait_and_warmup|health|ready", None),
 )
 
@@ -129,7 +143,7 @@ def module_of_path(path: str) -> str | None:
 
 
 _TOP_PACKAGE = re.compile(r"(?:^|/)((?:sglang|vllm|lmdeploy|transformers|torch|flashinfer|triton|"
-                          r"deep_gemm|text_generation_server|sgl_kernel|vllm_ascend)/)")
+                          r"deep_gemm|text_generation_server|sgl_kernel|vllm_ascend|ray|uvicorn|huggingface_hub)/)")
 
 
 # ------------------------------------------------------------------ entries
@@ -143,7 +157,8 @@ class CatalogueEntry:
     (NCCL's ``WARN``/``INFO``, Rust ``tracing``), ``error-string`` (a runtime's
     error name and string, e.g. CUDA's; a Rust error enum's text), ``panic``
     (Rust ``panic!``/``expect``), ``binary-string`` (a sentence-like string
-    literal of a shared library, e.g. libtorch_cuda's; level unknown). ``template`` is the literal text with
+    literal of a shared library, e.g. libtorch_cuda's; level unknown),
+    ``progress`` (a progress bar's description, e.g. tqdm's ``desc``). ``template`` is the literal text with
     ``{}``/``{name}`` placeholders (literal braces doubled); ``match`` (a
     property: a function of the template) is a regex that finds it in a line.
     """
@@ -161,6 +176,7 @@ class CatalogueEntry:
     label: str | None
     label_rule: str | None
     sites: int = 1
+    advice: str | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> "CatalogueEntry":
@@ -169,13 +185,18 @@ class CatalogueEntry:
             module=d.get("module"), function=d.get("function"),
             releases=tuple(d.get("releases") or ()), source=d.get("source"),
             phase=d.get("phase"), label=d.get("label"), label_rule=d.get("label_rule"),
-            sites=int(d.get("sites") or 1),
+            sites=int(d.get("sites") or 1), advice=d.get("advice"),
         )
 
     @property
     def id(self) -> str:
         """Stable id: the package and a hash of what makes the entry distinct."""
         return entry_id(self.package, self.kind, self.exc_type, self.level, self.template)
+
+    @property
+    def remediation(self) -> str | None:
+        """What to do, in the program's own words (``advice``), or None."""
+        return self.advice
 
     @property
     def match(self) -> str:
@@ -326,7 +347,10 @@ def catalogue_dir() -> Path:
 
 # Too short or too generic to say which message it is: never used as a key.
 _MIN_LITERAL = 10
-INDEX_FILE = "lookup-index.json.gz"
+INDEX_FILE = "lookup-index.gz"
+INDEX_SEP = "\x1f"  # between fields of the index's lines
+INDEX_NL = "\x1e"   # a newline inside a template
+_SEP_B = INDEX_SEP.encode()
 
 
 def index_keys(templates: list[str]) -> list[str | None]:
@@ -372,21 +396,29 @@ class _PackageFile:
 
 
 class _Index:
-    """The lookup index (templates, keys, exception types; entries by
-    reference) and, separately and lazily, the function table."""
+    """The lookup index (templates, key words, exception types; entries by
+    number) and, separately and lazily, the function table."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.files: dict[str, _PackageFile] = {}
         self.releases: dict[str, list[str]] = {}
-        self.refs: list[tuple[str, int]] = []
-        self.templates: list[str] = []
-        self.exc: list[str | None] = []
-        self.nrel: list[int] = []
-        self.by_word: dict[str, list[int]] = {}
+        self.starts: list[int] = []  # first entry number of each package in self.names
+        self.names: list[str] = []
+        self._raw_templates: list[bytes] = []
+        self.by_word: dict[str, list[int]] = {}  # parsed _ids
+        self._ids: dict[str, str] = {}
         self._functions: dict[str, dict[str, str]] | None = None
         self._rx: dict[int, tuple[re.Pattern[str], int, frozenset[str]] | None] = {}
         self._load()
+
+    @property
+    def size(self) -> int:
+        return len(self._raw_templates)
+
+    def template(self, i: int) -> str:
+        t = self._raw_templates[i].decode("utf-8")
+        return t.replace(INDEX_NL, "\n") if INDEX_NL in t else t
 
     def _load(self) -> None:
         if not self.directory.is_dir():
@@ -396,33 +428,40 @@ class _Index:
             self.files[pkg] = _PackageFile(f, pkg)
         ipath = self.directory / INDEX_FILE
         if ipath.is_file():
-            with gzip.open(ipath, "rt", encoding="utf-8") as fh:
-                idx = json.load(fh)
-            packs = idx["packages"]
+            with gzip.open(ipath, "rb") as fh:
+                head, templates, keys, ids = fh.read().split(b"\n")[:4]
+            packs = json.loads(head)["packages"]
+            # templates stay bytes until one is a candidate (decoding them all
+            # would cost more than the rest of the load)
+            self._raw_templates = templates.split(_SEP_B)
+            # key -> "i,j": the numbers are parsed when the key occurs in a line
+            self._ids = dict(zip(keys.decode("utf-8").split(INDEX_SEP), ids.decode("ascii").split(INDEX_SEP)))
         else:  # no index (a hand-made catalogue): build it from the entries
-            packs = {}
-            for pkg, pf in self.files.items():
-                es = pf.all()
-                packs[pkg] = {"templates": [e.template for e in es], "exc": [e.exc_type for e in es],
-                              "nrel": [len(e.releases) for e in es],
-                              "releases": sorted({r for e in es for r in e.releases})}
-            allt = [t for p in packs.values() for t in p["templates"]]
-            keys = iter(index_keys(allt))
-            for p in packs.values():
-                p["keys"] = [next(keys) for _ in p["templates"]]
-        by_word = self.by_word
-        for pkg, p in packs.items():
-            if pkg not in self.files:
-                continue
-            self.releases[pkg] = list(p["releases"])
-            base = len(self.refs)
-            self.refs.extend((pkg, i) for i in range(len(p["templates"])))
-            self.templates.extend(p["templates"])
-            self.exc.extend(p["exc"])
-            self.nrel.extend(p["nrel"])
-            for i, k in enumerate(p["keys"]):
+            pk = sorted(self.files)
+            es = [e for p in pk for e in self.files[p].all()]
+            by: dict[str, list[int]] = {}
+            for i, k in enumerate(index_keys([e.template for e in es])):
                 if k:
-                    by_word.setdefault(k, []).append(base + i)
+                    by.setdefault(k, []).append(i)
+            packs = [[p, len(self.files[p].lines()), sorted({r for e in self.files[p].all() for r in e.releases})]
+                     for p in pk]
+            self._raw_templates = [e.template.encode("utf-8") for e in es]
+            self._ids = {k: ",".join(map(str, v)) for k, v in by.items()}
+        n = 0
+        for pkg, count, releases in packs:
+            self.names.append(pkg)
+            self.starts.append(n)
+            self.releases[pkg] = list(releases)
+            n += count
+
+    def ids(self, key: str) -> list[int] | None:
+        got = self.by_word.get(key)
+        if got is None:
+            raw = self._ids.get(key)
+            if raw is None:
+                return None
+            got = self.by_word[key] = [int(x) for x in raw.split(",")]
+        return got
 
     @property
     def functions(self) -> dict[str, dict[str, str]]:
@@ -436,13 +475,13 @@ class _Index:
         return self._functions
 
     def entry(self, i: int) -> CatalogueEntry:
-        pkg, j = self.refs[i]
-        return self.files[pkg].entry(j)
+        k = bisect.bisect_right(self.starts, i) - 1
+        return self.files[self.names[k]].entry(i - self.starts[k])
 
     def compiled(self, i: int) -> tuple[re.Pattern[str], int, frozenset[str]] | None:
         got = self._rx.get(i, _MISSING)
         if got is _MISSING:
-            t = self.templates[i]
+            t = self.template(i)
             try:
                 got = (re.compile(template_regex(t)), literal_size(t), frozenset(_literal_keys(t)))
             except re.error:
@@ -452,12 +491,13 @@ class _Index:
 
     def candidates(self, message: str) -> tuple[set[int], set[str]]:
         out: set[int] = set()
-        by_word = self.by_word
+        raw = self._ids
         keys = _line_keys(message)
         for w in keys:
-            ids = by_word.get(w)
-            if ids:
-                out.update(ids)
+            if w in raw:
+                ids = self.ids(w)
+                if ids:
+                    out.update(ids)
         return out, set(keys)
 
 
@@ -493,7 +533,7 @@ def lookup_all(message: str, limit: int = 5) -> list[CatalogueEntry]:
     if not message:
         return []
     idx = _index()
-    if not idx.refs:
+    if not idx.size:
         return []
     exc = None
     m = _EXC_PREFIX.match(message)
@@ -507,9 +547,10 @@ def lookup_all(message: str, limit: int = 5) -> list[CatalogueEntry]:
         # that spares most candidates their regex
         if c is None or not c[2] <= keys or c[0].search(message) is None:
             continue
-        et = idx.exc[i]
+        e = idx.entry(i)  # parsed only when it matches
+        et = e.exc_type
         same_exc = 1 if exc and et and et.rsplit(".", 1)[-1] == exc else 0
-        scored.append(((c[1], same_exc, idx.nrel[i]), i))
+        scored.append(((c[1], same_exc, len(e.releases)), i))
     scored.sort(reverse=True)
     return [idx.entry(i) for _s, i in scored[:limit]]
 
@@ -538,6 +579,28 @@ def phase_of_function(module: str | None, function: str) -> str | None:
         if ph:
             return ph
     return phase_from_names(mod, function)
+
+
+# Which phase a stack of frames is in: the step of start-up that called the
+# code that failed, not the innermost name (capture and profile_run call the
+# model's forward, which by its name alone would be serving). Start-up steps,
+# outermost first, beat kernel JIT, which beats serving, which beats launch.
+_STEP_PHASES = ("load-weights", "memory-plan", "cuda-graph-capture", "warmup")
+_FRAME_PRECEDENCE = ("kernel-jit", "serving", "shutdown", "ready", "launch")
+
+
+def phase_of_frames(frames: Iterable[tuple[str | None, str]]) -> str | None:
+    """The phase of a traceback from its frames, ``(module or file path,
+    function)`` outermost first (as a traceback prints them); None when no
+    frame's name says."""
+    phases = [phase_of_function(m, f) for m, f in frames]
+    for ph in phases:  # outermost start-up step
+        if ph in _STEP_PHASES:
+            return ph
+    for want in _FRAME_PRECEDENCE:
+        if want in phases:
+            return want
+    return None
 
 
 def entries(package: str | None = None) -> list[CatalogueEntry]:
