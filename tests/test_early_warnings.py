@@ -98,7 +98,7 @@ def test_seed_links_the_package_walk_with_why():
 
 def test_text_report_says_why(cli):
     out = cli("classify", str(SEED1)).stdout.decode()
-    assert "line 79 (103 s before): Unexpected error during package walk: cutlass.cute.experimental (" in out
+    assert "line 79 (1 min 43 s before): Unexpected error during package walk: cutlass.cute.experimental (" in out
     assert "same package as the failure: cutlass" in out
 
 

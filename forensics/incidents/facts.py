@@ -310,9 +310,23 @@ def extract(events: Iterable[Event]) -> dict[str, Fact]:
 
 
 def facts_of_text(text: str) -> dict[str, str]:
-    """Facts of log text (tests, notebooks): key -> value."""
+    """Facts of log text (tests, notebooks): key -> value. The lines are read
+    as given and also through the envelope like any log, so a journal in JSON
+    or a docker log gives the same facts as a plain one (the first reading of
+    a key wins)."""
+    import io
+
+    from forensics.events.parser import iter_source_events
+    from forensics.ingest.sources import Source
+
+    class _Text(Source):
+        def open_binary(self):  # type: ignore[no-untyped-def, override]
+            return io.BufferedReader(io.BytesIO(text.encode("utf-8", "surrogateescape")))  # type: ignore[arg-type]
+
     rf = RunFacts()
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(text.splitlines(), 1):  # the lines as given (a pasted nvidia-smi table)
         if _TRIGGER.search(line):
             rf.observe_text(line, i)
+    for ev in iter_source_events(_Text("<text>", None), "auto"):  # and their messages
+        rf.observe(ev)
     return {k: f.value for k, f in rf.finish().items()}
