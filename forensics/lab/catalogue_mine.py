@@ -760,7 +760,7 @@ def mine_cuda_runtime(wheel: Path, release: str, out: Mined) -> None:
         if lib is not None:
             with tempfile.TemporaryDirectory() as td:
                 p = Path(td) / "libcudart.so"
-                p.write_bytes(z.read(lib))
+                p.write_bytes(z.read(lib))  # a tmp copy to dlopen
                 try:
                     cudart = ctypes.CDLL(str(p))
                     cudart.cudaGetErrorString.restype = ctypes.c_char_p
@@ -1047,7 +1047,9 @@ def function_table(mined: Mined) -> dict[str, dict[str, str]]:
 
 def write_gz(path: Path, text: str) -> None:
     # mtime=0: the same input gives the same bytes (rebuilds diff cleanly)
-    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
+    from forensics.report.atomic import atomic_open
+
+    with atomic_open(path, "wb") as out, gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=9) as gz:
         gz.write(text.encode("utf-8"))
 
 
@@ -1130,7 +1132,9 @@ def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, or
               "`lookup-index.gz` is derived from the entry files (templates and their key words) so that",
               "`lookup` loads one small file and parses an entry only when it matches.",
               ""]
-    (out_dir / "README.md").write_text("\n".join(lines))
+    from forensics.report.atomic import atomic_write_text
+
+    atomic_write_text(out_dir / "README.md", "\n".join(lines))
 
 
 def _read_entries(out_dir: Path) -> dict[str, list[dict]]:
@@ -1161,7 +1165,9 @@ def finish(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[str, l
     prov_path = out_dir / "provenance.json"
     prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
     prov.update(provenance or {})
-    prov_path.write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
+    from forensics.report.atomic import atomic_write_text
+
+    atomic_write_text(prov_path, json.dumps(prov, indent=1, sort_keys=True) + "\n")
     # release order: as configured here, else as an earlier run wrote it, else by version
     configured = {**{p: v[1] for p, v in WHEELS.items()}, **{p: v[1] for p, v in REPOS.items()},
                   **{p: v[1] for p, v in TOOL_WHEELS.items()},
