@@ -312,6 +312,7 @@ class Watcher:
         self.stall_evaluated = False  # the current pause already had its stall evaluation
         self.reported: tuple | None = None  # the answer last printed
         self.report_at: float | None = None
+        self.refined_at: float | None = None  # the answer last changed (the grace period restarts)
         self.open_tracebacks = False  # in the last evaluation, a traceback was still being printed
         self.last_phase: str | None = None  # the phase the current lifetime had reached at the last evaluation
         self.log_ready_at: float | None = None
@@ -371,8 +372,11 @@ class Watcher:
                 self.stall_evaluated = True
                 self.evaluate(now, include_open=True)
         if self.report_at is not None:
+            # The grace period runs from the last change of the answer (a message
+            # still being printed keeps refining it), never longer than TB_GRACE.
             limit = max(self.opts.grace, TB_GRACE) if self.open_tracebacks else self.opts.grace
-            if now - self.report_at >= limit:
+            since = now - max(self.report_at, self.refined_at or self.report_at)
+            if since >= limit or now - self.report_at >= max(self.opts.grace, TB_GRACE):
                 self.conclude()
         self.check_probe(now)
         if self.ready_confirmed or self.report_at is not None:
@@ -452,7 +456,7 @@ class Watcher:
                 self.reported, self.report_at = ans, now
                 self.report("failure", top)
             elif ans != self.reported:
-                self.reported = ans
+                self.reported, self.refined_at = ans, now
                 self.report("failure_update", top)
             main = results[top["incident"]]
             if not eof and (main.get("exit") is not None or top["incident"] < len(results) - 1):
@@ -461,7 +465,7 @@ class Watcher:
             return top
         if self.reported is not None:
             # What looked fatal was handled (the process went on): say so, keep watching.
-            self.reported = self.report_at = None
+            self.reported = self.report_at = self.refined_at = None
             self.report("failure_update", top)
         last = results[-1] if results else None
         if last is not None and last["verdict"] == "ready" and self.log_ready_at is None:
