@@ -284,6 +284,11 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                 label = predicted  # the classifier is unsure; the warning is the sharper evidence
             if label == predicted:
                 conf = round(max(conf, 0.55), 3)  # as sure as the warning alone (rules-only answer)
+            if label != predicted and _warned_at_failing_call(inc, fail_line, fail_ev, predicted):
+                # The predicting warning was raised by the very call that then failed
+                # (Python's "file:line: UserWarning" names a frame of the failure):
+                # it says why that call failed, sharper than what the text resembles.
+                label, conf = predicted, round(max(0.55, min(0.85, boosted.get(predicted, 0.0) + 0.3)), 3)
             if label != predicted and label in _precursor_predicts(inc, fail_line, predicted):
                 # The warning named this outcome as a consequence of its own
                 # cause (e.g. too few GPUs -> the start-up hangs): report the cause.
@@ -391,6 +396,27 @@ def _precursor_predicts(inc: Incident, fail_line: int, label: str) -> set[str]:
         if h.line < fail_line and h.signature.root_cause == label:
             out.update(h.signature.predicts)
     return out
+
+
+_WARN_SITE = re.compile(r"(?:^|\s)(/?[\w./-]+\.py):(\d+): \w*Warning: ")
+
+
+def _warned_at_failing_call(inc: Incident, fail_line: int, fail_ev: Event | None, label: str) -> bool:
+    """A strong precursor predicting ``label`` was a Python warning raised at
+    a file:line that is one of the failing traceback's frames."""
+    if fail_ev is None or fail_ev.kind != K.TRACEBACK:
+        return False
+    sites = {(f.file, f.lineno) for e in (fail_ev.data.get("chain") or ()) for f in e.frames if f.lineno}
+    if not sites:
+        return False
+    for h in inc.precursor_hits:
+        sig = h.signature
+        if h.line >= fail_line or label not in sig.predicts or sig.strength != "strong" or sig.status == "experimental":
+            continue
+        m = _WARN_SITE.search(h.event.text)
+        if m and (m.group(1), int(m.group(2))) in sites:
+            return True
+    return False
 
 
 def _predicted_by_precursors(inc: Incident, fail_line: int) -> str | None:

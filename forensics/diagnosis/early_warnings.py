@@ -131,7 +131,8 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
     "toolchain.compiler-missing": (frozenset({"tool", "env"}), _lazy(
         r"(?i)compiler|nvcc|ninja|gcc|g\+\+|cuda_home|toolkit|not found|cxx|ptxas|hipcc")),
     "toolchain.compile-failed": (frozenset({"tool", "env", "arch", "backend"}), _lazy(
-        r"(?i)compil|nvcc|ptxas|ninja|toolkit|jit|arch|capabilit|triton|llvm|inductor|fall(?:ing)? ?back")),
+        r"(?i)compil|nvcc|ptxas|ninja|toolkit|jit|arch|capabilit|triton|llvm|inductor|fall(?:ing)? ?back|"
+        r"cuda_home|cuda runtime")),  # a build reads CUDA_HOME and asks the runtime for the arch
     "gpu.out-of-memory": (frozenset({"qty"}), _lazy(
         r"(?i)memory|kv cache|gpu_memory_utilization|mem_fraction|GiB|\bGB\b|blocks?\b|max_model_len|max seq len|"
         r"retract|swap")),

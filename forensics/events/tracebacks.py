@@ -154,6 +154,14 @@ class TracebackAssembler:
                     ttype == "HEADER" and tb.state == "exc"):
                 out.append(self._close(tb))
                 tb = None
+            elif ttype == "FILE" and tb.state == "exc" and not tb.in_group:
+                # Frames never follow an exception line in one traceback (a chained
+                # one starts with "During handling ..."): this one is complete, and
+                # the frames belong to the traceback whose header a logger just
+                # printed with a prefix (only its first line carries the prefix).
+                out.append(self._close(tb))
+                consumed, more = self.feed(line, text, key, hp, prefixed, header, ctx)
+                return consumed, out + more
             else:
                 if (ttype == "EXC" and tb.last_ttype == "FILE" and tb.tokens and '", line ' not in tb.tokens[-1][1]
                         and not STRICT_EXC.match(body)):

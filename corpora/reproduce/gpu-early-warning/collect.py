@@ -123,7 +123,7 @@ def main(run2: Path, run3: Path) -> None:
         shutil.copyfile(run2 / f"{hid}.log", EW / f"{hid}.log")
         rows.append({"id": hid, "root_cause": "", "phase": "ready", "early_warning_substring": "", "fatal_substring": "",
                      "provenance": "reproduced", "note": f"corpora/reproduce/gpu-early-warning/sc/{script} ({env}): healthy start-up with real GPU work; {MACHINE}, run 2 of run_all.sh",
-                     "verdict": "healthy", "split": "train"})
+                     "verdict": "ready", "split": "train"})
     with open(EW / "labels.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, COLS); w.writeheader(); w.writerows(rows)
     with open(PAIRS / "pairs.csv", "w", newline="", encoding="utf-8") as f:
