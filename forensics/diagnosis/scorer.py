@@ -277,8 +277,19 @@ def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int 
     if size > max_compressed:
         raise ModelError(f"{path}: scorer file too large ({size:,} bytes; at most {max_compressed:,})")
     try:
+        # In 1 MiB steps: one read(limit + 1) lets gzip's own buffers grow to
+        # several times the limit before the check can refuse the file.
+        buf = bytearray()
         with gzip.open(path, "rb") as f:
-            raw = f.read(limit + 1)
+            while len(buf) <= limit:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    break
+                buf += chunk
+        raw = bytes(buf) if len(buf) <= limit else b""
+        if len(buf) > limit:
+            del buf
+            raise ModelError(f"{path}: scorer file expands past {limit:,} bytes (refused)")
     except (OSError, EOFError, zlib.error) as e:
         raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {str(e)[:120]})") from None
     if len(raw) > limit:
