@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Union
 
 from forensics.events.model import Event
 from forensics.events.parser import iter_source_events
+from forensics.ingest.journal import ChunkStream
 from forensics.ingest.sources import Source, expand_paths
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,9 +56,9 @@ class _StreamSource(Source):
         if hasattr(obj, "read"):
             probe = obj.read(0)
             if isinstance(probe, bytes):
-                return io.BufferedReader(_ChunkStream(iter(lambda: obj.read(1 << 20), b"")))  # type: ignore[arg-type]
-            return io.BufferedReader(_ChunkStream(_encode(iter(lambda: obj.read(1 << 20), ""))))  # type: ignore[arg-type]
-        return io.BufferedReader(_ChunkStream(_encode(_lines(obj))))  # type: ignore[arg-type]
+                return io.BufferedReader(ChunkStream(iter(lambda: obj.read(1 << 20), b"")))  # type: ignore[arg-type]
+            return io.BufferedReader(ChunkStream(_encode(iter(lambda: obj.read(1 << 20), ""))))  # type: ignore[arg-type]
+        return io.BufferedReader(ChunkStream(_encode(_lines(obj))))  # type: ignore[arg-type]
 
 
 def _lines(items: Iterable[Any]) -> Iterator[str | bytes]:
@@ -72,26 +73,6 @@ def _lines(items: Iterable[Any]) -> Iterator[str | bytes]:
 def _encode(chunks: Iterable[str | bytes]) -> Iterator[bytes]:
     for c in chunks:
         yield c if isinstance(c, bytes) else c.encode("utf-8", "surrogateescape")
-
-
-class _ChunkStream(io.RawIOBase):
-    def __init__(self, chunks: Iterator[bytes]) -> None:
-        self._chunks = chunks
-        self._buf = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        while not self._buf:
-            try:
-                self._buf = next(self._chunks)
-            except StopIteration:
-                return 0
-        n = min(len(b), len(self._buf))
-        b[:n] = self._buf[:n]
-        self._buf = self._buf[n:]
-        return n
 
 
 def _is_path(obj: Any) -> bool:

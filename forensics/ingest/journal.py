@@ -85,7 +85,7 @@ def open_journal(path: Path, name: str, cleanup: Path | None, filt: JournalFilte
     chunks = export_from_bindings(path, filt or JournalFilter())
     if cleanup is not None:
         chunks = _then_delete(chunks, cleanup)
-    return io.BufferedReader(_IterStream(chunks), buffer_size=1 << 20)  # type: ignore[arg-type]
+    return io.BufferedReader(ChunkStream(chunks), buffer_size=1 << 20)  # type: ignore[arg-type]
 
 
 def _then_delete(chunks: Iterator[bytes], path: Path) -> Iterator[bytes]:
@@ -140,7 +140,10 @@ class _JournalctlStream(io.RawIOBase):
         super().close()
 
 
-class _IterStream(io.RawIOBase):
+class ChunkStream(io.RawIOBase):
+    """A raw binary stream over an iterator of byte chunks (a subprocess's
+    output, a Python file object read in pieces, an iterable of lines)."""
+
     def __init__(self, chunks: Iterator[bytes]) -> None:
         self._chunks = chunks
         self._buf = b""
