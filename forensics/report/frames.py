@@ -473,7 +473,9 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
             elif fmt == "csv":
                 hexed = {c: df[c].map(lambda b: b.hex() if isinstance(b, bytes) else b)
                          for c in df.columns if df[c].dtype == object}
-                df.assign(**hexed).to_csv(tmp, index=False, date_format="%Y-%m-%dT%H:%M:%S.%f%z", encoding="utf-8")
+                # "\r\n": the csv writer then quotes a field holding a lone \r too (a file name)
+                df.assign(**hexed).to_csv(tmp, index=False, lineterminator="\r\n",
+                                          date_format="%Y-%m-%dT%H:%M:%S.%f%z", encoding="utf-8")
             else:
                 _write_jsonl(df, tmp)
     except OSError as e:
