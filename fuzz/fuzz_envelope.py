@@ -10,6 +10,7 @@ encodes as UTF-8.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 try:
@@ -17,12 +18,10 @@ try:
 except ImportError:
     atheris = None
 
-if atheris is not None and __name__ == "__main__":
-    with atheris.instrument_imports(include=["forensics"]):
-        from forensics.api import to_sources
-        from forensics.envelope.formats import FORMATS
-        from forensics.events.parser import iter_source_events
-else:
+# Instrument forensics only when run as a fuzzer (tests import these targets plainly).
+_instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is not None and __name__ == "__main__"
+                 else contextlib.nullcontext())
+with _instrumented:
     from forensics.api import to_sources
     from forensics.envelope.formats import FORMATS
     from forensics.events.parser import iter_source_events

@@ -9,6 +9,7 @@ escape, and no input may take more than the reader's bounds.
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import sys
 import tempfile
@@ -19,13 +20,10 @@ try:
 except ImportError:
     atheris = None
 
-if atheris is not None and __name__ == "__main__":
-    with atheris.instrument_imports(include=["forensics"]):
-        from forensics.diagnosis.model_io import check_model_file
-        from forensics.diagnosis.scorer import load_scorer
-        from forensics.diagnosis.signatures import load_signatures
-        from forensics.errors import ModelError, SignatureError
-else:
+# Instrument forensics only when run as a fuzzer (tests import these targets plainly).
+_instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is not None and __name__ == "__main__"
+                 else contextlib.nullcontext())
+with _instrumented:
     from forensics.diagnosis.model_io import check_model_file
     from forensics.diagnosis.scorer import load_scorer
     from forensics.diagnosis.signatures import load_signatures

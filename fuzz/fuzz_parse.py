@@ -13,6 +13,7 @@ tests/test_fuzz_regressions.py, which replays fuzz/corpus without atheris.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 try:
@@ -20,13 +21,10 @@ try:
 except ImportError:  # the replay test runs without atheris
     atheris = None
 
-if atheris is not None and __name__ == "__main__":
-    with atheris.instrument_imports(include=["forensics"]):
-        import forensics
-        from forensics.api import to_sources
-        from forensics.errors import InputError
-        from forensics.events.parser import iter_source_events
-else:
+# Instrument forensics only when run as a fuzzer (tests import these targets plainly).
+_instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is not None and __name__ == "__main__"
+                 else contextlib.nullcontext())
+with _instrumented:
     import forensics
     from forensics.api import to_sources
     from forensics.errors import InputError

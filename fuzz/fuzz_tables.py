@@ -9,6 +9,7 @@ with a one-line ``InputError``; a file that is read must summarise
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -18,12 +19,10 @@ try:
 except ImportError:
     atheris = None
 
-if atheris is not None and __name__ == "__main__":
-    with atheris.instrument_imports(include=["forensics"]):
-        from forensics.diagnosis.evaluate import read_labels
-        from forensics.errors import InputError
-        from forensics.report.frames import read_table, render_summary
-else:
+# Instrument forensics only when run as a fuzzer (tests import these targets plainly).
+_instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is not None and __name__ == "__main__"
+                 else contextlib.nullcontext())
+with _instrumented:
     from forensics.diagnosis.evaluate import read_labels
     from forensics.errors import InputError
     from forensics.report.frames import read_table, render_summary

@@ -254,14 +254,19 @@ class Source:
             read = f.read1 if st.compression and hasattr(f, "read1") else f.read
             cut_errors = _truncation_errors() if st.compression else ()
             first = True
-            while True:
+
+            def read_block() -> bytes:
+                # A cut compressed stream ends the input (and is reported); other read errors are the user's news.
                 try:
-                    buf = read(BLOCK_BYTES)
+                    return read(BLOCK_BYTES)
                 except cut_errors:
                     st.truncated_gzip = True
-                    buf = b""
+                    return b""
                 except OSError as e:
                     raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
+
+            while True:
+                buf = read_block()
                 if not buf:
                     if first and st.truncated_gzip:
                         raise InputError(f"cannot read {self.name}: its {st.compression} data is corrupt "
@@ -271,13 +276,7 @@ class Source:
                     first = False
                     # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
                     while len(buf) < SNIFF_BYTES:
-                        try:
-                            more = read(BLOCK_BYTES)
-                        except cut_errors:
-                            st.truncated_gzip = True
-                            more = b""
-                        except OSError as e:
-                            raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
+                        more = read_block()
                         if not more:
                             break
                         buf += more
