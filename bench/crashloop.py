@@ -3,7 +3,7 @@ process lifetimes, nearly all start-ups that fail, in varied ways (the
 benchmark's start-up-heavy workload, beside genlog.py's serving-heavy one).
 
 Each lifetime is one run of the project's own log generator
-(``forensics.corpus.generate.build_log``: the real-format templates of SGLang
+(``forensics.lab.generator.generate.build_log``: the real-format templates of SGLang
 and vLLM start-ups and of every failure label of the taxonomy, with their
 precursors and tracebacks), rendered as ``journalctl -o short-iso`` on one
 host and laid end to end in time, with systemd's restart lines between them.
@@ -26,8 +26,8 @@ from typing import BinaryIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from forensics.corpus import generate as G  # noqa: E402
-from forensics.corpus.failures import LABELS  # noqa: E402
+from forensics.lab.generator import generate as G  # noqa: E402
+from forensics.lab.generator.failures import LABELS  # noqa: E402
 
 HOST = "gpu-node-3"
 START_EPOCH = 1780120800.0  # 2026-05-30T06:00:00Z

@@ -23,7 +23,7 @@ except ImportError:
 _instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is not None and __name__ == "__main__"
                  else contextlib.nullcontext())
 with _instrumented:
-    from forensics.diagnosis.evaluate import read_labels
+    from forensics.lab.evaluate import read_labels
     from forensics.errors import InputError
     from forensics.report.frames import read_table, render_summary
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import forensics
-from forensics.diagnosis.evaluate import read_labels
+from forensics.lab.evaluate import read_labels
 from forensics.report.frames import render_summary, rows_frame
 
 # Run from the repository root (CI) or from notebooks/.

@@ -12,7 +12,7 @@ import pytest
 
 from forensics import classify
 from forensics.diagnosis.classifier import MODEL_PATH, SCORER_PATH, default_model
-from forensics.diagnosis.evaluate import evaluate_dirs
+from forensics.lab.evaluate import evaluate_dirs
 from forensics.diagnosis.features import TEXT_FIELDS
 from forensics.diagnosis.model_io import load_model
 from forensics.errors import ModelError
@@ -137,7 +137,7 @@ def test_retraining_reproduces_the_shipped_model(tmp_path):
     answers on the corpus test split and probabilities within a tolerance.
     Coefficients are not compared bit for bit (BLAS and CPUs differ)."""
     from forensics.diagnosis.scorer import load_scorer
-    from forensics.diagnosis.train import DEFAULT_CORPORA, collect, train
+    from forensics.lab.train import DEFAULT_CORPORA, collect, train
 
     out = tmp_path / "classifier.skops"
     dirs = [REPO / c for c in DEFAULT_CORPORA]

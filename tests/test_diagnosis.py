@@ -6,7 +6,7 @@ import json
 import pytest
 
 from forensics import classify
-from forensics.diagnosis.evaluate import evaluate_dirs
+from forensics.lab.evaluate import evaluate_dirs
 
 from conftest import CORPORA, REAL, needs_real, run_cli
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import CORPORA, REAL, REPO, needs_real
 
 from forensics.diagnosis import early_warnings as E
-from forensics.diagnosis.evaluate import evaluate_dirs
+from forensics.lab.evaluate import evaluate_dirs
 from forensics.events import model as K
 from forensics.events.model import Event
 
@@ -150,7 +150,7 @@ def test_baseline_loads_and_knows_harmless_warnings():
 def test_baseline_is_rebuilt_by_its_script(tmp_path):
     """The shipped baseline is what the script builds from the collections it
     names (all of them once merged; those present here otherwise)."""
-    from forensics.corpus import ew_baseline
+    from forensics.lab import ew_baseline
 
     shipped = json.loads(E.BASELINE_PATH.read_text())
     dirs = [REPO / src for src in shipped["sources"] if (REPO / src).is_dir()]
@@ -169,7 +169,7 @@ def test_baseline_is_rebuilt_by_its_script(tmp_path):
 
 
 def _live(paths: list[Path]) -> tuple[int, list[tuple[str, dict]]]:
-    from forensics.diagnosis.evaluate import read_labels
+    from forensics.lab.evaluate import read_labels
     from forensics.diagnosis.diagnose import record_hits
     from forensics.diagnosis.signatures import signature_set
     from forensics.events.parser import iter_source_events
@@ -222,7 +222,7 @@ def test_live_prints_what_predicts_a_failure():
 
 
 def test_every_early_warning_has_the_contract_fields():
-    from forensics.diagnosis.evaluate import read_labels
+    from forensics.lab.evaluate import read_labels
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.ingest.sources import Source
 

@@ -11,7 +11,7 @@ GPU_EW = CORPORA / "gpu-early-warning"
 if not (GPU_EW / "labels.csv").exists():
     pytest.skip("corpora/gpu-early-warning not captured in this checkout", allow_module_level=True)
 
-from forensics.diagnosis.evaluate import evaluate_dirs, read_labels  # noqa: E402
+from forensics.lab.evaluate import evaluate_dirs, read_labels  # noqa: E402
 
 
 def test_captures_cover_enough_scenarios():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from forensics import classify
-from forensics.diagnosis.evaluate import evaluate_dirs
+from forensics.lab.evaluate import evaluate_dirs
 from forensics.diagnosis.remedies import LABEL_REMEDIES, remediation_for
 from forensics.diagnosis.taxonomy import LABELS
 from forensics.incidents import outcome

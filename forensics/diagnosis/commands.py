@@ -159,7 +159,7 @@ def sig_test(sigdirs: tuple[str, ...]) -> int:
 def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, model: str | None,
              dirs: tuple[str, ...]) -> int:
     """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
-    from forensics.diagnosis.evaluate import evaluate_dirs, render_report
+    from forensics.lab.evaluate import evaluate_dirs, render_report
 
     report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
     for why in report.get("unreadable") or ():
@@ -182,7 +182,7 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
 
     need("train", "sklearn", "skops")
     from forensics.diagnosis.classifier import MODEL_PATH
-    from forensics.diagnosis.train import DEFAULT_CORPORA, train
+    from forensics.lab.train import DEFAULT_CORPORA, train
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
     try:

@@ -69,7 +69,7 @@ def corpus_generate(seed: int, per_label: int, healthy: int, out: str, splice_re
     """Write a seeded, deterministic corpus of realistic logs and its labels.csv."""
     from pathlib import Path
 
-    from forensics.corpus.generate import generate_corpus
+    from forensics.lab.generator.generate import generate_corpus
 
     kwargs = {"splice_real": [Path(p) for p in splice_real]} if splice_real else {}
     rows = generate_corpus(seed, per_label, healthy, Path(out), **kwargs)

@@ -1,1 +1,1 @@
-"""The lab: tools that build the project's data (catalogue mining; later the corpus generator, training, evaluation)."""
+"""The lab: tools that build the project's data (the corpus generator, training, evaluation, catalogue mining)."""

@@ -12,8 +12,8 @@ import sys
 from dataclasses import replace
 from random import Random
 
-from forensics.corpus import catalog as K
-from forensics.corpus import generate as G
+from forensics.lab.generator import catalog as K
+from forensics.lab.generator import generate as G
 
 
 def main(out: str) -> None:

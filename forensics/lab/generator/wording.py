@@ -204,7 +204,7 @@ def _exception_index(exc: list[str]) -> int | None:
 
 
 def main() -> None:
-    """``python -m forensics.corpus.wording``: rebuild ``wording.json``."""
+    """``python -m forensics.lab.generator.wording``: rebuild ``wording.json``."""
     snap = build_snapshot()
     from forensics.report.atomic import atomic_write_text
 

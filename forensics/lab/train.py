@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from forensics.diagnosis.evaluate import read_labels
+from forensics.lab.evaluate import read_labels
 from forensics.diagnosis.features import (TEXT_FIELDS, incident_features, incident_frame_tokens, mask,
                                           warning_candidates)
 from forensics.diagnosis.run import diagnose_source

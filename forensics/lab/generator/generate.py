@@ -1,6 +1,6 @@
 """Deterministic, seeded generator of synthetic SGLang / vLLM service logs.
 
-``python -m forensics.corpus.generate --seed 7 --per-label 40 --healthy 110 --out corpora/generated``
+``python -m forensics.lab.generator.generate --seed 7 --per-label 40 --healthy 110 --out corpora/generated``
 
 Each log is one service run (sometimes a failed run, a restart and a second
 run) rendered as a plain file, through journald (``journalctl -o ...``),
@@ -1543,7 +1543,7 @@ def generate_corpus(seed: int, count_per_label: int, healthy: int, out_dir: Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m forensics.corpus.generate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m forensics.lab.generator.generate", description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--per-label", type=int, default=40)
     ap.add_argument("--healthy", type=int, default=110)

@@ -1,6 +1,6 @@
 """Build the healthy baseline that early-warning linking weighs against.
 
-``python -m forensics.corpus.ew_baseline [DIR ...] [--out PATH]``
+``python -m forensics.lab.ew_baseline [DIR ...] [--out PATH]``
 
 For every healthy log (a ``labels.csv`` row with no ``root_cause``, or the
 ``good`` run of a ``pairs.csv`` row) of the given collections -- by default every collection under ``corpora/`` -- it
@@ -109,7 +109,7 @@ def build(dirs: list[Path]) -> dict[str, Any]:
     names = [_rel(p) for p in logs]
     return {
         "about": "Masked templates of warning-ish lines in healthy start-ups, and per subject the number of "
-                 "healthy logs that mention it. Built by python -m forensics.corpus.ew_baseline.",
+                 "healthy logs that mention it. Built by python -m forensics.lab.ew_baseline.",
         "n_logs": len(logs),
         "sources": sorted({str(Path(n).parent) for n in names}),
         "logs_sha256": digest.hexdigest(),
