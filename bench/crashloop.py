@@ -26,22 +26,24 @@ from typing import BinaryIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from forensics.lab.generator import generate as G  # noqa: E402
+from forensics.lab.generator.generate import build_log  # noqa: E402
 from forensics.lab.generator.failures import LABELS  # noqa: E402
+from forensics.lab.generator.records import LogState  # noqa: E402
+from forensics.lab.generator.render import render  # noqa: E402
 
 HOST = "gpu-node-3"
 START_EPOCH = 1780120800.0  # 2026-05-30T06:00:00Z
 HEALTHY_SHARE = 0.12
 
 
-def lifetime(seed: int, i: int) -> tuple[G.LogState, str]:
+def lifetime(seed: int, i: int) -> tuple[LogState, str]:
     """One process lifetime: its records and what it was drawn to be."""
     rng = Random(f"crashloop:{seed}:{i}")
     if rng.random() < HEALTHY_SHARE:
         label, end = None, rng.choice(["starting", "shutdown"])
     else:
         label, end = rng.choice(LABELS), ""
-    st, _info = G.build_log(rng, label, "short-iso", end)
+    st, _info = build_log(rng, label, "short-iso", end)
     st.c.host = HOST
     return st, label or f"healthy-{end}"
 
@@ -63,7 +65,7 @@ def generate(out: BinaryIO, lifetimes: int = 1000, seed: int = 11) -> tuple[int,
             for rc in st.recs:
                 rc.t += shift
             st.boot_t0 += shift
-        lines, _owners = G.render(st, "short-iso", Random(f"crashloop-render:{seed}:{i}"))
+        lines, _owners = render(st, "short-iso", Random(f"crashloop-render:{seed}:{i}"))
         if i:
             lines.insert(0, f"{_stamp(t - 1)} {HOST} systemd[1]: {st.unit}: Scheduled restart job, "
                             f"restart counter is at {i}.")

@@ -12,14 +12,15 @@ import sys
 from dataclasses import replace
 from random import Random
 
-from forensics.lab.generator import catalog as K
+from forensics.lab.generator.catalog import GPUS, MODELS
+from forensics.lab.generator.render import render
 from forensics.lab.generator import generate as G
 
 
 def main(out: str) -> None:
     real_make_ctx = G.make_ctx
-    gpu = next(g for g in K.GPUS if g.short == "RTX PRO 6000")
-    model = next(m for m in K.MODELS if "Kimi" in m.hf)
+    gpu = next(g for g in GPUS if g.short == "RTX PRO 6000")
+    model = next(m for m in MODELS if "Kimi" in m.hf)
 
     def make_ctx(rng, label, renderer):  # type: ignore[no-untyped-def]
         c = real_make_ctx(rng, label, renderer)
@@ -33,7 +34,7 @@ def main(out: str) -> None:
             st, info = G.build_log(rng, None, "short", "")
             if info.get("outcome", getattr(st, "outcome", "ready")) not in ("ready", None) and info.get("outcome") != "ready":
                 continue
-            lines, _owners = G.render(st, "short", rng)
+            lines, _owners = render(st, "short", rng)
             text = "\n".join(lines) + "\n"
             # The healthy machine never printed the package-walk warning (issue 19); the generator
             # sprinkles it into some healthy logs as noise, so such draws are skipped.
