@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 from random import Random
 
-from .records import Rec
+from .catalog import Failure
+from .records import LogState, Rec
 from .render import ANSI_RE
 
 MAX_BYTES = 16000
@@ -92,3 +93,14 @@ def load_real_blocks(roots: list[Path], seed: int) -> dict[str, list[dict]]:
 def split_of(seed: int, key: str, frac: float) -> bool:
     h = int(hashlib.sha256(f"{seed}|{key}".encode()).hexdigest()[:12], 16)
     return (h % 10000) / 10000 < frac
+
+
+def splice_block(st: LogState, f: Failure, blk: dict) -> None:
+    """Insert a real exception block after the last fatal record; its proving line becomes the label's."""
+    fatal_recs = [i for i, rc in enumerate(st.recs) if rc.tag == "fatal"]
+    if fatal_recs:
+        pos = fatal_recs[-1] + 1
+        t = st.recs[fatal_recs[-1]].t
+        new = [Rec(t + 0.001 * k, ln, "app", st.main_pid, f.phase, "fatal" if blk["fatal"] in ln else "", st.recs[fatal_recs[-1]].boot) for k, ln in enumerate(blk["lines"])]
+        st.recs[pos:pos] = new
+        f.fatal = blk["fatal"]
