@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import time
 
-from .catalog import CAPTURE_HINTS_NEW, CAPTURE_HINTS_OLD, Ctx, import_frames, pick, sglang_sched_head, tb, vllm_core_head
+from .catalog import CAPTURE_HINTS_NEW, CAPTURE_HINTS_OLD, Ctx, Failure, import_frames, pick, sglang_sched_head, tb, vllm_core_head
 from .records import ts_sg
+
+
+# How each failure scope is written (the method of FailureInjection); "systemd" writes nothing here.
+SCOPE_EMITTERS = {"ranks": "_fail_ranks", "rank0": "_fail_ranks", "main": "_fail_main", "argparse": "_fail_main",
+                  "warmup": "_fail_warmup", "cxx": "_fail_cxx", "log": "_fail_log", "kernel": "_fail_kernel"}
 
 
 class FailureInjection:
@@ -70,7 +75,7 @@ class FailureInjection:
     def fail(self) -> None:
         f = self.failure
         assert f is not None
-        em, c, r, st = self.em, self.c, self.r, self.st
+        em, c, r = self.em, self.c, self.r
         self.outcome = "failed"
         if not self.pre_done:
             self.maybe_precursor(f.phase, before_failure=True)
@@ -80,67 +85,76 @@ class FailureInjection:
         exc = list(f.exc)
         if c.server == "sglang" and f.capture_wrap and f.phase == "cuda-graph-capture" and f.scope == "ranks" and exc and r.random() < 0.75:
             exc = self.wrap_capture(exc)
-        scope = f.scope
         # -- raw pre lines (compiler output, device asserts, NCCL glog)
-        if f.pre and scope not in ("log",):
+        if f.pre and f.scope not in ("log",):
             reps = c.tp if f.pre_scope == "ranks" else 1
             for rep in range(min(reps, 4)):
                 for ln in f.pre:
-                    tag = "fatal" if f.fatal in ln and scope == "cxx" else ""
+                    tag = "fatal" if f.fatal in ln and f.scope == "cxx" else ""
                     em.bare(ln, proc=("w", rep) if c.server == "vllm" and c.gen != "v06" and c.tp > 1 else ("core" if c.server == "vllm" else None), tag=tag, rank=rep)
-        if scope in ("ranks", "rank0"):
-            ranks = list(range(c.tp)) if scope == "ranks" else [0]
-            if scope == "ranks" and f.label == "dist.nccl" and r.random() < 0.5:
-                ranks = sorted(r.sample(ranks, r.randint(1, len(ranks))))
-            if len(ranks) > 2 and r.random() < 0.5:
-                ranks = ranks[:r.randint(1, 3)]
-            self.emit_rank_tracebacks(exc, ranks)
-        elif scope == "main":
-            for ln in exc:
-                self.tagged_bare(ln, f.fatal, proc="api")
-        elif scope == "argparse":
-            for ln in exc:
-                self.tagged_bare(ln, f.fatal, proc="api")
-        elif scope == "warmup":
-            em.sg("Initialization failed. warmup error: " + exc[0])
-            for ln in exc[1:]:
-                self.tagged_bare(ln, f.fatal)
-        elif scope == "cxx":
-            for ln in f.cxx:
-                self.tagged_bare(ln, f.fatal, proc=("w", 0) if c.server == "vllm" and c.tp > 1 else "core")
-            if c.server == "sglang" and c.gen == "new":
-                em.sg(f"Subprocess scheduler_{r.randrange(c.tp)} (pid={r.choice(st.child_pids)}) crashed with exit code -6. Triggering SIGQUIT for cleanup...")
-        elif scope == "log":
-            for ln in f.pre:
-                if c.server == "sglang":
-                    em.sg(ln, 0 if not ln.startswith(("Pyspy", "py-spy", "port ")) else None)
-            if f.log_level:
-                em.uv(f.log_level, f.log_line, tag="fatal")
-                if c.server == "sglang":
-                    em.uv("INFO", "Waiting for application shutdown.")
-                    em.uv("INFO", "Application shutdown complete.")
-            else:
-                rank = 0 if "atchdog" in f.log_line else None
-                em.sg(f.log_line, rank, tag="fatal")
-        elif scope == "kernel":
-            if c.journald:
-                for i, ln in enumerate(f.kernel):
-                    em.add(ln, src="kernel", tag="fatal" if f.fatal in ln else "")
-                    em.st.t += r.uniform(0, 0.01)
-            if c.server == "sglang":
-                if c.gen == "new":
-                    em.sg("Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.")
-                elif c.gen == "mid" and f.phase != "serving":
-                    em.sg("Rank 0 scheduler is dead. Please check if there are relevant logs.")
-                    em.sg("Exit code: -9")
-            else:
-                if c.tp > 1 and c.gen != "v06":
-                    em.vl("ERROR", "multiproc_executor.py", f"Worker proc {'VllmWorker-0' if c.gen == 'v09' else 'Worker_TP0'} died unexpectedly, shutting down executor.", "core")
-                else:
-                    em.vl("ERROR", "core_client.py", "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.", "api")
-        elif scope == "systemd":
-            pass
+        emit = SCOPE_EMITTERS.get(f.scope)
+        if emit:
+            getattr(self, emit)(f, exc)
         self.after_failure()
+
+    def _fail_ranks(self, f: Failure, exc: list[str]) -> None:
+        """A Python traceback per rank (all ranks, some of them, or rank 0)."""
+        c, r = self.c, self.r
+        ranks = list(range(c.tp)) if f.scope == "ranks" else [0]
+        if f.scope == "ranks" and f.label == "dist.nccl" and r.random() < 0.5:
+            ranks = sorted(r.sample(ranks, r.randint(1, len(ranks))))
+        if len(ranks) > 2 and r.random() < 0.5:
+            ranks = ranks[:r.randint(1, 3)]
+        self.emit_rank_tracebacks(exc, ranks)
+
+    def _fail_main(self, f: Failure, exc: list[str]) -> None:
+        for ln in exc:
+            self.tagged_bare(ln, f.fatal, proc="api")
+
+    def _fail_warmup(self, f: Failure, exc: list[str]) -> None:
+        self.em.sg("Initialization failed. warmup error: " + exc[0])
+        for ln in exc[1:]:
+            self.tagged_bare(ln, f.fatal)
+
+    def _fail_cxx(self, f: Failure, exc: list[str]) -> None:
+        c, r = self.c, self.r
+        for ln in f.cxx:
+            self.tagged_bare(ln, f.fatal, proc=("w", 0) if c.server == "vllm" and c.tp > 1 else "core")
+        if c.server == "sglang" and c.gen == "new":
+            self.em.sg(f"Subprocess scheduler_{r.randrange(c.tp)} (pid={r.choice(self.st.child_pids)}) crashed with exit code -6. Triggering SIGQUIT for cleanup...")
+
+    def _fail_log(self, f: Failure, exc: list[str]) -> None:
+        """The cause is one log line (a watchdog, a uvicorn error, a bind failure)."""
+        em, c = self.em, self.c
+        for ln in f.pre:
+            if c.server == "sglang":
+                em.sg(ln, 0 if not ln.startswith(("Pyspy", "py-spy", "port ")) else None)
+        if f.log_level:
+            em.uv(f.log_level, f.log_line, tag="fatal")
+            if c.server == "sglang":
+                em.uv("INFO", "Waiting for application shutdown.")
+                em.uv("INFO", "Application shutdown complete.")
+        else:
+            rank = 0 if "atchdog" in f.log_line else None
+            em.sg(f.log_line, rank, tag="fatal")
+
+    def _fail_kernel(self, f: Failure, exc: list[str]) -> None:
+        """The kernel kills a process (OOM killer, Xid); the server sees a dead child."""
+        em, c, r = self.em, self.c, self.r
+        if c.journald:
+            for ln in f.kernel:
+                em.add(ln, src="kernel", tag="fatal" if f.fatal in ln else "")
+                em.st.t += r.uniform(0, 0.01)
+        if c.server == "sglang":
+            if c.gen == "new":
+                em.sg("Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.")
+            elif c.gen == "mid" and f.phase != "serving":
+                em.sg("Rank 0 scheduler is dead. Please check if there are relevant logs.")
+                em.sg("Exit code: -9")
+        elif c.tp > 1 and c.gen != "v06":
+            em.vl("ERROR", "multiproc_executor.py", f"Worker proc {'VllmWorker-0' if c.gen == 'v09' else 'Worker_TP0'} died unexpectedly, shutting down executor.", "core")
+        else:
+            em.vl("ERROR", "core_client.py", "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.", "api")
 
     def tagged_bare(self, ln: str, fatal: str, proc=None) -> None:
         self.em.bare(ln, proc=proc if self.c.server == "vllm" else None, tag="fatal" if fatal and fatal in ln else "")
@@ -230,47 +244,9 @@ class FailureInjection:
             self.exit_kind = "timeout"
             return
         if c.server == "sglang":
-            if f.scope in ("ranks", "rank0", "cxx", "kernel", "warmup") or (f.scope == "log" and not f.log_level and "atchdog" in f.log_line):
-                if c.gen == "new" and f.phase in ("serving",) and r.random() < 0.5:
-                    em.sg(f"SIGQUIT received. signum=3, frame=<frame at 0x7f{r.randint(10**9, 10**10):x}, file '{c.sp}/sglang/srt/entrypoints/http_server.py', line {r.randint(900, 1500)}, code launch_server>. It usually means one child failed.")
-                else:
-                    em.sg("Received sigquit from a child process. It usually means the child failed.")
-                self.exit_kind = "signal"
-                if f.scope == "kernel":
-                    self.exit_kind = "oom-kill"
-                if not c.journald and r.random() < 0.45:
-                    em.add("Killed")
-            elif f.scope == "log" and f.log_level:
-                self.exit_kind = "exit-code"
+            self._sglang_after_failure(f)
         else:
-            if f.scope in ("ranks", "rank0", "cxx") and f.phase != "serving":
-                if c.gen == "v06":
-                    lines = tb(import_frames(c, [])[:2] + c.frames([("vllm/entrypoints/openai/api_server.py", "build_async_engine_client_from_engine_args", "raise RuntimeError(")])) + [
-                        "RuntimeError: Engine process failed to start. See stack trace for the root cause."]
-                else:
-                    fc = "{'EngineCore_DP0': 1}" if c.gen in ("v011", "v033") else "{}"
-                    lines = tb(import_frames(c, [])[:2] + c.frames([("vllm/entrypoints/cli/main.py", "main", "args.dispatch_function(args)"),
-                                                                        ("vllm/entrypoints/openai/api_server.py", "build_async_engine_client_from_engine_args", "async_llm = AsyncLLM.from_vllm_config(", True),
-                                                                        ("vllm/v1/engine/core_client.py", "__init__", "with launch_core_engines(vllm_config, executor_class,"),
-                                                                        ("vllm/v1/engine/utils.py", "wait_for_engine_startup", "raise RuntimeError(\"Engine core initialization failed. \"")])) + [
-                        f"RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {fc}"]
-                em.adv(0.5, 3)
-                for ln in lines:
-                    em.bare(ln, proc="api")
-            elif f.phase == "serving" or f.scope in ("kernel", "cxx"):
-                em.vl_multi("ERROR", "async_llm.py", ["AsyncLLM output_handler failed."] + tb(c.frames([("vllm/v1/engine/async_llm.py", "output_handler", "outputs = await engine_core.get_output_async()"),
-                                                                                                        ("vllm/v1/engine/core_client.py", "get_output_async", "raise self._format_exception(outputs) from None")])) +
-                            ["vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."], "api", tag_line="")
-                for _ in range(r.randint(0, 3)):
-                    em.uv("INFO", f"127.0.0.1:{r.randint(30000, 65000)} - \"POST /v1/chat/completions HTTP/1.1\" 500 Internal Server Error")
-                em.uv("INFO", "Shutting down")
-                em.uv("INFO", "Waiting for application shutdown.")
-                em.uv("INFO", "Application shutdown complete.")
-                em.uv("INFO", f"Finished server process [{st.api_pid}]")
-            if r.random() < 0.35:
-                em.bare(f"/usr/lib/python{c.py}/multiprocessing/resource_tracker.py:{r.choice([254, 279, 301])}: UserWarning: resource_tracker: There appear to be {r.randint(1, 3)} leaked shared_memory objects to clean up at shutdown")
-                em.bare("  warnings.warn('resource_tracker: There appear to be %d '")
-            self.exit_kind = "oom-kill" if f.scope == "kernel" else "exit-code"
+            self._vllm_after_failure(f)
         if f.label == "hang.timeout" and r.random() < 0.3 and f.scope != "systemd":
             em.adv(1, 30)
             em.bare("^CTraceback (most recent call last):" if not c.journald else "Traceback (most recent call last):", proc="api")
@@ -278,6 +254,53 @@ class FailureInjection:
                                 (f"/usr/lib/python{c.py}/threading.py", "wait", "signaled = self._cond.wait(timeout)")]) + ["KeyboardInterrupt"]:
                 em.bare(ln, proc="api")
 
+    def _sglang_after_failure(self, f: Failure) -> None:
+        """SGLang's parent reports the dead child (SIGQUIT) and the exit kind follows."""
+        em, c, r = self.em, self.c, self.r
+        if f.scope in ("ranks", "rank0", "cxx", "kernel", "warmup") or (f.scope == "log" and not f.log_level and "atchdog" in f.log_line):
+            if c.gen == "new" and f.phase in ("serving",) and r.random() < 0.5:
+                em.sg(f"SIGQUIT received. signum=3, frame=<frame at 0x7f{r.randint(10**9, 10**10):x}, file '{c.sp}/sglang/srt/entrypoints/http_server.py', line {r.randint(900, 1500)}, code launch_server>. It usually means one child failed.")
+            else:
+                em.sg("Received sigquit from a child process. It usually means the child failed.")
+            self.exit_kind = "signal"
+            if f.scope == "kernel":
+                self.exit_kind = "oom-kill"
+            if not c.journald and r.random() < 0.45:
+                em.add("Killed")
+        elif f.scope == "log" and f.log_level:
+            self.exit_kind = "exit-code"
+
+    def _vllm_after_failure(self, f: Failure) -> None:
+        """vLLM's API server: the engine-start traceback, or the dead engine and uvicorn's shutdown."""
+        em, c, r, st = self.em, self.c, self.r, self.st
+        if f.scope in ("ranks", "rank0", "cxx") and f.phase != "serving":
+            if c.gen == "v06":
+                lines = tb(import_frames(c, [])[:2] + c.frames([("vllm/entrypoints/openai/api_server.py", "build_async_engine_client_from_engine_args", "raise RuntimeError(")])) + [
+                    "RuntimeError: Engine process failed to start. See stack trace for the root cause."]
+            else:
+                fc = "{'EngineCore_DP0': 1}" if c.gen in ("v011", "v033") else "{}"
+                lines = tb(import_frames(c, [])[:2] + c.frames([("vllm/entrypoints/cli/main.py", "main", "args.dispatch_function(args)"),
+                                                                    ("vllm/entrypoints/openai/api_server.py", "build_async_engine_client_from_engine_args", "async_llm = AsyncLLM.from_vllm_config(", True),
+                                                                    ("vllm/v1/engine/core_client.py", "__init__", "with launch_core_engines(vllm_config, executor_class,"),
+                                                                    ("vllm/v1/engine/utils.py", "wait_for_engine_startup", "raise RuntimeError(\"Engine core initialization failed. \"")])) + [
+                    f"RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {fc}"]
+            em.adv(0.5, 3)
+            for ln in lines:
+                em.bare(ln, proc="api")
+        elif f.phase == "serving" or f.scope in ("kernel", "cxx"):
+            em.vl_multi("ERROR", "async_llm.py", ["AsyncLLM output_handler failed."] + tb(c.frames([("vllm/v1/engine/async_llm.py", "output_handler", "outputs = await engine_core.get_output_async()"),
+                                                                                                    ("vllm/v1/engine/core_client.py", "get_output_async", "raise self._format_exception(outputs) from None")])) +
+                        ["vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."], "api", tag_line="")
+            for _ in range(r.randint(0, 3)):
+                em.uv("INFO", f"127.0.0.1:{r.randint(30000, 65000)} - \"POST /v1/chat/completions HTTP/1.1\" 500 Internal Server Error")
+            em.uv("INFO", "Shutting down")
+            em.uv("INFO", "Waiting for application shutdown.")
+            em.uv("INFO", "Application shutdown complete.")
+            em.uv("INFO", f"Finished server process [{st.api_pid}]")
+        if r.random() < 0.35:
+            em.bare(f"/usr/lib/python{c.py}/multiprocessing/resource_tracker.py:{r.choice([254, 279, 301])}: UserWarning: resource_tracker: There appear to be {r.randint(1, 3)} leaked shared_memory objects to clean up at shutdown")
+            em.bare("  warnings.warn('resource_tracker: There appear to be %d '")
+        self.exit_kind = "oom-kill" if f.scope == "kernel" else "exit-code"
 
 
 def worker_traceback(c: Ctx, exc: list[str], phase: str) -> list[str]:
