@@ -291,27 +291,32 @@ def sglang_sched_head(c: Ctx, phase: str) -> list[str]:
     return c.frames(f)
 
 
+def _vllm_v0_engine_head(c: Ctx, phase: str) -> list[str]:
+    """Frames of the V0 engine (vLLM 0.6) for a phase."""
+    f: list[tuple] = [("vllm/engine/multiprocessing/engine.py", "run_mp_engine", "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,", True),
+                      ("vllm/engine/multiprocessing/engine.py", "from_engine_args", "return cls(", True),
+                      ("vllm/engine/multiprocessing/engine.py", "__init__", "self.engine = LLMEngine(*args, **kwargs)", True),
+                      ("vllm/engine/llm_engine.py", "__init__", "self.model_executor = executor_class(", True),
+                      ("vllm/executor/executor_base.py", "__init__", "self._init_executor()")]
+    if phase in ("load-weights", "launch"):
+        f += [("vllm/executor/gpu_executor.py", "_init_executor", "self.driver_worker.load_model()"),
+              ("vllm/worker/worker.py", "load_model", "self.model_runner.load_model()"),
+              ("vllm/worker/model_runner.py", "load_model", "self.model = get_model(model_config=self.model_config,", True)]
+    elif phase == "memory-plan":
+        f = f[:3] + [("vllm/engine/llm_engine.py", "__init__", "self._initialize_kv_caches()"),
+                     ("vllm/engine/llm_engine.py", "_initialize_kv_caches", "self.model_executor.determine_num_available_blocks())", True),
+                     ("vllm/worker/worker.py", "determine_num_available_blocks", "self.model_runner.profile_run()")]
+    elif phase in ("cuda-graph-capture", "kernel-jit", "warmup"):
+        f = f[:3] + [("vllm/engine/llm_engine.py", "_initialize_kv_caches", "self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)"),
+                     ("vllm/worker/worker.py", "_warm_up_model", "self.model_runner.capture_model(self.gpu_cache)"),
+                     ("vllm/worker/model_runner.py", "capture_model", "graph_runner.capture(**capture_inputs)")]
+    return c.frames(f)
+
+
 def vllm_core_head(c: Ctx, phase: str) -> list[str]:
     """Frames of the engine core (V1) or the V0 engine for a phase."""
     if c.gen == "v06":
-        f: list[tuple] = [("vllm/engine/multiprocessing/engine.py", "run_mp_engine", "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,", True),
-                          ("vllm/engine/multiprocessing/engine.py", "from_engine_args", "return cls(", True),
-                          ("vllm/engine/multiprocessing/engine.py", "__init__", "self.engine = LLMEngine(*args, **kwargs)", True),
-                          ("vllm/engine/llm_engine.py", "__init__", "self.model_executor = executor_class(", True),
-                          ("vllm/executor/executor_base.py", "__init__", "self._init_executor()")]
-        if phase in ("load-weights", "launch"):
-            f += [("vllm/executor/gpu_executor.py", "_init_executor", "self.driver_worker.load_model()"),
-                  ("vllm/worker/worker.py", "load_model", "self.model_runner.load_model()"),
-                  ("vllm/worker/model_runner.py", "load_model", "self.model = get_model(model_config=self.model_config,", True)]
-        elif phase == "memory-plan":
-            f = f[:3] + [("vllm/engine/llm_engine.py", "__init__", "self._initialize_kv_caches()"),
-                         ("vllm/engine/llm_engine.py", "_initialize_kv_caches", "self.model_executor.determine_num_available_blocks())", True),
-                         ("vllm/worker/worker.py", "determine_num_available_blocks", "self.model_runner.profile_run()")]
-        elif phase in ("cuda-graph-capture", "kernel-jit", "warmup"):
-            f = f[:3] + [("vllm/engine/llm_engine.py", "_initialize_kv_caches", "self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)"),
-                         ("vllm/worker/worker.py", "_warm_up_model", "self.model_runner.capture_model(self.gpu_cache)"),
-                         ("vllm/worker/model_runner.py", "capture_model", "graph_runner.capture(**capture_inputs)")]
-        return c.frames(f)
+        return _vllm_v0_engine_head(c, phase)
     if phase in ("serving",):
         f = [("vllm/v1/engine/core.py", "run_engine_core", "engine_core.run_busy_loop()"),
              ("vllm/v1/engine/core.py", "run_busy_loop", "self._process_engine_step()"),
