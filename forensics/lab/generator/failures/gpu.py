@@ -29,25 +29,7 @@ def f_gpu_oom(c: Ctx) -> Failure:
         kind = r.choices(["torch-oom", "no-blocks", "kv-too-small", "free-mem", "cuda-oom", "sampler"], weights=[5, 3, 3, 2, 1, 1])[0]
     pre = None
     if kind == "torch-oom":
-        phase = r.choices(["load-weights", "memory-plan", "cuda-graph-capture", "warmup", "serving"], weights=[2, 2, 3, 1, 3])[0]
-        line, fatal = torch_oom_line(c)
-        extra = model_forward_frames(c) if phase in ("cuda-graph-capture", "warmup", "serving", "memory-plan") else c.frames([
-            (f"{c.sp}/torch/nn/modules/module.py", "to", "return self._apply(convert)"),
-            (f"{c.sp}/torch/nn/modules/module.py", "convert", "return t.to(", True)])
-        extra += c.frames([pick(r, [(f"{c.sp}/torch/nn/modules/linear.py", "forward", "return F.linear(input, self.weight, self.bias)"),
-                                    ("sglang/srt/layers/logits_processor.py" if c.server == "sglang" else "vllm/model_executor/layers/logits_processor.py", "_get_logits",
-                                     "logits = torch.matmul(hidden_states.to(lm_head.weight.dtype), lm_head.weight.T)"),
-                                    ("sglang/srt/layers/moe/fused_moe_triton/fused_moe.py" if c.server == "sglang" else "vllm/model_executor/layers/fused_moe/fused_moe.py",
-                                     "fused_experts_impl", "intermediate_cache1 = torch.empty(", True)])])
-        exc = tb(head(c, phase) + extra) + [line]
-        if phase == "serving" and r.random() < 0.8:
-            if c.server == "sglang":
-                pre = Precursor([f"KV cache pool is full. Retract requests. #retracted_reqs: {r.randint(1, 12)}, #new_token_ratio: {r.uniform(0.3, 0.7):.4f} -> {r.uniform(0.8, 1.0):.4f}"],
-                                "KV cache pool is full. Retract requests.", "serving", style="log", lead=(5, 120))
-            else:
-                pre = Precursor([f"Sequence group cmpl-{r.randbytes(16).hex()}-0 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption={r.randint(1, 60)}"],
-                                "is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space", "serving", style="vlog", vfile="scheduler.py", lead=(5, 120))
-        return Failure("gpu.out-of-memory", phase, exc, fatal, capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
+        return _torch_oom(c)
     if kind == "cuda-oom":
         phase = pick(r, ["serving", "warmup", "cuda-graph-capture", "memory-plan"])
         exc = tb(head(c, phase) + model_forward_frames(c)) + cuda_error(c, "out of memory")
@@ -76,6 +58,27 @@ def f_gpu_oom(c: Ctx) -> Failure:
         pre = Precursor([f"KV cache pool is full. Retract requests. #retracted_reqs: {r.randint(1, 9)}, #new_token_ratio: {r.uniform(0.3, 0.7):.4f} -> {r.uniform(0.8, 1.0):.4f}"],
                         "KV cache pool is full. Retract requests.", "serving", style="log", lead=(5, 90))
         return Failure("gpu.out-of-memory", phase, exc, "Prefill out of memory. Try to lower your batch size.", precursor=pre, variant=kind)
+    if kind in ("no-blocks", "kv-too-small"):
+        return _vllm_kv_memory(c, kind)
+    if kind == "free-mem":
+        phase = "launch"
+        tot = c.gpu.total_gib
+        u = pick(r, [0.9, 0.92, 0.95, 0.85, 0.8])
+        exc = tb(vllm_core_head(c, "launch") + c.frames([("vllm/v1/worker/gpu_worker.py", "init_device", "raise ValueError(")])) + [
+            f"ValueError: Free memory on device ({gib(r, 2, tot * u - 1)}/{tot} GiB) on startup is less than desired GPU memory utilization ({u}, {tot * u:.2f} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."]
+        return Failure("gpu.out-of-memory", phase, exc, "on startup is less than desired GPU memory utilization", variant=kind)
+    phase = "warmup"
+    n = pick(r, [256, 512, 1024])
+    line, _ = torch_oom_line(c)
+    exc = tb(vllm_core_head(c, "warmup") + c.frames([("vllm/v1/worker/gpu_model_runner.py", "_dummy_sampler_run", "sampler_output = self.sampler(logits=logits,", True)])) + [line, "",
+        "The above exception was the direct cause of the following exception:", ""] + tb(vllm_core_head(c, "warmup") + c.frames([("vllm/v1/worker/gpu_model_runner.py", "_dummy_sampler_run", "raise RuntimeError(")])) + [
+        f"RuntimeError: CUDA out of memory occurred when warming up sampler with {n} dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."]
+    return Failure("gpu.out-of-memory", phase, exc, "CUDA out of memory occurred when warming up sampler", variant="sampler")
+
+
+def _vllm_kv_memory(c: Ctx, kind: str) -> Failure:
+    """vLLM's KV-cache checks: no blocks at all, or too few for the max sequence length."""
+    r = c.rng
     if kind == "no-blocks":
         phase = "memory-plan"
         exc = tb(vllm_core_head(c, "memory-plan")[:4] + c.frames([("vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "raise ValueError(\"No available memory for the cache blocks. \"")])) + [
@@ -94,20 +97,33 @@ def f_gpu_oom(c: Ctx) -> Failure:
         pre = Precursor([f"The model has a long context length ({n}). This may cause OOM during the initial memory profiling phase, or result in low performance due to small KV cache size. Consider setting --max-model-len to a smaller value."],
                         "The model has a long context length", "launch", style="vlog", vfile="arg_utils.py", lead=(20, 300)) if n >= 65536 else None
         return Failure("gpu.out-of-memory", phase, exc, "KV cache is needed, which is larger than the available KV cache memory", precursor=pre, variant=kind)
-    if kind == "free-mem":
-        phase = "launch"
-        tot = c.gpu.total_gib
-        u = pick(r, [0.9, 0.92, 0.95, 0.85, 0.8])
-        exc = tb(vllm_core_head(c, "launch") + c.frames([("vllm/v1/worker/gpu_worker.py", "init_device", "raise ValueError(")])) + [
-            f"ValueError: Free memory on device ({gib(r, 2, tot * u - 1)}/{tot} GiB) on startup is less than desired GPU memory utilization ({u}, {tot * u:.2f} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."]
-        return Failure("gpu.out-of-memory", phase, exc, "on startup is less than desired GPU memory utilization", variant=kind)
-    phase = "warmup"
-    n = pick(r, [256, 512, 1024])
-    line, _ = torch_oom_line(c)
-    exc = tb(vllm_core_head(c, "warmup") + c.frames([("vllm/v1/worker/gpu_model_runner.py", "_dummy_sampler_run", "sampler_output = self.sampler(logits=logits,", True)])) + [line, "",
-        "The above exception was the direct cause of the following exception:", ""] + tb(vllm_core_head(c, "warmup") + c.frames([("vllm/v1/worker/gpu_model_runner.py", "_dummy_sampler_run", "raise RuntimeError(")])) + [
-        f"RuntimeError: CUDA out of memory occurred when warming up sampler with {n} dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."]
-    return Failure("gpu.out-of-memory", phase, exc, "CUDA out of memory occurred when warming up sampler", variant="sampler")
+    raise ValueError(f"not a vLLM KV-memory variant: {kind}")
+
+
+def _torch_oom(c: Ctx) -> Failure:
+    """torch.OutOfMemoryError in a forward, a load or a capture; in serving, KV-cache pressure warns first."""
+    r = c.rng
+    kind = "torch-oom"
+    pre = None
+    phase = r.choices(["load-weights", "memory-plan", "cuda-graph-capture", "warmup", "serving"], weights=[2, 2, 3, 1, 3])[0]
+    line, fatal = torch_oom_line(c)
+    extra = model_forward_frames(c) if phase in ("cuda-graph-capture", "warmup", "serving", "memory-plan") else c.frames([
+        (f"{c.sp}/torch/nn/modules/module.py", "to", "return self._apply(convert)"),
+        (f"{c.sp}/torch/nn/modules/module.py", "convert", "return t.to(", True)])
+    extra += c.frames([pick(r, [(f"{c.sp}/torch/nn/modules/linear.py", "forward", "return F.linear(input, self.weight, self.bias)"),
+                                ("sglang/srt/layers/logits_processor.py" if c.server == "sglang" else "vllm/model_executor/layers/logits_processor.py", "_get_logits",
+                                 "logits = torch.matmul(hidden_states.to(lm_head.weight.dtype), lm_head.weight.T)"),
+                                ("sglang/srt/layers/moe/fused_moe_triton/fused_moe.py" if c.server == "sglang" else "vllm/model_executor/layers/fused_moe/fused_moe.py",
+                                 "fused_experts_impl", "intermediate_cache1 = torch.empty(", True)])])
+    exc = tb(head(c, phase) + extra) + [line]
+    if phase == "serving" and r.random() < 0.8:
+        if c.server == "sglang":
+            pre = Precursor([f"KV cache pool is full. Retract requests. #retracted_reqs: {r.randint(1, 12)}, #new_token_ratio: {r.uniform(0.3, 0.7):.4f} -> {r.uniform(0.8, 1.0):.4f}"],
+                            "KV cache pool is full. Retract requests.", "serving", style="log", lead=(5, 120))
+        else:
+            pre = Precursor([f"Sequence group cmpl-{r.randbytes(16).hex()}-0 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption={r.randint(1, 60)}"],
+                            "is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space", "serving", style="vlog", vfile="scheduler.py", lead=(5, 120))
+    return Failure("gpu.out-of-memory", phase, exc, fatal, capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
 
 
 def f_illegal(c: Ctx) -> Failure:
