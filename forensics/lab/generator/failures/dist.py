@@ -37,31 +37,7 @@ def f_nccl(c: Ctx) -> Failure:
     }
     pre = None
     if kind == "watchdog":
-        op = pick(r, ["ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "BROADCAST", "GATHER", "_REDUCE_SCATTER_BASE"])
-        seq = r.randint(2, 90000)
-        to = pick(r, [600000, 1800000, 300000])
-        ran = to + r.randint(1, 900)
-        phase = r.choices(["serving", "load-weights", "cuda-graph-capture", "launch"], weights=[5, 1, 1, 1])[0]
-        ts = f"E{r.randint(1, 12):02d}{r.randint(1, 28):02d} {r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999999999):09d}"
-        work = f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={r.randint(1, 9000000)}, NumelOut={r.randint(1, 9000000)}, Timeout(ms)={to}) ran for {ran} milliseconds before timing out."
-        pre_lines = [f"[rank{rank}]:[{ts} ProcessGroupNCCL.cpp:{r.choice([632, 616, 685])}] [Rank {rank}] Watchdog caught collective operation timeout: {work}"]
-        if r.random() < 0.6:
-            pre_lines.append(f"[rank{rank}]:[{ts} ProcessGroupNCCL.cpp:{r.choice([2271, 1664])}] [PG ID 0 PG GUID 0(default_pg) Rank {rank}] failure detected by watchdog at work sequence id: {seq} PG status: last enqueued work: {seq}, last completed work: {seq - 1}")
-            pre_lines.append(f"[rank{rank}]:[{ts} ProcessGroupNCCL.cpp:{r.choice([670, 681])}] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.")
-        whatl = f"[PG ID 0 PG GUID 0(default_pg) Rank {rank}] Process group watchdog thread terminated with exception: [Rank {rank}] Watchdog caught collective operation timeout: {work}"
-        cxx = ["terminate called after throwing an instance of 'c10::DistBackendError'", f"  what():  {whatl}",
-               f"Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:{r.choice([635, 618, 688])} (most recent call first):",
-               f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libc10.so)",
-               f"frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x{r.randint(0x200, 0x300):x} (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libtorch_cuda.so)",
-               f"frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x{r.randint(0x600, 0x900):x} (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libtorch_cuda.so)",
-               f"frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x14d (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libtorch_cuda.so)",
-               f"frame #4: <unknown function> + 0x{r.randint(0xd0000, 0xfffff):x} (0x7f{r.randint(10**9, 10**10 - 1):x} in /lib/x86_64-linux-gnu/libstdc++.so.6)",
-               f"frame #5: <unknown function> + 0x94ac3 (0x7f{r.randint(10**9, 10**10 - 1):x} in /lib/x86_64-linux-gnu/libc.so.6)", "", "Fatal Python error: Aborted"]
-        if r.random() < 0.6:
-            pre = Precursor([nccl_warn(c, rank, f"transport/net_ib.cc:{r.randint(1200, 2400)} NCCL WARN NET/IB : req {r.randint(1, 9)}/{r.randint(1, 9)} tag {r.randint(1, 99):x} peer 10.0.0.{r.randint(1, 99)}<{r.randint(30000, 65000)}> collective mismatch error, local size {r.randint(1, 99999)} remote size {r.randint(1, 99999)}")]
-                            if r.random() < 0.5 else [nccl_warn(c, rank, f"misc/socket.cc:{r.randint(40, 700)} NCCL WARN socketProgress: Connection closed by remote peer 10.0.0.{r.randint(1, 99)}<{r.randint(30000, 65000)}>")],
-                            "NCCL WARN", phase, style="nccl", lead=(30, 600))
-        return Failure("dist.nccl", phase, [], "Watchdog caught collective operation timeout", scope="cxx", pre=pre_lines, cxx=cxx, precursor=pre, variant=kind)
+        return _watchdog(c, rank)
     err, last_err, warn_lines = warns[kind]
     phase = r.choices(["launch", "load-weights", "cuda-graph-capture", "serving"], weights=[5, 1, 2, 2])[0]
     loc = f"/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:{r.choice([3356, 3690, 2010, 1970, 3414])}"
@@ -88,3 +64,35 @@ def f_nccl(c: Ctx) -> Failure:
         pre = Precursor(["Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify --disable-custom-all-reduce explicitly."],
                         "Custom allreduce is disabled because your platform lacks GPU P2P capability", "launch", style="log" if c.server == "sglang" else "vlog", vfile="custom_all_reduce.py", lead=(5, 60))
     return Failure("dist.nccl", phase, exc, fatal, capture_wrap=phase == "cuda-graph-capture", precursor=pre, variant=kind)
+
+
+def _watchdog(c: Ctx, rank: int) -> Failure:
+    """ProcessGroupNCCL's watchdog times a collective out and aborts the process (C++ terminate)."""
+    r = c.rng
+    kind = "watchdog"
+    pre = None
+    op = pick(r, ["ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "BROADCAST", "GATHER", "_REDUCE_SCATTER_BASE"])
+    seq = r.randint(2, 90000)
+    to = pick(r, [600000, 1800000, 300000])
+    ran = to + r.randint(1, 900)
+    phase = r.choices(["serving", "load-weights", "cuda-graph-capture", "launch"], weights=[5, 1, 1, 1])[0]
+    ts = f"E{r.randint(1, 12):02d}{r.randint(1, 28):02d} {r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999999999):09d}"
+    work = f"WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={r.randint(1, 9000000)}, NumelOut={r.randint(1, 9000000)}, Timeout(ms)={to}) ran for {ran} milliseconds before timing out."
+    pre_lines = [f"[rank{rank}]:[{ts} ProcessGroupNCCL.cpp:{r.choice([632, 616, 685])}] [Rank {rank}] Watchdog caught collective operation timeout: {work}"]
+    if r.random() < 0.6:
+        pre_lines.append(f"[rank{rank}]:[{ts} ProcessGroupNCCL.cpp:{r.choice([2271, 1664])}] [PG ID 0 PG GUID 0(default_pg) Rank {rank}] failure detected by watchdog at work sequence id: {seq} PG status: last enqueued work: {seq}, last completed work: {seq - 1}")
+        pre_lines.append(f"[rank{rank}]:[{ts} ProcessGroupNCCL.cpp:{r.choice([670, 681])}] Stack trace of the failed collective not found, potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.")
+    whatl = f"[PG ID 0 PG GUID 0(default_pg) Rank {rank}] Process group watchdog thread terminated with exception: [Rank {rank}] Watchdog caught collective operation timeout: {work}"
+    cxx = ["terminate called after throwing an instance of 'c10::DistBackendError'", f"  what():  {whatl}",
+           f"Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:{r.choice([635, 618, 688])} (most recent call first):",
+           f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libc10.so)",
+           f"frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x{r.randint(0x200, 0x300):x} (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libtorch_cuda.so)",
+           f"frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x{r.randint(0x600, 0x900):x} (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libtorch_cuda.so)",
+           f"frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x14d (0x7f{r.randint(10**9, 10**10 - 1):x} in {c.sp}/torch/lib/libtorch_cuda.so)",
+           f"frame #4: <unknown function> + 0x{r.randint(0xd0000, 0xfffff):x} (0x7f{r.randint(10**9, 10**10 - 1):x} in /lib/x86_64-linux-gnu/libstdc++.so.6)",
+           f"frame #5: <unknown function> + 0x94ac3 (0x7f{r.randint(10**9, 10**10 - 1):x} in /lib/x86_64-linux-gnu/libc.so.6)", "", "Fatal Python error: Aborted"]
+    if r.random() < 0.6:
+        pre = Precursor([nccl_warn(c, rank, f"transport/net_ib.cc:{r.randint(1200, 2400)} NCCL WARN NET/IB : req {r.randint(1, 9)}/{r.randint(1, 9)} tag {r.randint(1, 99):x} peer 10.0.0.{r.randint(1, 99)}<{r.randint(30000, 65000)}> collective mismatch error, local size {r.randint(1, 99999)} remote size {r.randint(1, 99999)}")]
+                        if r.random() < 0.5 else [nccl_warn(c, rank, f"misc/socket.cc:{r.randint(40, 700)} NCCL WARN socketProgress: Connection closed by remote peer 10.0.0.{r.randint(1, 99)}<{r.randint(30000, 65000)}>")],
+                        "NCCL WARN", phase, style="nccl", lead=(30, 600))
+    return Failure("dist.nccl", phase, [], "Watchdog caught collective operation timeout", scope="cxx", pre=pre_lines, cxx=cxx, precursor=pre, variant=kind)
