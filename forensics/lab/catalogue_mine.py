@@ -1053,6 +1053,68 @@ def write_gz(path: Path, text: str) -> None:
         gz.write(text.encode("utf-8"))
 
 
+# The fixed part of the catalogue README: sources in words, the entry fields, how to rebuild.
+README_TAIL = [
+    "CUDA runtime: the `cudaError` enum of `include/driver_types.h` in each wheel, and for each code",
+    "the name and string its own `libcudart.so.12` returns (`cudaGetErrorName` / `cudaGetErrorString`;",
+    "no GPU needed); each string also as torch prints it (`CUDA error: <string>`).",
+    "torch: besides its Python layer and the `TORCH_CHECK`-family messages of its C++ headers,",
+    "the sentence-like string literals of `libtorch_cuda`/`libc10_cuda`/`libc10` (kind",
+    "`binary-string`: the caching allocator's and ProcessGroupNCCL's messages live in .cpp files",
+    "the wheel does not ship).",
+    "python: the standard library modules servers run through (asyncio, argparse, subprocess,",
+    "multiprocessing, concurrent.futures, importlib, ...) of each installed interpreter, and the",
+    "errno strings as Python prints them (`[Errno 98] Address already in use`).",
+    "ninja, ptxas: sentence-like printf strings of the `ninja` binary (ninja wheels) and of",
+    "`ptxas` (nvidia-cuda-nvcc-cu12 wheels): a JIT build's own error lines.",
+    "glibc: sentence-like strings of this machine's dynamic loader (`cannot open shared object file`,",
+    "`undefined symbol`, `version ... not found`).",
+    "Left out on purpose: per-model modelling code of transformers (servers reimplement it),",
+    "SGLang's diffusion server (`multimodal_gen`), FlashInfer's `experimental/` and training",
+    "backends, torch's export/ONNX/quantization tooling and tests.",
+    "",
+    "## Entry fields", "",
+    "`template` (literal text, `{}`/`{name}` placeholders, literal braces doubled), `match` (regex",
+    "for the template's first line), `kind` (raise, assert, log, warn, print, check, native-log,",
+    "error-string, panic, binary-string, progress), `level`, `exc_type`, `module`, `function` (qualname), `releases`,",
+    "`source` (newest release:file:line), `sites`, `phase` (from the function's and module's names,",
+    "rules `PHASE_RULES` in `forensics/events/catalogue.py`), `label` and `label_rule` (a guess from",
+    "the exception type and wording, rules in `forensics/lab/catalogue_rules.py`; null when unsure),",
+    "`advice` (the message's own sentences that say what to do, e.g. `Please try to increase",
+    "--mem-fraction-static`; null when it has none).",
+    "",
+    "## Rebuild", "",
+    "```",
+    "python -m forensics.lab.catalogue_mine --out signatures/catalogue \\",
+    "    --wheel-dir /tmp/wheels --mirror-root /path/to/mirrors",
+    "```",
+    "Wheels missing from `--wheel-dir` are fetched with `pip download --no-deps --only-binary=:all:`.",
+    "Repositories are read with git from `<mirror-root>/<owner>+<name>/repo` (a bare clone with tags).",
+    "`--python-lib DIR ...` names the standard libraries to read (default: the installed interpreters).",
+    "`--only PKG ...` re-mines some packages and keeps the others' files; `--relabel` re-derives",
+    "`phase`, `label` and `advice` of the stored entries after a rule change (no mining; the",
+    "function table keeps the phases of its last mining).",
+    "`lookup-index.gz` is derived from the entry files (templates and their key words) so that",
+    "`lookup` loads one small file and parses an entry only when it matches.",
+    ""]
+
+
+def _readme_size_rows(entries: dict[str, list[dict]], order: dict[str, list[str]]) -> tuple[int, list[str]]:
+    """The README's size table rows, one per package, and the total number of entries."""
+    lines: list[str] = []
+    err_kinds = {"raise", "assert", "check", "error-string", "panic"}  # as is_error_level
+    total = 0
+    for pkg in sorted(entries):
+        es = entries[pkg]
+        total += len(es)
+        per = Counter(r for e in es for r in e["releases"])
+        rels = ", ".join(f"{r} ({per.get(r, 0)})" for r in order.get(pkg, sorted(per)))
+        n_err = sum(1 for e in es if e["kind"] in err_kinds or (e["level"] or "") in ("ERROR", "CRITICAL"))
+        n_lab = sum(1 for e in es if e["label"])
+        lines.append(f"| {pkg} | {len(es)} | {n_err} | {n_lab} | {rels} |")
+    return total, lines
+
+
 def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, order: dict[str, list[str]],
                  n_functions: int) -> None:
     lines = [
@@ -1071,16 +1133,8 @@ def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, or
         "| package | entries | error-level | labelled | releases (entries present in each) |",
         "|---|---:|---:|---:|---|",
     ]
-    err_kinds = {"raise", "assert", "check", "error-string", "panic"}  # as is_error_level
-    total = 0
-    for pkg in sorted(entries):
-        es = entries[pkg]
-        total += len(es)
-        per = Counter(r for e in es for r in e["releases"])
-        rels = ", ".join(f"{r} ({per.get(r, 0)})" for r in order.get(pkg, sorted(per)))
-        n_err = sum(1 for e in es if e["kind"] in err_kinds or (e["level"] or "") in ("ERROR", "CRITICAL"))
-        n_lab = sum(1 for e in es if e["label"])
-        lines.append(f"| {pkg} | {len(es)} | {n_err} | {n_lab} | {rels} |")
+    total, size_rows = _readme_size_rows(entries, order)
+    lines += size_rows
     lines += [f"| **all** | **{total}** | | | |", "",
               f"`functions.json.gz`: {n_functions} (module, function) pairs whose names give a phase,",
               "out of every function defined in the mined sources.", "",
@@ -1089,49 +1143,8 @@ def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, or
         lines.append(f"- **{pkg}**")
         for p in mined.provenance[pkg]:
             lines.append(f"  - {p}")
-    lines += ["", "Repositories: " + ", ".join(f"{pkg} = github `{repo}`" for pkg, (repo, _r) in sorted(REPOS.items())) + ".",
-              "CUDA runtime: the `cudaError` enum of `include/driver_types.h` in each wheel, and for each code",
-              "the name and string its own `libcudart.so.12` returns (`cudaGetErrorName` / `cudaGetErrorString`;",
-              "no GPU needed); each string also as torch prints it (`CUDA error: <string>`).",
-              "torch: besides its Python layer and the `TORCH_CHECK`-family messages of its C++ headers,",
-              "the sentence-like string literals of `libtorch_cuda`/`libc10_cuda`/`libc10` (kind",
-              "`binary-string`: the caching allocator's and ProcessGroupNCCL's messages live in .cpp files",
-              "the wheel does not ship).",
-              "python: the standard library modules servers run through (asyncio, argparse, subprocess,",
-              "multiprocessing, concurrent.futures, importlib, ...) of each installed interpreter, and the",
-              "errno strings as Python prints them (`[Errno 98] Address already in use`).",
-              "ninja, ptxas: sentence-like printf strings of the `ninja` binary (ninja wheels) and of",
-              "`ptxas` (nvidia-cuda-nvcc-cu12 wheels): a JIT build's own error lines.",
-              "glibc: sentence-like strings of this machine's dynamic loader (`cannot open shared object file`,",
-              "`undefined symbol`, `version ... not found`).",
-              "Left out on purpose: per-model modelling code of transformers (servers reimplement it),",
-              "SGLang's diffusion server (`multimodal_gen`), FlashInfer's `experimental/` and training",
-              "backends, torch's export/ONNX/quantization tooling and tests.",
-              "",
-              "## Entry fields", "",
-              "`template` (literal text, `{}`/`{name}` placeholders, literal braces doubled), `match` (regex",
-              "for the template's first line), `kind` (raise, assert, log, warn, print, check, native-log,",
-              "error-string, panic, binary-string, progress), `level`, `exc_type`, `module`, `function` (qualname), `releases`,",
-              "`source` (newest release:file:line), `sites`, `phase` (from the function's and module's names,",
-              "rules `PHASE_RULES` in `forensics/events/catalogue.py`), `label` and `label_rule` (a guess from",
-              "the exception type and wording, rules in `forensics/lab/catalogue_rules.py`; null when unsure),",
-              "`advice` (the message's own sentences that say what to do, e.g. `Please try to increase",
-              "--mem-fraction-static`; null when it has none).",
-              "",
-              "## Rebuild", "",
-              "```",
-              "python -m forensics.lab.catalogue_mine --out signatures/catalogue \\",
-              "    --wheel-dir /tmp/wheels --mirror-root /path/to/mirrors",
-              "```",
-              "Wheels missing from `--wheel-dir` are fetched with `pip download --no-deps --only-binary=:all:`.",
-              "Repositories are read with git from `<mirror-root>/<owner>+<name>/repo` (a bare clone with tags).",
-              "`--python-lib DIR ...` names the standard libraries to read (default: the installed interpreters).",
-              "`--only PKG ...` re-mines some packages and keeps the others' files; `--relabel` re-derives",
-              "`phase`, `label` and `advice` of the stored entries after a rule change (no mining; the",
-              "function table keeps the phases of its last mining).",
-              "`lookup-index.gz` is derived from the entry files (templates and their key words) so that",
-              "`lookup` loads one small file and parses an entry only when it matches.",
-              ""]
+    lines += ["", "Repositories: " + ", ".join(f"{pkg} = github `{repo}`" for pkg, (repo, _r) in sorted(REPOS.items())) + "."]
+    lines += README_TAIL
     from forensics.report.atomic import atomic_write_text
 
     atomic_write_text(out_dir / "README.md", "\n".join(lines))
@@ -1219,7 +1232,7 @@ def write_index(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[s
     write_gz(out_dir / INDEX_FILE, body + "\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m forensics.lab.catalogue_mine", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--wheel-dir", type=Path, default=Path(tempfile.gettempdir()) / "forensics-wheels")
@@ -1229,12 +1242,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="packages to mine (default: all)")
     ap.add_argument("--relabel", action="store_true",
                     help="mine nothing: re-derive phase and label of the stored entries (after a rule change)")
-    args = ap.parse_args(argv)
-    if args.relabel:
-        return relabel(args.out)
-    want = set(args.only or [*WHEELS, *REPOS, *TOOL_WHEELS, "cuda-runtime", "python", "glibc"])
-    mined = Mined()
-    order: dict[str, list[str]] = {}
+    return ap
+
+
+def _mine_wheels(args: argparse.Namespace, want: set[str], mined: Mined, order: dict[str, list[str]]) -> None:
+    """The Python packages' wheels, the CUDA runtime's and the tools' (ninja, ptxas)."""
     for pkg, (dist, versions, keep) in WHEELS.items():
         if pkg not in want:
             continue
@@ -1255,6 +1267,10 @@ def main(argv: list[str] | None = None) -> int:
             for v in versions:
                 print(f"catalogue: {pkg} {v}", file=sys.stderr)
                 mine_tool_wheel(pkg, dist, v, member, args.wheel_dir, mined)
+
+
+def _mine_system(args: argparse.Namespace, want: set[str], mined: Mined, order: dict[str, list[str]]) -> None:
+    """This machine's dynamic loader and the Python standard libraries (with errno strings)."""
     if "glibc" in want:
         loader = next((Path(p) for p in GLIBC_LOADERS if Path(p).is_file()), None)
         rel = glibc_release()
@@ -1274,6 +1290,10 @@ def main(argv: list[str] | None = None) -> int:
         import platform
         mine_errno(platform.python_version(), mined)
         mined.provenance["python"].append(f"{platform.python_version()}: errno strings from os.strerror (glibc)")
+
+
+def _mine_repos(args: argparse.Namespace, want: set[str], mined: Mined, order: dict[str, list[str]]) -> None:
+    """The source repositories, read with git from their mirrors."""
     for pkg, (repo, releases) in REPOS.items():
         if pkg not in want:
             continue
@@ -1284,6 +1304,10 @@ def main(argv: list[str] | None = None) -> int:
         order[pkg] = releases
         print(f"catalogue: {pkg} {' '.join(releases)}", file=sys.stderr)
         mine_repo(pkg, d, releases, mined)
+
+
+def _write_all(args: argparse.Namespace, mined: Mined, order: dict[str, list[str]]) -> None:
+    """Entry files, the function table (merged with an earlier --only run's), index and README."""
     entries = aggregate(mined, order)
     args.out.mkdir(parents=True, exist_ok=True)
     for pkg, es in entries.items():
@@ -1300,8 +1324,20 @@ def main(argv: list[str] | None = None) -> int:
     finish(args.out, all_entries, order, dict(mined.provenance))
     for pkg, es in sorted(entries.items()):
         print(f"catalogue: {pkg}: {len(es)} entries", file=sys.stderr)
-    return 0
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.relabel:
+        return relabel(args.out)
+    want = set(args.only or [*WHEELS, *REPOS, *TOOL_WHEELS, "cuda-runtime", "python", "glibc"])
+    mined = Mined()
+    order: dict[str, list[str]] = {}
+    _mine_wheels(args, want, mined, order)
+    _mine_system(args, want, mined, order)
+    _mine_repos(args, want, mined, order)
+    _write_all(args, mined, order)
+    return 0
 
 if __name__ == "__main__":
     raise SystemExit(main())

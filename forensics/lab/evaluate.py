@@ -139,99 +139,117 @@ def _answer(item: dict[str, Any], mode: str) -> tuple[str | None, float | None, 
     return r.get("root_cause"), r.get("confidence"), r.get("verdict")
 
 
+def _label_scores(per_label: dict[str, Counter]) -> tuple[dict[str, dict[str, Any]], list[float]]:
+    """Precision, recall and F1 per true label (labels only ever predicted are left out)."""
+    f1s = []
+    labels = {}
+    for label, c in sorted(per_label.items()):
+        if c["support"] == 0:
+            continue
+        prec = c["tp"] / c["predicted"] if c["predicted"] else 0.0
+        rec = c["tp"] / c["support"]
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        f1s.append(f1)
+        labels[label] = {"precision": round(prec, 3), "recall": round(rec, 3), "f1": round(f1, 3), "support": c["support"]}
+    return labels, f1s
+
+
+def _score_mode(failures: list[dict[str, Any]], healthy: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+    """Accuracy, per-label figures, confusion and misses of one answering mode."""
+    correct = 0
+    conf_hi = conf_hi_ok = 0
+    per_label: dict[str, Counter] = defaultdict(Counter)
+    confusion: dict[str, Counter] = defaultdict(Counter)
+    misses = []
+    for it in failures:
+        truth = it["row"]["root_cause"]
+        pred, conf, verdict = _answer(it, mode)
+        pred = pred or "none"
+        ok = pred == truth
+        correct += ok
+        per_label[truth]["support"] += 1
+        per_label[truth]["tp"] += ok
+        per_label[pred]["predicted"] += 1
+        confusion[truth][pred] += 1
+        if conf is not None and conf >= 0.9:
+            conf_hi += 1
+            conf_hi_ok += ok
+        if not ok:
+            misses.append({"source": it["row"]["_path"], "truth": truth, "pred": pred, "confidence": conf})
+    labels, f1s = _label_scores(per_label)
+    false_fail = sum(1 for it in healthy if _answer(it, mode)[2] == "failed")
+    return {
+        "accuracy": round(correct / len(failures), 4) if failures else None,
+        "correct": correct, "failures": len(failures),
+        "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else None,
+        "per_label": labels,
+        "confusion": {k: dict(v) for k, v in confusion.items()},
+        "high_confidence": {"n": conf_hi, "correct": conf_hi_ok,
+                            "precision": round(conf_hi_ok / conf_hi, 4) if conf_hi else None},
+        "healthy": len(healthy), "healthy_called_failed": false_fail,
+        "misses": misses,
+    }
+
+
+def _count_row(n: Counter, it: dict[str, Any], res: dict[str, Any]) -> None:
+    """Add one log's evidence, early-warning, phase and verdict hits to the counts."""
+    row = it["row"]
+    fatal = row.get("fatal_substring") or ""
+    if row.get("root_cause") and fatal:
+        n["ev_n"] += 1
+        n["ev_hit"] += any(fatal in e["text"] for e in res.get("evidence") or [])
+    early = row.get("early_warning_substring") or ""
+    if row.get("root_cause") and early:
+        n["ew_n"] += 1
+        hit = any(early in w["text"] for w in res.get("early_warnings") or [])
+        alone = any(early in w["text"] for w in it.get("linked_alone") or [])
+        n["ew_hit"] += hit
+        n["ew_alone"] += alone
+        if res.get("verdict") == "failed":
+            n["ew_det"] += 1
+            n["ew_det_hit"] += hit
+            n["ew_det_alone"] += alone
+    if row.get("root_cause") and res.get("verdict") == "failed":
+        n["failed_n"] += 1
+        n["listed"] += len(res.get("early_warnings") or [])
+    if row.get("phase"):
+        n["ph_n"] += 1
+        got = res.get("phase") if row.get("root_cause") else (
+            res.get("incidents")[-1].get("reached_phase") if res.get("incidents") else None)
+        n["ph_ok"] += got == row["phase"]
+    if not row.get("root_cause"):
+        n["v_n"] += 1
+        n["v_ok"] += res.get("verdict") == _verdict_expected(row)
+
+
+def _rate(hit: int, n: int, digits: int = 4) -> float | None:
+    return round(hit / n, digits) if n else None
+
+
 def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
     report: dict[str, Any] = {"n": len(items), "modes": {}}
     failures = [it for it in items if it["row"].get("root_cause")]
     healthy = [it for it in items if not it["row"].get("root_cause")]
     for mode in _modes(has_clf):
-        correct = 0
-        conf_hi = conf_hi_ok = 0
-        per_label: dict[str, Counter] = defaultdict(Counter)
-        confusion: dict[str, Counter] = defaultdict(Counter)
-        misses = []
-        for it in failures:
-            truth = it["row"]["root_cause"]
-            pred, conf, verdict = _answer(it, mode)
-            pred = pred or "none"
-            ok = pred == truth
-            correct += ok
-            per_label[truth]["support"] += 1
-            per_label[truth]["tp"] += ok
-            per_label[pred]["predicted"] += 1
-            confusion[truth][pred] += 1
-            if conf is not None and conf >= 0.9:
-                conf_hi += 1
-                conf_hi_ok += ok
-            if not ok:
-                misses.append({"source": it["row"]["_path"], "truth": truth, "pred": pred, "confidence": conf})
-        f1s = []
-        labels = {}
-        for label, c in sorted(per_label.items()):
-            if c["support"] == 0:
-                continue
-            prec = c["tp"] / c["predicted"] if c["predicted"] else 0.0
-            rec = c["tp"] / c["support"]
-            f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-            f1s.append(f1)
-            labels[label] = {"precision": round(prec, 3), "recall": round(rec, 3), "f1": round(f1, 3), "support": c["support"]}
-        false_fail = sum(1 for it in healthy if _answer(it, mode)[2] == "failed")
-        report["modes"][mode] = {
-            "accuracy": round(correct / len(failures), 4) if failures else None,
-            "correct": correct, "failures": len(failures),
-            "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else None,
-            "per_label": labels,
-            "confusion": {k: dict(v) for k, v in confusion.items()},
-            "high_confidence": {"n": conf_hi, "correct": conf_hi_ok,
-                                "precision": round(conf_hi_ok / conf_hi, 4) if conf_hi else None},
-            "healthy": len(healthy), "healthy_called_failed": false_fail,
-            "misses": misses,
-        }
+        report["modes"][mode] = _score_mode(failures, healthy, mode)
     best = "hybrid" if has_clf else "rules"
-    ev_hit = ev_n = ew_hit = ew_n = ph_ok = ph_n = v_ok = v_n = 0
-    ew_alone = ew_det = ew_det_hit = ew_det_alone = listed = failed_n = 0
+    n: Counter = Counter()
     for it in items:
-        row = it["row"]
-        res = it["hybrid"] if has_clf else it["rules"]
-        fatal = row.get("fatal_substring") or ""
-        if row.get("root_cause") and fatal:
-            ev_n += 1
-            ev_hit += any(fatal in e["text"] for e in res.get("evidence") or [])
-        early = row.get("early_warning_substring") or ""
-        if row.get("root_cause") and early:
-            ew_n += 1
-            hit = any(early in w["text"] for w in res.get("early_warnings") or [])
-            alone = any(early in w["text"] for w in it.get("linked_alone") or [])
-            ew_hit += hit
-            ew_alone += alone
-            if res.get("verdict") == "failed":
-                ew_det += 1
-                ew_det_hit += hit
-                ew_det_alone += alone
-        if row.get("root_cause") and res.get("verdict") == "failed":
-            failed_n += 1
-            listed += len(res.get("early_warnings") or [])
-        if row.get("phase"):
-            ph_n += 1
-            got = res.get("phase") if row.get("root_cause") else (
-                res.get("incidents")[-1].get("reached_phase") if res.get("incidents") else None)
-            ph_ok += got == row["phase"]
-        if not row.get("root_cause"):
-            v_n += 1
-            v_ok += res.get("verdict") == _verdict_expected(row)
-    report["evidence_hit_rate"] = round(ev_hit / ev_n, 4) if ev_n else None
-    report["evidence"] = {"hit": ev_hit, "n": ev_n}
-    report["early_warning_recall"] = round(ew_hit / ew_n, 4) if ew_n else None
-    report["early_warnings"] = {"found": ew_hit, "n": ew_n, "found_by_linking_alone": ew_alone,
-                                "detected": ew_det, "found_of_detected": ew_det_hit,
-                                "linking_alone_of_detected": ew_det_alone,
-                                "mean_listed_per_failure": round(listed / failed_n, 3) if failed_n else None}
-    report["early_warning_recall_linking_alone"] = round(ew_alone / ew_n, 4) if ew_n else None
+        _count_row(n, it, it["hybrid"] if has_clf else it["rules"])
+    report["evidence_hit_rate"] = _rate(n["ev_hit"], n["ev_n"])
+    report["evidence"] = {"hit": n["ev_hit"], "n": n["ev_n"]}
+    report["early_warning_recall"] = _rate(n["ew_hit"], n["ew_n"])
+    report["early_warnings"] = {"found": n["ew_hit"], "n": n["ew_n"], "found_by_linking_alone": n["ew_alone"],
+                                "detected": n["ew_det"], "found_of_detected": n["ew_det_hit"],
+                                "linking_alone_of_detected": n["ew_det_alone"],
+                                "mean_listed_per_failure": _rate(n["listed"], n["failed_n"], 3)}
+    report["early_warning_recall_linking_alone"] = _rate(n["ew_alone"], n["ew_n"])
     live = sum(it.get("live", 0) for it in healthy)
     report["live_warnings"] = {"healthy_logs": len(healthy), "false_live_warnings": live,
                                "per_healthy_log": round(live / len(healthy), 4) if healthy else None}
-    report["phase_accuracy"] = round(ph_ok / ph_n, 4) if ph_n else None
-    report["phase"] = {"correct": ph_ok, "n": ph_n}
-    report["healthy_verdicts"] = {"match": v_ok, "n": v_n}
+    report["phase_accuracy"] = _rate(n["ph_ok"], n["ph_n"])
+    report["phase"] = {"correct": n["ph_ok"], "n": n["ph_n"]}
+    report["healthy_verdicts"] = {"match": n["v_ok"], "n": n["v_n"]}
     report["decided_by"] = best
     return report
 
