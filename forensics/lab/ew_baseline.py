@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from forensics.diagnosis import early_warnings as E
+from forensics.diagnosis.early_warnings import BASELINE_PATH, coarse_template, subject_value, subjects, template
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIRS = sorted({p.parent for pat in ("*/labels.csv", "*/pairs.csv") for p in (ROOT / "corpora").glob(pat)})
@@ -72,15 +72,15 @@ def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str]]:
         if inc.ew_notes is not None:
             texts += [cand.event.text for cand in inc.ew_notes.candidates()]
         for text in texts:
-            templates.add(E.template(text))
-            shapes.add(E.coarse_template(text))
+            templates.add(template(text))
+            shapes.add(coarse_template(text))
     from forensics.events.parser import iter_source_events
 
     for ev in iter_source_events(Source(str(path), path)):
         if ev.kind == "access":
             continue
-        for s in E.subjects(ev.text[:2000]):
-            values.add(E.subject_value(s))
+        for s in subjects(ev.text[:2000]):
+            values.add(subject_value(s))
     return server, templates, shapes, values
 
 
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=Path, help="collections with labels.csv (default: corpora/*)")
     ap.add_argument("--extra", nargs="*", type=Path, default=[], help="more collections, added to the default")
-    ap.add_argument("--out", type=Path, default=E.BASELINE_PATH)
+    ap.add_argument("--out", type=Path, default=BASELINE_PATH)
     a = ap.parse_args(argv)
     dirs = list(a.dirs or DEFAULT_DIRS) + list(a.extra)
     if any("corpora-real" in str(d) for d in dirs):
