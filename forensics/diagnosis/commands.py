@@ -181,7 +181,7 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
     from forensics.extras import need
 
     need("train", "sklearn", "skops")
-    from forensics.diagnosis.classifier import MODEL_PATH
+    from forensics.diagnosis.classifier.loader import MODEL_PATH
     from forensics.diagnosis.train import DEFAULT_CORPORA, train
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]

@@ -199,6 +199,34 @@ def _is_int(v: Any, lo: int, hi: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
 
+def _validate_vectorizer(v: Any, n_fields: int) -> None:
+    """One vectorizer entry of a scorer dict: its type, options and index ranges."""
+    if not isinstance(v, dict):
+        _fail("vectorizer")
+    if not _is_int(v.get("column"), 0, n_fields - 1):
+        _fail("vectorizer column")
+    if v.get("analyzer") not in ("word", "char_wb"):
+        _fail("vectorizer analyzer")
+    ng = v.get("ngram_range")
+    if not (isinstance(ng, list) and len(ng) == 2 and _is_int(ng[0], 1, MAX_NGRAM)
+            and _is_int(ng[1], ng[0], MAX_NGRAM)):
+        _fail("vectorizer ngram_range")
+    if v["analyzer"] == "word" and v.get("token_pattern") not in SAFE_TOKEN_PATTERNS:
+        _fail("vectorizer token_pattern is not one of the known safe patterns")
+    if not isinstance(v.get("lowercase"), bool) or not isinstance(v.get("sublinear_tf"), bool):
+        _fail("vectorizer flags")
+    if v.get("norm") not in ("l2", None):
+        _fail("vectorizer norm")
+    idf = v.get("idf")
+    if not isinstance(idf, list) or not all(_is_num(x) for x in idf):
+        _fail("vectorizer idf")
+    vocab = v.get("vocab")
+    n = len(idf)
+    if not isinstance(vocab, dict) or len(vocab) > n or \
+            not all(isinstance(t, str) and _is_int(j, 0, n - 1) for t, j in vocab.items()):
+        _fail("vectorizer vocabulary (an index out of range)")
+
+
 def validate(data: dict[str, Any]) -> None:
     """Check the schema, the types and every index range of a scorer dict;
     ``ModelError`` on the first thing wrong."""
@@ -216,30 +244,7 @@ def validate(data: dict[str, Any]) -> None:
     if not isinstance(vecs, list) or not 1 <= len(vecs) <= 64:
         _fail("vectorizers")
     for v in vecs:
-        if not isinstance(v, dict):
-            _fail("vectorizer")
-        if not _is_int(v.get("column"), 0, len(fields) - 1):
-            _fail("vectorizer column")
-        if v.get("analyzer") not in ("word", "char_wb"):
-            _fail("vectorizer analyzer")
-        ng = v.get("ngram_range")
-        if not (isinstance(ng, list) and len(ng) == 2 and _is_int(ng[0], 1, MAX_NGRAM)
-                and _is_int(ng[1], ng[0], MAX_NGRAM)):
-            _fail("vectorizer ngram_range")
-        if v["analyzer"] == "word" and v.get("token_pattern") not in SAFE_TOKEN_PATTERNS:
-            _fail("vectorizer token_pattern is not one of the known safe patterns")
-        if not isinstance(v.get("lowercase"), bool) or not isinstance(v.get("sublinear_tf"), bool):
-            _fail("vectorizer flags")
-        if v.get("norm") not in ("l2", None):
-            _fail("vectorizer norm")
-        idf = v.get("idf")
-        if not isinstance(idf, list) or not all(_is_num(x) for x in idf):
-            _fail("vectorizer idf")
-        vocab = v.get("vocab")
-        n = len(idf)
-        if not isinstance(vocab, dict) or len(vocab) > n or \
-                not all(isinstance(t, str) and _is_int(j, 0, n - 1) for t, j in vocab.items()):
-            _fail("vectorizer vocabulary (an index out of range)")
+        _validate_vectorizer(v, len(fields))
     if sum(len(v["idf"]) for v in vecs) != nf:
         _fail("feature count")
     coef = data.get("coef")

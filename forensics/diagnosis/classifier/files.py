@@ -1,4 +1,4 @@
-"""Saving and loading the classifier with skops (never pickle): loading
+"""The classifier's model files: saving and loading them with skops (never pickle): loading
 refuses any type outside an explicit allowlist, so a tampered model file
 cannot run code."""
 from __future__ import annotations
@@ -143,9 +143,9 @@ def load_model(path: Path) -> Any:
                           stacklevel=2)
     except ImportError:  # pragma: no cover
         pass
-    from forensics.diagnosis.classifier import TrainedClassifier
+    from forensics.diagnosis.classifier.trained import TrainedClassifier
     from forensics.diagnosis.features import TEXT_FIELDS
-    from forensics.diagnosis.scorer import CompactScorer, export_pipeline
+    from forensics.diagnosis.classifier.scorer import CompactScorer, export_pipeline
 
     try:
         scorer = CompactScorer(export_pipeline(obj, TEXT_FIELDS, meta))
