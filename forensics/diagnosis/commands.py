@@ -139,7 +139,8 @@ def sig_list(fmt: str, sigdirs: tuple[str, ...]) -> int:
 @click.option("--signatures", "sigdirs", multiple=True)
 def sig_test(sigdirs: tuple[str, ...]) -> int:
     """Run every signature's own examples; exit 1 when one fails."""
-    from forensics.diagnosis.signatures import load_signatures, run_examples
+    from forensics.diagnosis.examples import run_examples
+    from forensics.diagnosis.signatures import load_signatures
 
     sset = load_signatures(_sigdirs(sigdirs))
     total, failures = run_examples(sset)
