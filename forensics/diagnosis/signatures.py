@@ -97,44 +97,6 @@ class View:
         self.event_kind = event_kind
 
 
-def required_literals(pattern: str) -> list[str] | None:
-    """Lower-cased literals of which at least one must occur in any text the
-    pattern matches (one per top-level alternative), or None when that can't
-    be worked out. A cheap ``in`` test on them skips the regex."""
-    try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]
-        from re._constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - older Pythons
-        import sre_parse  # type: ignore[no-redef]
-        from sre_constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[no-redef]
-    try:
-        tree = sre_parse.parse(pattern)
-    except Exception:
-        return None
-
-    def lits(items: list) -> list[str] | None:
-        if len(items) == 1 and items[0][0] is SUBPATTERN:
-            return lits(list(items[0][1][3]))
-        if len(items) == 1 and items[0][0] is BRANCH:
-            out: list[str] = []
-            for b in items[0][1][1]:
-                sub = lits(list(b))
-                if sub is None:
-                    return None
-                out += sub
-            return out
-        best = cur = ""
-        for op, av in items:
-            if op is LITERAL:
-                cur += chr(av)
-            else:
-                best, cur = max(best, cur, key=len), ""
-        best = max(best, cur, key=len)
-        return [best.lower()] if len(best) >= 4 else None
-
-    return lits(list(tree))
-
-
 def event_views(ev: Event) -> list[View]:
     if ev.kind != K.TRACEBACK:
         return [View(ev.text, level=ev.level, logger=ev.logger, event_kind=ev.kind)]
@@ -331,7 +293,7 @@ def _conditions(path: Path, match: Any) -> list[Condition]:
         if not pats:
             raise _fail(path, f"field 'match[{i}]'", "needs at least one field besides 'unless'")
         text_pat = dict(pats).get("text")
-        lits = required_literals(text_pat.pattern) if text_pat is not None else None
+        lits = M.required_literals(text_pat.pattern) if text_pat is not None else None
         conds.append(Condition(tuple(pats), tuple(lits) if lits else None, tuple(unless)))
     return conds
 

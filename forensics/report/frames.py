@@ -152,9 +152,8 @@ DECIDERS = ("signature", "classifier", "both")
 
 
 def _known_categories() -> dict[tuple[str, str], tuple[str, ...]]:
-    from forensics.diagnosis.taxonomy import LABELS
+    from forensics.diagnosis.taxonomy import LABELS, PHASES
     from forensics.events.model import KINDS
-    from forensics.events.phases import PHASES
 
     return {
         ("event", "kind"): tuple(KINDS), ("event", "level"): _LEVELS, ("event", "phase"): tuple(PHASES),
