@@ -31,8 +31,8 @@ def rule_confidence(best: Hit, fails: list[Hit], truncated: bool) -> float:
     conf = C.strong_rule if sig.strength == "strong" else C.weak_rule
     if sig.priority < C.low_priority:
         conf -= C.low_priority_penalty
-    rivals = {h.signature.root_cause for h in fails
-              if h.signature.root_cause != sig.root_cause and h.signature.priority >= sig.priority - C.rival_priority_margin}
+    rivals = {h.signature.root_cause for h in fails if h.signature.root_cause != sig.root_cause
+              and h.signature.priority >= sig.priority - C.rival_priority_margin}
     if rivals:
         conf -= C.rival_penalty
     return round(conf, 3)

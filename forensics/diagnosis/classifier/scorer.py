@@ -21,7 +21,7 @@ import zlib
 from array import array
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from forensics.errors import ModelError
 
@@ -270,17 +270,26 @@ def validate(data: dict[str, Any]) -> None:
         _fail("meta.model_version")
 
 
+def size_within(path: Path, limit: int, unreadable: Callable[[Any], str], too_large: Callable[[int], str]) -> int:
+    """The size of a model file, checked before a byte of it is read:
+    ``ModelError`` (with the caller's wording) when it cannot be read or is
+    larger than ``limit``."""
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise ModelError(unreadable(e.strerror or e)) from None
+    if size > limit:
+        raise ModelError(too_large(size))
+    return size
+
+
 def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int | None = None) -> bytes:
     """The decompressed bytes of ``path``; ``ModelError`` past ``limit`` (a
     gzip bomb costs at most ``limit`` bytes, never the whole expansion)."""
     limit = MAX_DECOMPRESSED if limit is None else limit
     max_compressed = MAX_COMPRESSED if max_compressed is None else max_compressed
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read the scorer file ({e.strerror or e})") from None
-    if size > max_compressed:
-        raise ModelError(f"{path}: scorer file too large ({size:,} bytes; at most {max_compressed:,})")
+    size_within(path, max_compressed, lambda err: f"{path}: cannot read the scorer file ({err})",
+                lambda size: f"{path}: scorer file too large ({size:,} bytes; at most {max_compressed:,})")
     try:
         # In 1 MiB steps: one read(limit + 1) lets gzip's own buffers grow to
         # several times the limit before the check can refuse the file.
