@@ -1,6 +1,11 @@
 """Stage 5: an incident -> a diagnosis (label, confidence, evidence, phase,
 early warnings, remediation). Signatures decide what they know; wrappers and
-carriers never decide; what no signature knows goes to the classifier."""
+carriers never decide; what no signature knows goes to the classifier.
+
+Whether a process died, survived a traceback or is healthy is judged by
+``incidents.verdicts``; rules against the classifier is ``arbitrate``, with
+every confidence figure named in ``confidence``; the result's keys are
+``result``. This module finds the failure line, its phase and evidence."""
 from __future__ import annotations
 
 from dataclasses import dataclass
