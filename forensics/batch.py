@@ -300,7 +300,8 @@ def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: st
     from forensics.envelope.zone import set_log_zone
 
     set_log_zone(tz)  # workers inherit it (FORENSICS_TZ)
-    from forensics.report.frames import render_summary, summary_line, table_format, write_table
+    from forensics.report.frames import table_format, write_table
+    from forensics.report.summary import render_summary, summary_line
 
     table_format(out)  # an unknown suffix is a usage error before any work
     t0 = time.monotonic()
@@ -323,7 +324,8 @@ def report_command(table: str, top: int) -> int:
     from forensics.extras import need
 
     need("batch", "pandas")
-    from forensics.report.frames import read_table, render_summary
+    from forensics.report.frames import read_table
+    from forensics.report.summary import render_summary
 
     df = read_table(table)
     files = df.attrs.get("files")

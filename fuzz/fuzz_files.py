@@ -24,8 +24,8 @@ except ImportError:
 _instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is not None and __name__ == "__main__"
                  else contextlib.nullcontext())
 with _instrumented:
-    from forensics.diagnosis.model_io import check_model_file
-    from forensics.diagnosis.scorer import load_scorer
+    from forensics.diagnosis.classifier.files import check_model_file
+    from forensics.diagnosis.classifier.scorer import load_scorer
     from forensics.diagnosis.signatures import load_signatures
     from forensics.errors import ModelError, SignatureError
 

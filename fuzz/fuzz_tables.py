@@ -25,7 +25,8 @@ _instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is
 with _instrumented:
     from forensics.lab.evaluate import read_labels
     from forensics.errors import InputError
-    from forensics.report.frames import read_table, render_summary
+    from forensics.report.frames import read_table
+    from forensics.report.summary import render_summary
 
 SUFFIXES = (".csv", ".jsonl", ".parquet", "labels")
 _DIR = Path(tempfile.mkdtemp(prefix="forensics-fuzz-tables-"))

@@ -27,7 +27,8 @@ import pandas as pd
 
 import forensics
 from forensics.lab.evaluate import read_labels
-from forensics.report.frames import render_summary, rows_frame
+from forensics.report.frames import rows_frame
+from forensics.report.summary import render_summary
 
 # Run from the repository root (CI) or from notebooks/.
 ROOT = Path.cwd() if (Path.cwd() / "corpora").is_dir() else Path.cwd().parent

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from forensics import classify
-from forensics.diagnosis.classifier import MODEL_PATH, SCORER_PATH, default_model
+from forensics.diagnosis.classifier.loader import MODEL_PATH, SCORER_PATH, default_model
 from forensics.lab.evaluate import evaluate_dirs
 from forensics.diagnosis.features import TEXT_FIELDS
-from forensics.diagnosis.model_io import load_model
+from forensics.diagnosis.classifier.files import load_model
 from forensics.errors import ModelError
 
 from conftest import REAL, REPO, needs_real, run_cli
@@ -136,7 +136,7 @@ def test_retraining_reproduces_the_shipped_model(tmp_path):
     """What must hold when the model is retrained on another machine: the same
     answers on the corpus test split and probabilities within a tolerance.
     Coefficients are not compared bit for bit (BLAS and CPUs differ)."""
-    from forensics.diagnosis.scorer import load_scorer
+    from forensics.diagnosis.classifier.scorer import load_scorer
     from forensics.lab.train import DEFAULT_CORPORA, collect, train
 
     out = tmp_path / "classifier.skops"

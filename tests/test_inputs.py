@@ -394,7 +394,7 @@ def test_want_color_on_a_terminal():
 
 # ---------------------------------------------------------------- evidence text
 def test_evidence_text_is_the_message_alone():
-    from forensics.report.contract import evidence_text
+    from forensics.diagnosis.result import evidence_text
 
     assert evidence_text("  | 2025-11-04 10:07:58.273395 master-0 >> [rank1]: RuntimeError: CUDA error: "
                          "an illegal memory access was encountered |  ") == \

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from forensics.diagnosis.classifier import SCORER_PATH
-from forensics.diagnosis.model_io import check_model_file
-from forensics.diagnosis.scorer import load_scorer
+from forensics.diagnosis.classifier.loader import SCORER_PATH
+from forensics.diagnosis.classifier.files import check_model_file
+from forensics.diagnosis.classifier.scorer import load_scorer
 from forensics.errors import ModelError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ def test_gzip_bomb_scorer_is_refused_in_bounded_memory(tmp_path):
         for _ in range(1024):
             f.write(chunk)
     assert bomb.stat().st_size < 2 << 20
-    code = ("import resource, sys\nfrom pathlib import Path\nfrom forensics.diagnosis.scorer import load_scorer\n"
+    code = ("import resource, sys\nfrom pathlib import Path\nfrom forensics.diagnosis.classifier.scorer import load_scorer\n"
             "from forensics.errors import ModelError\n"
             "try:\n    load_scorer(Path(sys.argv[1]))\nexcept ModelError as e:\n    print('refused:', e)\n"
             # VmHWM, not ru_maxrss: ru_maxrss keeps the forking parent's peak across exec
@@ -187,7 +187,7 @@ def test_gzip_bomb_scorer_is_refused_in_bounded_memory(tmp_path):
 
 
 def test_oversized_compressed_scorer_is_refused_before_reading(tmp_path, monkeypatch):
-    from forensics.diagnosis import scorer
+    from forensics.diagnosis.classifier import scorer
 
     monkeypatch.setattr(scorer, "MAX_COMPRESSED", 1000)
     with pytest.raises(ModelError, match="too large"):
@@ -201,7 +201,7 @@ def test_missing_named_model_is_one_line(tmp_path):
 
 
 def test_shipped_scorer_and_model_still_load():
-    from forensics.diagnosis.classifier import MODEL_PATH
+    from forensics.diagnosis.classifier.loader import MODEL_PATH
 
     assert load_scorer(SCORER_PATH).classes
     assert check_model_file(MODEL_PATH)

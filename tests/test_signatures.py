@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from forensics.diagnosis.signatures import (event_views, load_signatures, run_examples, signature_set)
+from forensics.diagnosis.examples import run_examples
+from forensics.diagnosis.signatures import (event_views, load_signatures, signature_set)
 from forensics.errors import SignatureError
 
 from conftest import REAL, REPO, needs_real, run_cli

@@ -139,7 +139,8 @@ def sig_list(fmt: str, sigdirs: tuple[str, ...]) -> int:
 @click.option("--signatures", "sigdirs", multiple=True)
 def sig_test(sigdirs: tuple[str, ...]) -> int:
     """Run every signature's own examples; exit 1 when one fails."""
-    from forensics.diagnosis.signatures import load_signatures, run_examples
+    from forensics.diagnosis.examples import run_examples
+    from forensics.diagnosis.signatures import load_signatures
 
     sset = load_signatures(_sigdirs(sigdirs))
     total, failures = run_examples(sset)
@@ -181,7 +182,7 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
     from forensics.extras import need
 
     need("train", "sklearn", "skops")
-    from forensics.diagnosis.classifier import MODEL_PATH
+    from forensics.diagnosis.classifier.loader import MODEL_PATH
     from forensics.lab.train import DEFAULT_CORPORA, train
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]

@@ -1,23 +1,26 @@
 """Stage 5: an incident -> a diagnosis (label, confidence, evidence, phase,
 early warnings, remediation). Signatures decide what they know; wrappers and
-carriers never decide; what no signature knows goes to the classifier."""
+carriers never decide; what no signature knows goes to the classifier.
+
+Whether a process died, survived a traceback or is healthy is judged by
+``incidents.verdicts``; rules against the classifier is ``arbitrate``, with
+every confidence figure named in ``confidence``; the result's keys are
+``result``. This module finds the failure line, its phase and evidence."""
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from typing import Any
 
 from forensics.events import model as K
 from forensics.events.model import Event
-from forensics.events.phases import PHASE_ORDER
-from forensics.incidents import outcome
-from forensics.incidents.lifetimes import Hit, Incident, proc_key
-from forensics.diagnosis import phase_infer
+from forensics.incidents import outcome, verdicts
+from forensics.incidents.lifetimes import Hit, Incident
+from forensics.diagnosis import arbitrate, phase_infer
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
 from forensics.diagnosis import early_warnings
+from forensics.diagnosis.result import incident_skeleton, normalize_incident
 
-BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
-                        "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
 _MAX_EVIDENCE = 5
 
 
@@ -58,74 +61,6 @@ def _hit_text(ev: Event, view: int) -> tuple[str, int]:
     return ev.text, ev.line
 
 
-def _died(inc: Incident, after_line: int) -> bool:
-    if inc.exit is not None:
-        code, status = inc.exit.get("code"), inc.exit.get("status")
-        if code in ("killed", "dumped") or (code == "exited" and status not in (0, None)) or inc.exit.get("result") not in (None, "success"):
-            if inc.shutdown_line is None or inc.exit.get("line", 0) < inc.shutdown_line:
-                return True
-    return any(h.line > after_line for h in inc.wrapper_hits)
-
-
-_REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web")
-
-
-def request_level(ev: Event) -> bool:
-    """An exception raised while handling one HTTP request (a bad client
-    request): the server answers 4xx/5xx and keeps serving."""
-    if ev.kind != K.TRACEBACK:
-        return False
-    carrier = ev.data.get("carrier") or ""
-    if "Exception in ASGI application" in carrier:
-        return True
-    frames = ev.data.get("frames") or ()
-    return any(_REQUEST_FRAMES.search(f.file) for f in frames)
-
-
-def _relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = None) -> bool:
-    """A failure line counts unless it is shutdown noise or a request-level
-    error the server survived (it went on serving afterwards)."""
-    if inc.shutdown_line is not None and line >= inc.shutdown_line and inc.ready_line is not None:
-        return False
-    if after_ready and not _died(inc, line):
-        if inc.last_activity_line > line or (ev is not None and request_level(ev)):
-            return False
-    return True
-
-
-def _fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
-    out = []
-    wrapped = {h.event.line for h in inc.wrapper_hits if h.event.kind == K.TRACEBACK}
-    for ev, phase, after_ready in inc.tracebacks:
-        if ev.line in matched_lines:
-            continue
-        chain = ev.data.get("chain") or ()
-        types = {e.exc_type for e in chain}
-        if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
-                                              or _after_stop_request(inc, ev.line) or _quiet_before(inc, ev.line)):
-            continue
-        if not _relevant(inc, ev.line, after_ready, ev):
-            continue
-        if _survived(inc, ev.line) or _progressed_after(inc, ev):
-            continue
-        if ev.level in ("WARNING", "INFO", "DEBUG"):
-            continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
-        if ev.line in wrapped and outcome.errors_before(inc, ev.line - 1):
-            continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
-        out.append(ev)
-    return out
-
-
-def _quiet_before(inc: Incident, line: int) -> bool:
-    """Nothing went wrong before ``line``: no error-level line and no strong
-    early warning. A KeyboardInterrupt/SystemExit traceback after such a quiet
-    start is an operator's stop (SIGTERM, Ctrl-C), not a failure."""
-    if any(e.line < line for e in outcome.errors_before(inc, line)):
-        return False
-    return not any(h.line < line and h.signature.strength == "strong" and h.signature.status != "experimental"
-                   for h in inc.precursor_hits)
-
-
 def _primary_hits(fails: list[Hit], fatal_tbs: list[Event]) -> list[Hit]:
     """Hits that are not a consequence of another process's earlier failure
     (a peer's timeout or closed connection after the first rank died)."""
@@ -148,188 +83,119 @@ def _is_kernel_assert(h: Hit) -> bool:
     return outcome.proof_class(h.text[:2000]) == "assert"
 
 
-def _progressed_after(inc: Incident, ev: Event) -> bool:
-    """The same process went on to a later start-up phase after printing this
-    traceback (and nothing says it died): it was handled, not fatal."""
-    if _died(inc, ev.line):
-        return False
-    seen = inc.progress_by_proc.get(proc_key(ev))
-    if seen is None or seen[0] <= (ev.end_line or ev.line):
-        return False
-    at = inc.phase_at(ev.line)
-    return at is not None and seen[1] > PHASE_ORDER.get(at, 99)
+@dataclass
+class _Findings:
+    """What the signatures and the lifetime judgements found in one lifetime."""
+    fails: list[Hit]
+    wrappers: list[Hit]
+    fatal_tbs: list[Event]
+    tail: Event | None  # the error-level line the log ends on, before readiness
+    exit_failed: bool
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.fails or self.fatal_tbs or self.wrappers or self.exit_failed or self.tail is not None)
 
 
-def _after_stop_request(inc: Incident, line: int) -> bool:
-    return inc.stop_requested_line is not None and line > inc.stop_requested_line
-
-
-def _survived(inc: Incident, line: int) -> bool:
-    """The process printed this and still came up (and did not die later):
-    a traceback that was logged and handled, not the cause of a failure."""
-    return inc.ready_line is not None and line < inc.ready_line and not _died(inc, line)
-
-
-def exit_failed(inc: Incident) -> bool:
-    if inc.exit is None:
-        return False
-    if inc.stop_requested_line is not None and inc.stop_requested_line < inc.exit.get("line", 0):
-        return False  # it was asked to stop: the signal that ended it is the stop
-    if inc.shutdown_line is not None and inc.ready_line is not None:
-        return False
-    code, status = inc.exit.get("code"), inc.exit.get("status")
-    result = inc.exit.get("result")
-    return (code == "exited" and status not in (0, None)) or code in ("killed", "dumped") or (
-        result is not None and result != "success")
-
-
-UNKNOWN_THRESHOLD = 0.45
-PRECURSOR_BOOST = 0.3
-
-
-def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
-    """One process lifetime's diagnosis, in the JSON contract's shape (every key present)."""
-    from forensics.report.contract import normalize_incident
-
-    return normalize_incident(_diagnose_incident(inc, classifier, always_classify))
-
-
-def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
-    fails = [h for h in inc.failure_hits if _relevant(inc, h.line, h.after_ready, h.event) and not _survived(inc, h.line)]
-    wrappers = [h for h in inc.wrapper_hits if _relevant(inc, h.line, h.after_ready) and not _survived(inc, h.line)
-                and not _after_stop_request(inc, h.line)]
-    matched_lines = {h.event.line for h in fails}
-    fatal_tbs = _fatal_tracebacks(inc, matched_lines)
+def _findings(inc: Incident) -> _Findings:
+    fails = [h for h in inc.failure_hits
+             if verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)]
+    wrappers = [h for h in inc.wrapper_hits
+                if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
+                and not verdicts.after_stop_request(inc, h.line)]
+    fatal_tbs = verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
     # The log ends on error-level lines before the server was ever ready (and
     # nobody asked it to stop): that error is the last thing the process said.
     tail = outcome.ends_in_error(inc)
     if tail is not None and (inc.ready_line is not None or inc.stop_requested_line is not None
                              or inc.shutdown_line is not None):
         tail = None
-    failed = bool(fails or fatal_tbs or wrappers or exit_failed(inc) or tail is not None)
-    result: dict[str, Any] = {
-        "index": inc.index, "verdict": None, "root_cause": None, "confidence": None, "decided_by": None,
-        "signature": None, "summary": None, "remediation": None, "phase": None, "evidence": [],
-        "early_warnings": [], "candidates": [], "truncated": False,
-        "start_line": inc.start_line, "end_line": inc.end_line,
-        "start_ts": inc.start_ts.isoformat() if inc.start_ts else None,
-        "end_ts": inc.end_ts.isoformat() if inc.end_ts else None,
-        "duration_s": inc.duration_s, "time_to_failure_s": None,
-        "server": inc.server, "unit": inc.unit, "exit": inc.exit,
-        "phases": [s.to_dict() for s in sorted(inc.phases.values(), key=lambda s: PHASE_ORDER[s.phase])],
-        "reached_phase": inc.phase,
-    }
-    if not failed:
-        result["verdict"] = _healthy_verdict(inc)
+    return _Findings(fails, wrappers, fatal_tbs, tail, verdicts.exit_failed(inc))
+
+
+def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
+    """One process lifetime's diagnosis, in the JSON contract's shape (every key present)."""
+    return normalize_incident(_diagnose_incident(inc, classifier, always_classify))
+
+
+def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
+    found = _findings(inc)
+    result = incident_skeleton(inc)
+    if not found.failed:
+        result["verdict"] = verdicts.healthy_verdict(inc)
         result["phase"] = inc.phase
         result["summary"] = _healthy_summary(inc, result["verdict"])
         return result
-
-    best: Hit | None = None
-    if fails:
-        # A peer's timeout after another rank failed is a consequence; a raw
-        # kernel assertion never beats the error that names what failed.
-        best = max(_primary_hits(fails, fatal_tbs),
-                   key=lambda h: (h.signature.priority - (10 if _is_kernel_assert(h) else 0), -h.line))
-    # Which line is the failure? the best signature hit, else the first fatal
-    # traceback, else the error that the death (or the end of the log) followed.
-    if best is not None:
-        fail_line, fail_ev = best.line, best.event
-    elif fatal_tbs:
-        fail_ev = fatal_tbs[0]
-        fail_line = fail_ev.line
-    elif wrappers or tail is not None:
-        at = min(h.line for h in wrappers) if wrappers else inc.end_line
-        proof = outcome.best_proof(inc, at, exclude={h.line for h in wrappers})
-        if proof is not None:
-            fail_ev, fail_line = proof, proof.line
-        elif wrappers:
-            fail_ev = min(wrappers, key=lambda h: h.line).event
-            fail_line = fail_ev.line
-        else:
-            fail_ev, fail_line = tail, tail.line  # type: ignore[union-attr]
-    else:
-        fail_ev, fail_line = None, (inc.exit or {}).get("line", inc.end_line)
-
+    best = _best_hit(found)
+    fail_line, fail_ev = _failure_point(inc, found, best)
     truncated = bool(fail_ev is not None and fail_ev.kind == K.TRACEBACK and fail_ev.data.get("truncated")
                      and not (best and best.event.kind != K.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
     result["phase"] = _failure_phase(inc, fail_line, fail_ev, best)
-
-    rule_label = best.signature.root_cause if best else None
-    rule_conf = _rule_confidence(best, fails, truncated) if best else None
-    label, conf, decided_by = rule_label, rule_conf, "signature" if best else None
-    cands: list[dict[str, Any]] = []
-    # The classifier is consulted where signatures are not conclusive (no
-    # match, weak match, rival labels, a cut traceback), or always on request.
-    needs_clf = best is None or truncated or (rule_conf or 0) < 0.9 or best.signature.strength != "strong"
+    rule_conf = arbitrate.rule_confidence(best, found.fails, truncated) if best else None
     clf_answer = None
-    if classifier is not None and (needs_clf or always_classify):
-        clf_answer = classifier.predict_incident(inc, result["phase"], fail_line)
-        if truncated and fail_ev is not None:
-            clf_answer = _with_frame_priors(clf_answer, classifier, fail_ev)
+    if classifier is not None and (arbitrate.needs_classifier(best, truncated, rule_conf) or always_classify):
+        clf_answer = arbitrate.consult(classifier, inc, result["phase"], fail_line, fail_ev, truncated)
         result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"],
                                 "candidates": clf_answer["candidates"]}
-    predicted = _predicted_by_precursors(inc, fail_line) if best is None else None
-    if best is None:
-        if clf_answer is not None and predicted is not None:
-            # A warning that predicted a label is evidence too: it lifts that label.
-            probs = {c["label"]: c["confidence"] for c in clf_answer["candidates"]}
-            boosted = {lab: p + (PRECURSOR_BOOST if lab == predicted else 0.0) for lab, p in probs.items()}
-            boosted.setdefault(predicted, PRECURSOR_BOOST)
-            label = max(boosted, key=lambda k: boosted[k])
-            conf = round(min(0.9, boosted[label]), 3)
-            if clf_answer["confidence"] < 0.5:
-                label = predicted  # the classifier is unsure; the warning is the sharper evidence
-            if label == predicted:
-                conf = round(max(conf, 0.55), 3)  # as sure as the warning alone (rules-only answer)
-            if label != predicted and _warned_at_failing_call(inc, fail_line, fail_ev, predicted):
-                # The predicting warning was raised by the very call that then failed
-                # (Python's "file:line: UserWarning" names a frame of the failure):
-                # it says why that call failed, sharper than what the text resembles.
-                label, conf = predicted, round(max(0.55, min(0.85, boosted.get(predicted, 0.0) + 0.3)), 3)
-            if label != predicted and label in _precursor_predicts(inc, fail_line, predicted):
-                # The warning named this outcome as a consequence of its own
-                # cause (e.g. too few GPUs -> the start-up hangs): report the cause.
-                label, conf = predicted, round(max(0.55, min(0.85, boosted[label])), 3)
-            decided_by = "both"
-            cands = clf_answer["candidates"]
-        elif clf_answer is not None:
-            label, conf, decided_by = clf_answer["label"], clf_answer["confidence"], "classifier"
-            cands = clf_answer["candidates"]
-        elif predicted is not None:
-            label, conf, decided_by = predicted, 0.55, "signature"
-        else:
-            label, conf, decided_by = "unknown", 0.3, "signature"
-    elif clf_answer is not None:
-        cands = clf_answer["candidates"]
-        if clf_answer["label"] != rule_label:
-            decided_by = "both"
-            strong = best.signature.strength == "strong" and not truncated
-            if strong:
-                # The rule stands; the disagreement costs confidence.
-                conf = round(max(0.5, (rule_conf or 0.9) - 0.3 * clf_answer["confidence"]), 3)
-            elif clf_answer["confidence"] > (rule_conf or 0.0):
-                label, conf = clf_answer["label"], round(clf_answer["confidence"] * 0.9, 3)
-            else:
-                conf = round(max(0.4, (rule_conf or 0.5) - 0.2 * clf_answer["confidence"]), 3)
-        else:
-            decided_by = "both" if needs_clf else "signature"
-            conf = round(min(0.99, max(rule_conf or 0.0, clf_answer["confidence"]) + 0.03), 3)
-    if truncated and label != "unknown":
-        conf = round(min(conf or 0.5, 0.8), 3)
-    if conf is not None and conf < UNKNOWN_THRESHOLD and label != "unknown":
-        # Never a confident wrong label: below the threshold say so, with candidates.
-        result["candidates"] = cands[:3] or [{"label": label, "confidence": conf}]
-        label = "unknown"
+    predicted = arbitrate.predicted_by_precursors(inc, fail_line) if best is None else None
+    decision = arbitrate.decide(inc, best, truncated, rule_conf, clf_answer, predicted, fail_line, fail_ev)
+    label = decision.label
     result["root_cause"] = label
-    result["confidence"] = conf
-    result["decided_by"] = decided_by
-    if cands and not result["candidates"]:
-        result["candidates"] = cands[:3]
-    result["evidence"] = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
+    result["confidence"] = decision.confidence
+    result["decided_by"] = decision.decided_by
+    result["candidates"] = decision.candidates
+    result["evidence"] = _evidence(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
     _add_proofs(inc, result["evidence"], fail_line)
+    _explain(result, inc, best, found.fails, fail_ev, truncated, predicted)
+    _mark_consequences(inc, result, fail_ev, fail_line, best, found.fails, found.fatal_tbs)
+    fail_ts = _ts_of(best.event if best else fail_ev)
+    if best is not None and best.event.level in ("WARNING", "INFO"):
+        _fatal_after_warning(inc, result, best, found, label)
+    if classifier is not None and label not in (None, "unknown") and clf_answer is not None:
+        _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
+    result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
+                                                   prior=result["early_warnings"], rivals=result["candidates"])
+    if fail_ts and inc.start_ts:
+        result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
+    return result
+
+
+def _best_hit(found: _Findings) -> Hit | None:
+    """The signature hit that names the failure: a peer's timeout after another
+    rank failed is a consequence; a raw kernel assertion never beats the error
+    that names what failed."""
+    if not found.fails:
+        return None
+    return max(_primary_hits(found.fails, found.fatal_tbs),
+               key=lambda h: (h.signature.priority - (10 if _is_kernel_assert(h) else 0), -h.line))
+
+
+def _failure_point(inc: Incident, found: _Findings, best: Hit | None) -> tuple[int, Event | None]:
+    """Which line is the failure? the best signature hit, else the first fatal
+    traceback, else the error that the death (or the end of the log) followed."""
+    if best is not None:
+        return best.line, best.event
+    if found.fatal_tbs:
+        return found.fatal_tbs[0].line, found.fatal_tbs[0]
+    wrappers = found.wrappers
+    if wrappers or found.tail is not None:
+        at = min(h.line for h in wrappers) if wrappers else inc.end_line
+        proof = outcome.best_proof(inc, at, exclude={h.line for h in wrappers})
+        if proof is not None:
+            return proof.line, proof
+        if wrappers:
+            ev = min(wrappers, key=lambda h: h.line).event
+            return ev.line, ev
+        return found.tail.line, found.tail  # type: ignore[union-attr]
+    return (inc.exit or {}).get("line", inc.end_line), None
+
+
+def _explain(result: dict[str, Any], inc: Incident, best: Hit | None, fails: list[Hit], fail_ev: Event | None,
+             truncated: bool, predicted: str | None) -> None:
+    """The summary, signature id and remediation of a failure."""
+    label = result["root_cause"]
     if best is not None:
         sig = best.signature
         result["signature"] = sig.id
@@ -344,94 +210,49 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         # lines name, a signature of that label, the catalogue, or the label.
         result["remediation"] = remediation_for(label, [e["text"] for e in result["evidence"]],
                                                 [*fails, *inc.precursor_hits])
-    _mark_consequences(inc, result, fail_ev, fail_line, best, fails, fatal_tbs)
-    fail_ts = _ts_of(best.event if best else fail_ev)
-    if best is not None and best.event.level in ("WARNING", "INFO"):
-        # The cause was only logged as a warning; the process died later, at
-        # another error. Show that fatal line too, and the warning as what
-        # predicted it.
-        later = [h for h in fails if h.line > best.line and h.event.level not in ("WARNING", "INFO")]
-        later_tbs = [t for t in fatal_tbs if t.line > best.line]
-        fatal: tuple[int, str, Any] | None = None
-        fatal_ev: Event | None = None
-        if later:
-            h = min(later, key=lambda h: h.line)
-            fatal, fatal_ev = (h.line, h.text, h.event.ts), h.event
-        elif later_tbs:
-            t = later_tbs[0]
-            chain = t.data.get("chain") or ()
-            fatal = ((chain[-1].line or t.line) if chain else t.line,
-                     _clip_message(chain[-1].rendered) if chain else t.text, t.ts)
-            fatal_ev = t
-        if fatal is not None:
-            # The process died at the fatal line: that is where start-up was.
-            result["phase"] = _failure_phase(inc, fatal[0], fatal_ev, None)
-            result["evidence"].insert(0, {"line": fatal[0], "text": fatal[1], "role": "fatal"})
-            lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None
-            if not any(w["line"] == best.line for w in result["early_warnings"]):
-                result["early_warnings"].insert(0, {
-                    "line": best.line, "text": best.text, "signature": best.signature.id, "predicts": [label],
-                    "lead_seconds": lead, "count": 1})
-    if classifier is not None and label not in (None, "unknown") and clf_answer is not None:
-        known = {w["line"] for w in result["early_warnings"]}
-        for ev, info in classifier.learned_warnings(inc, label, fail_line):
-            if ev.line in known:
-                continue
-            lead = round((fail_ts - ev.ts).total_seconds(), 3) if fail_ts is not None and ev.ts is not None else None
-            result["early_warnings"].append({
-                "line": ev.line, "text": ev.text, "signature": None, "learned": True, "predicts": [label],
-                "lead_seconds": lead, "count": 1, "support": info["support"], "lift": info["lift"]})
-        result["early_warnings"].sort(key=lambda w: w["line"])
-    result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
-                                                   prior=result["early_warnings"], rivals=result["candidates"])
-    if fail_ts and inc.start_ts:
-        result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
-    return result
 
 
-def _precursor_predicts(inc: Incident, fail_line: int, label: str) -> set[str]:
-    """Everything the precursors of ``label`` said could follow."""
-    out: set[str] = set()
-    for h in inc.precursor_hits:
-        if h.line < fail_line and h.signature.root_cause == label:
-            out.update(h.signature.predicts)
-    return out
+def _fatal_after_warning(inc: Incident, result: dict[str, Any], best: Hit, found: _Findings,
+                         label: str | None) -> None:
+    """The cause was only logged as a warning; the process died later, at
+    another error. Show that fatal line too, and the warning as what predicted it."""
+    later = [h for h in found.fails if h.line > best.line and h.event.level not in ("WARNING", "INFO")]
+    later_tbs = [t for t in found.fatal_tbs if t.line > best.line]
+    fatal: tuple[int, str, Any] | None = None
+    fatal_ev: Event | None = None
+    if later:
+        h = min(later, key=lambda h: h.line)
+        fatal, fatal_ev = (h.line, h.text, h.event.ts), h.event
+    elif later_tbs:
+        t = later_tbs[0]
+        chain = t.data.get("chain") or ()
+        fatal = ((chain[-1].line or t.line) if chain else t.line,
+                 _clip_message(chain[-1].rendered) if chain else t.text, t.ts)
+        fatal_ev = t
+    if fatal is None:
+        return
+    # The process died at the fatal line: that is where start-up was.
+    result["phase"] = _failure_phase(inc, fatal[0], fatal_ev, None)
+    result["evidence"].insert(0, {"line": fatal[0], "text": fatal[1], "role": "fatal"})
+    lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None
+    if not any(w["line"] == best.line for w in result["early_warnings"]):
+        result["early_warnings"].insert(0, {
+            "line": best.line, "text": best.text, "signature": best.signature.id, "predicts": [label],
+            "lead_seconds": lead, "count": 1})
 
 
-_WARN_SITE = re.compile(r"(?:^|\s)(/?[\w./-]+\.py):(\d+): \w*Warning: ")
-
-
-def _warned_at_failing_call(inc: Incident, fail_line: int, fail_ev: Event | None, label: str) -> bool:
-    """A strong precursor predicting ``label`` was a Python warning raised at
-    a file:line that is one of the failing traceback's frames."""
-    if fail_ev is None or fail_ev.kind != K.TRACEBACK:
-        return False
-    sites = {(f.file, f.lineno) for e in (fail_ev.data.get("chain") or ()) for f in e.frames if f.lineno}
-    if not sites:
-        return False
-    for h in inc.precursor_hits:
-        sig = h.signature
-        if h.line >= fail_line or label not in sig.predicts or sig.strength != "strong" or sig.status == "experimental":
+def _add_learned_warnings(result: dict[str, Any], inc: Incident, classifier: Any, label: str, fail_line: int,
+                          fail_ts: Any) -> None:
+    """Warning lines the classifier learned to precede ``label``."""
+    known = {w["line"] for w in result["early_warnings"]}
+    for ev, info in classifier.learned_warnings(inc, label, fail_line):
+        if ev.line in known:
             continue
-        m = _WARN_SITE.search(h.event.text)
-        if m and (m.group(1), int(m.group(2))) in sites:
-            return True
-    return False
-
-
-def _predicted_by_precursors(inc: Incident, fail_line: int) -> str | None:
-    """When no signature knows the failure itself, a strong precursor that
-    predicted one label is the best evidence there is."""
-    votes: dict[str, int] = {}
-    for h in inc.precursor_hits:
-        sig = h.signature
-        if (h.line < fail_line and sig.strength == "strong" and sig.predicts and sig.status != "experimental"
-                and sig.priority >= 40):
-            lab = h.signature.root_cause if h.signature.root_cause in h.signature.predicts else h.signature.predicts[0]
-            votes[lab] = max(votes.get(lab, 0), h.signature.priority)
-    if not votes:
-        return None
-    return max(votes, key=lambda k: votes[k])
+        lead = round((fail_ts - ev.ts).total_seconds(), 3) if fail_ts is not None and ev.ts is not None else None
+        result["early_warnings"].append({
+            "line": ev.line, "text": ev.text, "signature": None, "learned": True, "predicts": [label],
+            "lead_seconds": lead, "count": 1, "support": info["support"], "lift": info["lift"]})
+    result["early_warnings"].sort(key=lambda w: w["line"])
 
 
 def _clip_message(text: str, limit: int = 600) -> str:
@@ -442,18 +263,6 @@ def _clip_message(text: str, limit: int = 600) -> str:
 
 def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
     return ev.ts if ev is not None else None
-
-
-def _rule_confidence(best: Hit, fails: list[Hit], truncated: bool) -> float:
-    sig = best.signature
-    conf = 0.95 if sig.strength == "strong" else 0.7
-    if sig.priority < 30:
-        conf -= 0.15
-    rivals = {h.signature.root_cause for h in fails
-              if h.signature.root_cause != sig.root_cause and h.signature.priority >= sig.priority - 5}
-    if rivals:
-        conf -= 0.15
-    return round(conf, 3)
 
 
 def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
@@ -489,28 +298,6 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if texted is not None:
         return texted
     return fallback
-
-
-def _with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> dict[str, Any]:
-    """A cut traceback is judged by its frames too: mix the classifier's
-    answer with P(label | frame modules and functions) learned from the corpus."""
-    prior_of = getattr(classifier, "frame_prior", None)
-    frames = list(tb.data.get("frames") or ())
-    if prior_of is None or not frames:
-        return answer
-    from forensics.diagnosis.features import frame_tokens
-
-    prior = prior_of(" ".join(frame_tokens(frames)))
-    if not prior:
-        return answer
-    probs = {c["label"]: c["confidence"] for c in answer["candidates"]}
-    labels = set(probs) | set(prior)
-    # The cut traceback's own text says little; its frames weigh a little more.
-    mixed = {lab: 0.4 * probs.get(lab, 0.0) + 0.6 * prior.get(lab, 0.0) for lab in labels}
-    order = sorted(mixed, key=lambda k: -mixed[k])[:3]
-    cands = [{"label": lab, "confidence": round(mixed[lab], 3)} for lab in order]
-    return {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands,
-            "frame_prior": True}
 
 
 def _texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:
@@ -646,18 +433,6 @@ def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
             if chain:
                 return (chain[-1].line or other.line, _clip_message(chain[-1].rendered))
     return None
-
-
-def _healthy_verdict(inc: Incident) -> str:
-    if inc.ready_line is not None:
-        return "ready"
-    if inc.stop_requested_line is not None and inc.exit is not None:
-        return "no-failure"  # stopped on request before it was ready
-    if inc.phase is None:
-        return "no-failure"
-    if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > 900:
-        return "stalled"
-    return "starting"
 
 
 def _healthy_summary(inc: Incident, verdict: str) -> str:

@@ -187,14 +187,50 @@ class RE2Field(FieldMatcher):
         return [ids[i] for i in found]
 
 
+def required_literals(pattern: str) -> list[str] | None:
+    """Lower-cased literals of which at least one must occur in any text the
+    pattern matches (one per top-level alternative), or None when that can't
+    be worked out. A cheap ``in`` test on them skips the regex."""
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+        from re._constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - older Pythons
+        import sre_parse  # type: ignore[no-redef]
+        from sre_constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[no-redef]
+    try:
+        tree = sre_parse.parse(pattern)
+    except Exception:
+        return None
+
+    def lits(items: list) -> list[str] | None:
+        if len(items) == 1 and items[0][0] is SUBPATTERN:
+            return lits(list(items[0][1][3]))
+        if len(items) == 1 and items[0][0] is BRANCH:
+            out: list[str] = []
+            for b in items[0][1][1]:
+                sub = lits(list(b))
+                if sub is None:
+                    return None
+                out += sub
+            return out
+        best = cur = ""
+        for op, av in items:
+            if op is LITERAL:
+                cur += chr(av)
+            else:
+                best, cur = max(best, cur, key=len), ""
+        best = max(best, cur, key=len)
+        return [best.lower()] if len(best) >= 4 else None
+
+    return lits(list(tree))
+
+
 class RegexField(FieldMatcher):
     """The fallback: one ``regex`` search per pattern, skipped when none of the
     literals the pattern requires occurs (lower-cased ``in`` tests)."""
 
     def __init__(self, patterns: Sequence[str], ids: Sequence[int]) -> None:
         super().__init__(patterns, ids)
-        from forensics.diagnosis.signatures import required_literals
-
         self._items: list[tuple[int, Any, tuple[str, ...] | None]] = []
         always, literals = [], set()
         for p, i in zip(patterns, ids):

@@ -22,7 +22,7 @@ def load_classifier(use: bool, model: str | None = None) -> Any:
     ``.scorer.json.gz`` or ``.skops``), else ``default_model()``."""
     if not use:
         return None
-    from forensics.diagnosis.classifier import default_model, model_at
+    from forensics.diagnosis.classifier.loader import default_model, model_at
 
     import os
 

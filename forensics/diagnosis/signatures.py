@@ -17,9 +17,8 @@ import yaml
 from forensics.errors import SignatureError
 from forensics.events import model as K
 from forensics.events.model import Event
-from forensics.events.phases import PHASES
 from forensics.diagnosis import matcher as M
-from forensics.diagnosis.taxonomy import LABEL_SET
+from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A signature file is input too: bounded before it is built into objects.
@@ -96,44 +95,6 @@ class View:
         self.level = level
         self.logger = logger
         self.event_kind = event_kind
-
-
-def required_literals(pattern: str) -> list[str] | None:
-    """Lower-cased literals of which at least one must occur in any text the
-    pattern matches (one per top-level alternative), or None when that can't
-    be worked out. A cheap ``in`` test on them skips the regex."""
-    try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]
-        from re._constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - older Pythons
-        import sre_parse  # type: ignore[no-redef]
-        from sre_constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[no-redef]
-    try:
-        tree = sre_parse.parse(pattern)
-    except Exception:
-        return None
-
-    def lits(items: list) -> list[str] | None:
-        if len(items) == 1 and items[0][0] is SUBPATTERN:
-            return lits(list(items[0][1][3]))
-        if len(items) == 1 and items[0][0] is BRANCH:
-            out: list[str] = []
-            for b in items[0][1][1]:
-                sub = lits(list(b))
-                if sub is None:
-                    return None
-                out += sub
-            return out
-        best = cur = ""
-        for op, av in items:
-            if op is LITERAL:
-                cur += chr(av)
-            else:
-                best, cur = max(best, cur, key=len), ""
-        best = max(best, cur, key=len)
-        return [best.lower()] if len(best) >= 4 else None
-
-    return lits(list(tree))
 
 
 def event_views(ev: Event) -> list[View]:
@@ -302,6 +263,41 @@ def _str_list(path: Path, where: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _conditions(path: Path, match: Any) -> list[Condition]:
+    """The ``match`` field: one condition or a list of them, each a mapping of
+    field: regex (all must be found) with an optional ``unless`` mapping."""
+    if isinstance(match, dict):
+        match = [match]
+    if not isinstance(match, list) or not match:
+        raise _fail(path, "field 'match'", "must be a non-empty list of conditions")
+    conds = []
+    for i, c in enumerate(match):
+        if not isinstance(c, dict) or not c:
+            raise _fail(path, f"field 'match[{i}]'", "must be a mapping of field: regex")
+        pats, unless = [], []
+        for fname, pat in c.items():
+            if fname == "unless":
+                # `unless: {field: regex}`: the condition fails when one of these is found
+                # (what a negative look-ahead said; the engines run in linear time and have none)
+                if not isinstance(pat, dict) or not pat:
+                    raise _fail(path, f"field 'match[{i}].unless'", "must be a mapping of field: regex")
+                for uf, up in pat.items():
+                    if uf not in FIELDS:
+                        raise _fail(path, f"field 'match[{i}].unless.{uf}'",
+                                    f"unknown field (one of {', '.join(FIELDS)})")
+                    unless.append((uf, _compile(path, f"field 'match[{i}].unless.{uf}'", up)))
+                continue
+            if fname not in FIELDS:
+                raise _fail(path, f"field 'match[{i}].{fname}'", f"unknown field (one of {', '.join(FIELDS)})")
+            pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat)))
+        if not pats:
+            raise _fail(path, f"field 'match[{i}]'", "needs at least one field besides 'unless'")
+        text_pat = dict(pats).get("text")
+        lits = M.required_literals(text_pat.pattern) if text_pat is not None else None
+        conds.append(Condition(tuple(pats), tuple(lits) if lits else None, tuple(unless)))
+    return conds
+
+
 def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
     where0 = f"signature #{index + 1}" if index else "signature"
     if not isinstance(raw, dict):
@@ -333,36 +329,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
     prio = raw.get("priority", 50)
     if not isinstance(prio, int) or isinstance(prio, bool) or not 0 <= prio <= 100:
         raise _fail(path, "field 'priority'", "must be an integer 0-100")
-    match = raw["match"]
-    if isinstance(match, dict):
-        match = [match]
-    if not isinstance(match, list) or not match:
-        raise _fail(path, "field 'match'", "must be a non-empty list of conditions")
-    conds = []
-    for i, c in enumerate(match):
-        if not isinstance(c, dict) or not c:
-            raise _fail(path, f"field 'match[{i}]'", "must be a mapping of field: regex")
-        pats, unless = [], []
-        for fname, pat in c.items():
-            if fname == "unless":
-                # `unless: {field: regex}`: the condition fails when one of these is found
-                # (what a negative look-ahead said; the engines run in linear time and have none)
-                if not isinstance(pat, dict) or not pat:
-                    raise _fail(path, f"field 'match[{i}].unless'", "must be a mapping of field: regex")
-                for uf, up in pat.items():
-                    if uf not in FIELDS:
-                        raise _fail(path, f"field 'match[{i}].unless.{uf}'",
-                                    f"unknown field (one of {', '.join(FIELDS)})")
-                    unless.append((uf, _compile(path, f"field 'match[{i}].unless.{uf}'", up)))
-                continue
-            if fname not in FIELDS:
-                raise _fail(path, f"field 'match[{i}].{fname}'", f"unknown field (one of {', '.join(FIELDS)})")
-            pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat)))
-        if not pats:
-            raise _fail(path, f"field 'match[{i}]'", "needs at least one field besides 'unless'")
-        text_pat = dict(pats).get("text")
-        lits = required_literals(text_pat.pattern) if text_pat is not None else None
-        conds.append(Condition(tuple(pats), tuple(lits) if lits else None, tuple(unless)))
+    conds = _conditions(path, raw["match"])
     ex = raw.get("examples") or {}
     if not isinstance(ex, dict):
         raise _fail(path, "field 'examples'", "must be a mapping with 'match' and 'no_match' lists")
@@ -460,29 +427,3 @@ def _cached(key: tuple[str, ...], engine: str) -> SignatureSet:
 def signature_set(dirs: list[Path] | None = None) -> SignatureSet:
     dirs = dirs or default_signature_dirs()
     return _cached(tuple(str(d) for d in dirs), M.engine_name())
-
-
-# ---------------------------------------------------------------- examples
-@dataclass
-class ExampleFailure:
-    signature: str
-    path: str
-    expected: str  # "match" | "no_match"
-    example: str
-
-
-def run_examples(sset: SignatureSet) -> tuple[int, list[ExampleFailure]]:
-    """Run every signature's own examples through the real parser."""
-    from forensics.api import parse
-
-    failures: list[ExampleFailure] = []
-    total = 0
-    for sig in sset.signatures:
-        for expected, examples in (("match", sig.examples_match), ("no_match", sig.examples_no_match)):
-            for ex in examples:
-                total += 1
-                events = list(parse(ex if ex.endswith("\n") else ex + "\n"))
-                hit = any(s.id == sig.id for ev in events for s, _ in sset.match_views(event_views(ev), [sig]))
-                if hit != (expected == "match"):
-                    failures.append(ExampleFailure(sig.id, sig.path, expected, ex))
-    return total, failures

@@ -1,5 +1,10 @@
-"""Root-cause labels (taxonomy v1, ../shared/taxonomy.md). Never rename one."""
-TAXONOMY_VERSION = "v1"
+"""The taxonomy, imported from here: root-cause labels (taxonomy v1,
+../shared/taxonomy.md; never rename one), the start-up phases (defined once,
+in ``events.phases``) and the taxonomy version (``forensics.versions``)."""
+from forensics.events.phases import PHASE_ORDER, PHASES
+from forensics.versions import TAXONOMY_VERSION
+
+__all__ = ["LABELS", "LABEL_SET", "FAILURE_LABELS", "PHASES", "PHASE_ORDER", "TAXONOMY_VERSION"]
 
 LABELS = (
     "env.module-missing", "env.library-missing", "env.abi-mismatch", "env.gpu-arch-unsupported",

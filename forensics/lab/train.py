@@ -174,7 +174,7 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
     import numpy as np
     import sklearn
 
-    from forensics.diagnosis.model_io import save_model
+    from forensics.diagnosis.classifier.files import save_model
 
     feats, labels, observations, corpus_hash = collect(dirs, "train")
     X = np.array([[f[k] for k in TEXT_FIELDS] for f in feats], dtype=object)
@@ -202,7 +202,7 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         "frame_priors": frame_priors,
     }
     save_model(pipe, meta, out)
-    from forensics.diagnosis.scorer import export_pipeline, file_digest, save_scorer
+    from forensics.diagnosis.classifier.scorer import export_pipeline, file_digest, save_scorer
 
     scorer_meta = dict(meta, skops_digest=file_digest(out))
     save_scorer(export_pipeline(pipe, TEXT_FIELDS, scorer_meta), out.with_name(out.name.replace(".skops", "") + ".scorer.json.gz"))

@@ -73,24 +73,24 @@ and jsonl). Every string is made encodable before it is written.
 A source that could not be read gives exactly one row, with ``error`` set and
 the diagnosis columns empty. Tables written by ``forensics batch`` come back
 with the same dtypes through ``read_table`` (parquet keeps them; csv and jsonl
-are coerced).
+are coerced). Cell values: ``report.cells``; the summary of a table:
+``report.summary``.
 """
 from __future__ import annotations
 
 import json
 import math
-import statistics
-from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
 from forensics.errors import InputError
-from forensics.ingest.values import no_surrogates, table_datetime
+from forensics.ingest.values import no_surrogates
+from forensics.report.cells import (UTC_NS, from_hex, source_names, to_float, to_int, truthy, unheld_ts_text,
+                                    utc_series)
 
-UTC_NS = "datetime64[ns, UTC]"
 
 EVENT_COLUMNS: dict[str, str] = {
     "source": "string",
@@ -152,9 +152,8 @@ DECIDERS = ("signature", "classifier", "both")
 
 
 def _known_categories() -> dict[tuple[str, str], tuple[str, ...]]:
-    from forensics.diagnosis.taxonomy import LABELS
+    from forensics.diagnosis.taxonomy import LABELS, PHASES
     from forensics.events.model import KINDS
-    from forensics.events.phases import PHASES
 
     return {
         ("event", "kind"): tuple(KINDS), ("event", "level"): _LEVELS, ("event", "phase"): tuple(PHASES),
@@ -189,61 +188,13 @@ _EVENT_DATA_COLUMNS = {
 # --------------------------------------------------------------------------
 
 
-def _table_ts(v: Any) -> Any:
-    """A datetime / ISO string -> an aware datetime a table can hold, else None."""
-    if v is None or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
-        return None
-    if isinstance(v, str):
-        try:
-            v = datetime.fromisoformat(v)
-        except ValueError:
-            return None
-    if isinstance(v, pd.Timestamp):
-        return v if v is not pd.NaT else None
-    if isinstance(v, datetime):
-        return table_datetime(v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc))
-    return None
-
-
-def _utc(values: list[Any]) -> pd.Series:
-    """datetimes / ISO strings / None -> datetime64[ns, UTC] (naive taken as UTC);
-    a time outside what nanoseconds can hold (past 2262) becomes NaT."""
-    s = pd.to_datetime(pd.Series([_table_ts(v) for v in values], dtype=object), utc=True, errors="coerce")
-    return s.astype(UTC_NS)
-
-
-def _unheld_ts_text(v: Any) -> str | None:
-    """The logged text of a timestamp that a table cannot hold (else None)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)) or _table_ts(v) is not None:
-        return None
-    return no_surrogates(v if isinstance(v, str) else str(v))
-
-
-def _source_names(name: Any) -> tuple[Any, bytes | None]:
-    """(text for the ``source`` column, its bytes when the name is not UTF-8)."""
-    if not isinstance(name, str):
-        return name, None
-    try:
-        name.encode("utf-8")
-        return name, None
-    except UnicodeEncodeError:
-        raw = name.encode("utf-8", "surrogateescape") if _only_escapes(name) else None
-        if raw is None:
-            return no_surrogates(name), None
-        return raw.decode("utf-8", "backslashreplace"), raw
-
-
-def _only_escapes(s: str) -> bool:
-    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
-
-
 def _frame(columns: dict[str, list[Any]], schema: Mapping[str, str], table: str) -> pd.DataFrame:
     known = _known_categories()
     data: dict[str, pd.Series] = {}
     for name, dtype in schema.items():
         values = columns.get(name, [])
         if dtype == UTC_NS:
-            data[name] = _utc(values)
+            data[name] = utc_series(values)
         elif dtype == "category":
             data[name] = _categorical(values, known.get((table, name), ()))
         elif dtype == "float64":
@@ -356,8 +307,8 @@ def rows_frame(rows: Iterable[Mapping[str, Any]], sort: bool = True) -> pd.DataF
         rows.sort(key=lambda r: (str(r.get("source")), r.get("incident") is None, r.get("incident") or 0))
     cols = {name: [r.get(name) for r in rows] for name in INCIDENT_COLUMNS}
     for name in ("start_ts", "end_ts"):
-        cols[f"{name}_text"] = [_unheld_ts_text(v) for v in cols[name]]
-    names = [_source_names(v) for v in cols["source"]]
+        cols[f"{name}_text"] = [unheld_ts_text(v) for v in cols[name]]
+    names = [source_names(v) for v in cols["source"]]
     cols["source"] = [n for n, _ in names]
     cols["source_bytes"] = [b for _, b in names]
     for name, dtype in INCIDENT_COLUMNS.items():
@@ -392,53 +343,20 @@ def coerce_incidents(df: pd.DataFrame) -> pd.DataFrame:
         vals = [None if (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))) else v
                 for v in s.astype(object).tolist()]
         if dtype == UTC_NS:
-            out[name] = _utc([None if v is None else (v if isinstance(v, datetime) else str(v)) for v in vals])
+            out[name] = utc_series([None if v is None else (v if isinstance(v, datetime) else str(v)) for v in vals])
         elif dtype == "float64":
-            out[name] = pd.Series([_to_float(v) for v in vals], dtype="float64")
+            out[name] = pd.Series([to_float(v) for v in vals], dtype="float64")
         elif dtype == "Int64":
-            out[name] = pd.Series(pd.array([_to_int(v) for v in vals], dtype="Int64"))
+            out[name] = pd.Series(pd.array([to_int(v) for v in vals], dtype="Int64"))
         elif dtype == "boolean":
-            out[name] = pd.Series(pd.array([None if v is None else _truthy(v) for v in vals], dtype="boolean"))
+            out[name] = pd.Series(pd.array([None if v is None else truthy(v) for v in vals], dtype="boolean"))
         elif dtype == "category":
             out[name] = _categorical(vals, known.get(("incident", name), ()))
         elif dtype == "object":
-            out[name] = pd.Series([_from_hex(v) for v in vals], dtype=object)
+            out[name] = pd.Series([from_hex(v) for v in vals], dtype=object)
         else:
             out[name] = pd.Series(pd.array([None if v is None else str(v) for v in vals], dtype="string"))
     return pd.DataFrame(out)
-
-
-# A table read back may have been edited, or be someone else's: one odd
-# value becomes NA, it does not end the report.
-def _to_float(v: Any) -> float:
-    if v is None or isinstance(v, bool):
-        return math.nan if v is None else float(v)
-    try:
-        return float(v)
-    except (TypeError, ValueError, OverflowError):
-        return math.nan
-
-
-def _to_int(v: Any) -> int | None:
-    f = _to_float(v)
-    if math.isnan(f) or math.isinf(f) or abs(f) > 2 ** 62:
-        return None
-    return int(f)
-
-
-def _from_hex(v: Any) -> bytes | None:
-    if v is None or isinstance(v, bytes):
-        return v
-    try:
-        return bytes.fromhex(str(v))
-    except ValueError:
-        return None
-
-
-def _truthy(v: Any) -> bool:
-    if isinstance(v, str):
-        return v.strip().lower() in ("true", "1", "yes")
-    return bool(v)
 
 
 # --------------------------------------------------------------------------
@@ -526,85 +444,3 @@ def read_table(path: str | Path) -> pd.DataFrame:
     out = coerce_incidents(df)
     out.attrs.update({k: v for k, v in df.attrs.items() if isinstance(v, (int, float, str))})
     return out
-
-
-# --------------------------------------------------------------------------
-# summaries
-# --------------------------------------------------------------------------
-
-
-def summary_line(df: pd.DataFrame, files: int | None = None) -> str:
-    """``12 files, 15 incidents, 9 failures, 1 unreadable``."""
-    err = df["error"].notna()
-    n_files = files if files is not None else int(df["source"].nunique())
-    incidents = int((~err).sum())
-    failures = int((df["verdict"] == "failed").fillna(False).sum())
-    unreadable = int(df.loc[err, "source"].nunique())
-    return f"{n_files} files, {incidents} incidents, {failures} failures, {unreadable} unreadable"
-
-
-def _warning_leads(df: pd.DataFrame) -> dict[str, list[float]]:
-    leads: dict[str, list[float]] = defaultdict(list)
-    for raw in df["early_warnings"].dropna():
-        try:
-            warnings = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(warnings, list):
-            continue
-        for w in warnings:
-            if not isinstance(w, dict):
-                continue
-            key = str(w.get("signature") or w.get("template") or str(w.get("text") or "")[:80])
-            lead = _to_float(w.get("lead_seconds"))
-            if not math.isnan(lead) and not math.isinf(lead):
-                leads[key].append(lead)
-            else:
-                leads.setdefault(key, [])
-    return leads
-
-
-def render_summary(df: pd.DataFrame, top: int = 10, files: int | None = None) -> str:
-    """Counts by root cause and by phase, the most frequent signatures, and the
-    early warnings with the longest median lead time."""
-    out = [summary_line(df, files)]
-    ok = df[df["error"].isna()]
-    failed = ok[ok["verdict"] == "failed"]
-
-    def block(title: str, counts: Counter | pd.Series, n: int | None = None) -> None:
-        items = list(counts.items())[:n] if n else list(counts.items())
-        out.append("")
-        out.append(title)
-        if not items:
-            out.append("  (none)")
-            return
-        w = max(len(str(k)) for k, _ in items)
-        for k, v in items:
-            out.append(f"  {str(k):<{w}}  {v}")
-
-    block("verdicts:", ok["verdict"].astype("string").value_counts())
-    block("failures by root cause:", failed["root_cause"].astype("string").fillna("(none)").value_counts())
-    block("failures by phase:", failed["phase"].astype("string").fillna("(unknown)").value_counts())
-    block(f"most frequent signatures (top {top}):", failed["signature"].dropna().value_counts(), top)
-
-    leads = _warning_leads(ok)
-    ranked = sorted(((statistics.median(v) if v else None, len(v), k) for k, v in leads.items()),
-                    key=lambda t: (t[0] is None, -(t[0] or 0.0), t[2]))
-    out.append("")
-    out.append(f"early warnings by median lead time (top {top}):")
-    if not ranked:
-        out.append("  (none)")
-    else:
-        w = max(len(k) for _, _, k in ranked[:top])
-        for med, n, k in ranked[:top]:
-            med_s = f"{med:8.1f} s" if med is not None else "       - s"
-            out.append(f"  {k:<{w}}  median lead {med_s}  (n={n})")
-    errs = df[df["error"].notna()]
-    if len(errs):
-        out.append("")
-        out.append("unreadable:")
-        for src, e in zip(errs["source"].head(top), errs["error"].head(top)):
-            out.append(f"  {src}: {e}")
-        if len(errs) > top:
-            out.append(f"  ... and {len(errs) - top} more")
-    return "\n".join(out)

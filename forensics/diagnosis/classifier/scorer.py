@@ -21,7 +21,7 @@ import zlib
 from array import array
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from forensics.errors import ModelError
 
@@ -199,6 +199,34 @@ def _is_int(v: Any, lo: int, hi: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
 
+def _validate_vectorizer(v: Any, n_fields: int) -> None:
+    """One vectorizer entry of a scorer dict: its type, options and index ranges."""
+    if not isinstance(v, dict):
+        _fail("vectorizer")
+    if not _is_int(v.get("column"), 0, n_fields - 1):
+        _fail("vectorizer column")
+    if v.get("analyzer") not in ("word", "char_wb"):
+        _fail("vectorizer analyzer")
+    ng = v.get("ngram_range")
+    if not (isinstance(ng, list) and len(ng) == 2 and _is_int(ng[0], 1, MAX_NGRAM)
+            and _is_int(ng[1], ng[0], MAX_NGRAM)):
+        _fail("vectorizer ngram_range")
+    if v["analyzer"] == "word" and v.get("token_pattern") not in SAFE_TOKEN_PATTERNS:
+        _fail("vectorizer token_pattern is not one of the known safe patterns")
+    if not isinstance(v.get("lowercase"), bool) or not isinstance(v.get("sublinear_tf"), bool):
+        _fail("vectorizer flags")
+    if v.get("norm") not in ("l2", None):
+        _fail("vectorizer norm")
+    idf = v.get("idf")
+    if not isinstance(idf, list) or not all(_is_num(x) for x in idf):
+        _fail("vectorizer idf")
+    vocab = v.get("vocab")
+    n = len(idf)
+    if not isinstance(vocab, dict) or len(vocab) > n or \
+            not all(isinstance(t, str) and _is_int(j, 0, n - 1) for t, j in vocab.items()):
+        _fail("vectorizer vocabulary (an index out of range)")
+
+
 def validate(data: dict[str, Any]) -> None:
     """Check the schema, the types and every index range of a scorer dict;
     ``ModelError`` on the first thing wrong."""
@@ -216,30 +244,7 @@ def validate(data: dict[str, Any]) -> None:
     if not isinstance(vecs, list) or not 1 <= len(vecs) <= 64:
         _fail("vectorizers")
     for v in vecs:
-        if not isinstance(v, dict):
-            _fail("vectorizer")
-        if not _is_int(v.get("column"), 0, len(fields) - 1):
-            _fail("vectorizer column")
-        if v.get("analyzer") not in ("word", "char_wb"):
-            _fail("vectorizer analyzer")
-        ng = v.get("ngram_range")
-        if not (isinstance(ng, list) and len(ng) == 2 and _is_int(ng[0], 1, MAX_NGRAM)
-                and _is_int(ng[1], ng[0], MAX_NGRAM)):
-            _fail("vectorizer ngram_range")
-        if v["analyzer"] == "word" and v.get("token_pattern") not in SAFE_TOKEN_PATTERNS:
-            _fail("vectorizer token_pattern is not one of the known safe patterns")
-        if not isinstance(v.get("lowercase"), bool) or not isinstance(v.get("sublinear_tf"), bool):
-            _fail("vectorizer flags")
-        if v.get("norm") not in ("l2", None):
-            _fail("vectorizer norm")
-        idf = v.get("idf")
-        if not isinstance(idf, list) or not all(_is_num(x) for x in idf):
-            _fail("vectorizer idf")
-        vocab = v.get("vocab")
-        n = len(idf)
-        if not isinstance(vocab, dict) or len(vocab) > n or \
-                not all(isinstance(t, str) and _is_int(j, 0, n - 1) for t, j in vocab.items()):
-            _fail("vectorizer vocabulary (an index out of range)")
+        _validate_vectorizer(v, len(fields))
     if sum(len(v["idf"]) for v in vecs) != nf:
         _fail("feature count")
     coef = data.get("coef")
@@ -265,17 +270,26 @@ def validate(data: dict[str, Any]) -> None:
         _fail("meta.model_version")
 
 
+def size_within(path: Path, limit: int, unreadable: Callable[[Any], str], too_large: Callable[[int], str]) -> int:
+    """The size of a model file, checked before a byte of it is read:
+    ``ModelError`` (with the caller's wording) when it cannot be read or is
+    larger than ``limit``."""
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise ModelError(unreadable(e.strerror or e)) from None
+    if size > limit:
+        raise ModelError(too_large(size))
+    return size
+
+
 def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int | None = None) -> bytes:
     """The decompressed bytes of ``path``; ``ModelError`` past ``limit`` (a
     gzip bomb costs at most ``limit`` bytes, never the whole expansion)."""
     limit = MAX_DECOMPRESSED if limit is None else limit
     max_compressed = MAX_COMPRESSED if max_compressed is None else max_compressed
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read the scorer file ({e.strerror or e})") from None
-    if size > max_compressed:
-        raise ModelError(f"{path}: scorer file too large ({size:,} bytes; at most {max_compressed:,})")
+    size_within(path, max_compressed, lambda err: f"{path}: cannot read the scorer file ({err})",
+                lambda size: f"{path}: scorer file too large ({size:,} bytes; at most {max_compressed:,})")
     try:
         # In 1 MiB steps: one read(limit + 1) lets gzip's own buffers grow to
         # several times the limit before the check can refuse the file.

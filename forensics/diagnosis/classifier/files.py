@@ -1,4 +1,4 @@
-"""Saving and loading the classifier with skops (never pickle): loading
+"""The classifier's model files: saving and loading them with skops (never pickle): loading
 refuses any type outside an explicit allowlist, so a tampered model file
 cannot run code."""
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from forensics.errors import ModelError
+from forensics.diagnosis.classifier.scorer import size_within
 
 # The exact types (module.name) a forensics classifier pipeline is made of,
 # and the skops node loaders they may come through. Nothing else is accepted:
@@ -63,12 +64,8 @@ def check_model_file(path: Path) -> list[str]:
     the file is not a plain forensics pipeline."""
     import zipfile
 
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise ModelError(f"cannot read {path}: {e.strerror or e}") from None
-    if size > MAX_MODEL_BYTES:
-        raise ModelError(f"{path}: model file too large ({size:,} bytes)")
+    size_within(path, MAX_MODEL_BYTES, lambda err: f"cannot read {path}: {err}",
+                lambda size: f"{path}: model file too large ({size:,} bytes)")
     try:
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()
@@ -143,9 +140,9 @@ def load_model(path: Path) -> Any:
                           stacklevel=2)
     except ImportError:  # pragma: no cover
         pass
-    from forensics.diagnosis.classifier import TrainedClassifier
+    from forensics.diagnosis.classifier.trained import TrainedClassifier
     from forensics.diagnosis.features import TEXT_FIELDS
-    from forensics.diagnosis.scorer import CompactScorer, export_pipeline
+    from forensics.diagnosis.classifier.scorer import CompactScorer, export_pipeline
 
     try:
         scorer = CompactScorer(export_pipeline(obj, TEXT_FIELDS, meta))

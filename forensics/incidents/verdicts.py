@@ -1,0 +1,147 @@
+"""Judgements about one process lifetime that need no signature: did it die,
+did it survive a traceback, does a failure line count, which tracebacks were
+fatal, and what a lifetime without a failure is (ready, starting, stalled).
+
+They read only what the incident builder recorded (exit status, readiness,
+shutdown and stop requests, progress per process), so they belong to the
+incidents stage; the diagnosis stage asks them before it decides a cause."""
+from __future__ import annotations
+
+import re
+
+from forensics.events import model as K
+from forensics.events.model import Event
+from forensics.events.phases import PHASE_ORDER
+from forensics.incidents import outcome
+from forensics.incidents.lifetimes import Incident, proc_key
+
+BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
+                        "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
+
+
+def died(inc: Incident, after_line: int) -> bool:
+    """The process ended badly (a failed exit before any shutdown, or a death
+    line after ``after_line``)."""
+    if inc.exit is not None:
+        code, status = inc.exit.get("code"), inc.exit.get("status")
+        if code in ("killed", "dumped") or (code == "exited" and status not in (0, None)) or inc.exit.get("result") not in (None, "success"):
+            if inc.shutdown_line is None or inc.exit.get("line", 0) < inc.shutdown_line:
+                return True
+    return any(h.line > after_line for h in inc.wrapper_hits)
+
+
+_REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web")
+
+
+def request_level(ev: Event) -> bool:
+    """An exception raised while handling one HTTP request (a bad client
+    request): the server answers 4xx/5xx and keeps serving."""
+    if ev.kind != K.TRACEBACK:
+        return False
+    carrier = ev.data.get("carrier") or ""
+    if "Exception in ASGI application" in carrier:
+        return True
+    frames = ev.data.get("frames") or ()
+    return any(_REQUEST_FRAMES.search(f.file) for f in frames)
+
+
+def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = None) -> bool:
+    """A failure line counts unless it is shutdown noise or a request-level
+    error the server survived (it went on serving afterwards)."""
+    if inc.shutdown_line is not None and line >= inc.shutdown_line and inc.ready_line is not None:
+        return False
+    if after_ready and not died(inc, line):
+        if inc.last_activity_line > line or (ev is not None and request_level(ev)):
+            return False
+    return True
+
+
+def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
+    """Tracebacks no signature matched (not at ``matched_lines``) that ended
+    the process: not a benign stop, not survived, not handled as a warning,
+    not a wrapper's report of an earlier error."""
+    out = []
+    wrapped = {h.event.line for h in inc.wrapper_hits if h.event.kind == K.TRACEBACK}
+    for ev, phase, after_ready in inc.tracebacks:
+        if ev.line in matched_lines:
+            continue
+        chain = ev.data.get("chain") or ()
+        types = {e.exc_type for e in chain}
+        if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
+                                              or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
+            continue
+        if not relevant(inc, ev.line, after_ready, ev):
+            continue
+        if survived(inc, ev.line) or progressed_after(inc, ev):
+            continue
+        if ev.level in ("WARNING", "INFO", "DEBUG"):
+            continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
+        if ev.line in wrapped and outcome.errors_before(inc, ev.line - 1):
+            continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
+        out.append(ev)
+    return out
+
+
+def quiet_before(inc: Incident, line: int) -> bool:
+    """Nothing went wrong before ``line``: no error-level line and no strong
+    early warning. A KeyboardInterrupt/SystemExit traceback after such a quiet
+    start is an operator's stop (SIGTERM, Ctrl-C), not a failure."""
+    if any(e.line < line for e in outcome.errors_before(inc, line)):
+        return False
+    return not any(h.line < line and h.signature.strength == "strong" and h.signature.status != "experimental"
+                   for h in inc.precursor_hits)
+
+
+def progressed_after(inc: Incident, ev: Event) -> bool:
+    """The same process went on to a later start-up phase after printing this
+    traceback (and nothing says it died): it was handled, not fatal."""
+    if died(inc, ev.line):
+        return False
+    seen = inc.progress_by_proc.get(proc_key(ev))
+    if seen is None or seen[0] <= (ev.end_line or ev.line):
+        return False
+    at = inc.phase_at(ev.line)
+    return at is not None and seen[1] > PHASE_ORDER.get(at, 99)
+
+
+def after_stop_request(inc: Incident, line: int) -> bool:
+    """``line`` came after someone asked the service to stop."""
+    return inc.stop_requested_line is not None and line > inc.stop_requested_line
+
+
+def survived(inc: Incident, line: int) -> bool:
+    """The process printed this and still came up (and did not die later):
+    a traceback that was logged and handled, not the cause of a failure."""
+    return inc.ready_line is not None and line < inc.ready_line and not died(inc, line)
+
+
+def exit_failed(inc: Incident) -> bool:
+    """The recorded exit is a failure (non-zero status, killed, dumped, a
+    failed unit result) and not the end of a requested stop or shutdown."""
+    if inc.exit is None:
+        return False
+    if inc.stop_requested_line is not None and inc.stop_requested_line < inc.exit.get("line", 0):
+        return False  # it was asked to stop: the signal that ended it is the stop
+    if inc.shutdown_line is not None and inc.ready_line is not None:
+        return False
+    code, status = inc.exit.get("code"), inc.exit.get("status")
+    result = inc.exit.get("result")
+    return (code == "exited" and status not in (0, None)) or code in ("killed", "dumped") or (
+        result is not None and result != "success")
+
+
+# No progress line for this long while starting: the start-up is stuck.
+STALL_SECONDS = 900
+
+
+def healthy_verdict(inc: Incident) -> str:
+    """The verdict of a lifetime without a failure: ready, no-failure, stalled or starting."""
+    if inc.ready_line is not None:
+        return "ready"
+    if inc.stop_requested_line is not None and inc.exit is not None:
+        return "no-failure"  # stopped on request before it was ready
+    if inc.phase is None:
+        return "no-failure"
+    if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > STALL_SECONDS:
+        return "stalled"
+    return "starting"
