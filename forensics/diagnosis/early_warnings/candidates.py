@@ -1,0 +1,216 @@
+"""Candidates: non-fatal lines that read as warnings, collected while the log
+streams (bounded) and linked only when the incident failed."""
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
+from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.events import model as K
+from forensics.events.model import Event
+
+WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
+# A level written into the text by loggers the envelope does not know (TGI's
+# " WARN ", NCCL's "NCCL WARN", glog "W0412", "warning:", Python warnings).
+_TEXT_LEVEL = re.compile(r"(?:^|[\s\]|:-])(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)(?=[\s:\]|-])|^[WE]\d{4} \d\d:|"
+                         r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):")
+# Wording that means "something is not as it should be" whatever the level.
+CUE_RE = re.compile(
+    r"(?i)warn|error|fail|fall(?:ing)? ?back|not installed|not (?:be )?compatible|incompatible|not set|disabled|"
+    r"exceed|deprecat|could not|couldn't|cannot|can't|unable|retry|retrying|not supported|unsupported|not found|"
+    r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
+    r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
+    r"does not support|only supported|below|requires?\b")
+# The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
+# match contains; the regexes confirm at link time.
+CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
+             "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
+             "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
+             "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform")
+ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
+               "max_total_num_tokens", "gpu #", "gpu_id=", "free memory")
+# Numbers that resource arithmetic reads, whatever the level.
+ARITH_RE = re.compile(
+    r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
+    r"kv cache is allocated|memory pool end|avail(?:able)? mem|# ?(?:gpu|cuda) blocks|gpu kv cache size|"
+    r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device)")
+# Context facts (counts, budgets) that arithmetic needs; read from any line.
+FACT_RE = re.compile(
+    r"(?i)(?:gpu_memory_utilization|mem_fraction_static)['\"]?\s*[=:]\s*(0?\.\d+|1\.0)|"
+    r"(?:tensor_parallel_size|tp_size)['\"]?\s*[=:]\s*(\d+)|CUDA_VISIBLE_DEVICES['\"]?\s*[=:]\s*['\"]?([\d,]+)|"
+    r"total (?:gpu )?memory[^\d-]{0,20}(\d+(?:\.\d+)?)\s?(GiB|GB)|total capacity of (\d+(?:\.\d+)?)\s?(GiB|GB)|"
+    r"Free memory on device \((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\)|\bnGpus:? (\d+)|"
+    r"(?:data_parallel_size|dp_size)['\"]?\s*[=:]\s*(\d+)")
+_FACT_HINT = ("utilization", "mem_fraction", "tp_size", "tensor_parallel", "CUDA_VISIBLE", "total", "nGpus",
+              "Free memory", "dp_size", "data_parallel")
+_NOISE = re.compile(r"^\W*$|\d+%\|[^|]*\|\s*\d+/\d+|\bit/s\]|s/it\]|[█▏▎▍▌▋▊▉]{2,}|^\s*\^+\s*$|^\s*warnings\.warn\(")
+_FAST_KEY = re.compile(r"\d+")  # the streaming dedupe key: digits masked (template() runs only at link time)
+MAX_TEMPLATES = 400  # distinct templates kept per incident (start-up first)
+PER_TEMPLATE = 4  # occurrences kept per template naming a GPU index (DP0..DP3 start at different GPUs)
+RECENT = 128  # the latest candidates, whatever the cap
+MAX_HANDLED = 16  # distinct handled tracebacks considered per failure
+
+
+def text_level(ev: Event) -> str | None:
+    """The level an event carries, from its prefix or, failing that, its text
+    (TGI's `` WARN ``, ``NCCL WARN``, glog ``W0412``, ``warning:``, Python warnings)."""
+    lvl = (ev.level or "").upper()
+    if lvl in ("ERROR", "CRITICAL", "FATAL"):
+        return "ERROR"
+    if lvl in ("WARNING", "WARN"):
+        return "WARNING"
+    m = _TEXT_LEVEL.search(ev.text[:160])
+    if m is None:
+        return lvl or None
+    tok = m.group(0).strip(" :]|-\t").upper()
+    if tok.startswith(("ERROR", "CRITICAL", "FATAL")) or re.match(r"E\d{4}", tok):
+        return "ERROR"
+    return "WARNING"
+
+
+_KV_PAIR = re.compile(r"\w['\"]?\s?(?:=|: )")
+
+
+def _is_config_dump(text: str) -> bool:
+    """``server_args=ServerArgs(...)``, ``non-default args: {...}``, engine
+    config lines: facts for arithmetic, not warnings."""
+    return len(text) > 300 and len(_KV_PAIR.findall(text[:3000])) >= 10
+
+
+_ALNUM = re.compile(r"[^\W_]")
+_NOISE_HINTS = ("|", "it/s", "s/it", "█", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "^", "warnings.warn(")
+
+
+def is_noise(text: str) -> bool:
+    """Blank lines, progress bars, caret underlines: never a warning."""
+    stripped = text.strip()
+    if not stripped:
+        return True
+    if any(map(text.__contains__, _NOISE_HINTS)) or not _ALNUM.search(stripped[:40]):
+        return bool(_NOISE.search(text))  # looks like a bar or punctuation only: let the pattern decide
+    return False
+
+
+@dataclass
+class Candidate:
+    event: Event
+    level: str | None
+    count: int = 1
+
+
+@dataclass
+class Notes:
+    """What an incident keeps for early warnings (bounded)."""
+
+    templates: OrderedDict = field(default_factory=OrderedDict)  # template -> list[Candidate]
+    recent: list = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+    failure: tuple | None = None  # (label, fail_line, fail_ts, evidence) of the last link(), for relink()
+
+    def candidates(self) -> Iterator[Candidate]:
+        seen: set[int] = set()
+        for cands in self.templates.values():
+            for c in cands:
+                seen.add(id(c))
+                yield c
+        for c in self.recent:
+            if id(c) not in seen:
+                yield c
+
+
+def template(text: str) -> str:
+    """The masked form of a line (numbers, paths, versions, hex -> tokens)."""
+    from forensics.diagnosis.features import mask
+
+    return mask(text[:240]).lower()
+
+
+_COARSE = _lazy(r"['\"`][^'\"`]{1,120}['\"`]|\b[A-Za-z_]\w*(?:\.\w+)+\b|\b\w*\d\w*\b")
+
+
+def coarse_template(text: str) -> str:
+    """The shape of a line: also quoted names and dotted names masked, so the
+    same message about another model or module is the same shape."""
+    words = [w for w in _COARSE.sub(" q ", template(text)).replace("[", " ").replace("]", " ").split()
+             if w not in _MASK_TOKENS and any(c.isalpha() for c in w)]
+    return " ".join(words[:10])
+
+
+_MASK_TOKENS = frozenset({"n", "path", "hex", "ver", "size", "smarch", "q", "(", ")", ":", "-", "info", "warning",
+                          "warn", "error", "debug"})
+
+
+def collect(inc: Any, ev: Event) -> None:
+    """The streaming hook: keep ``ev`` on the incident when it may be an early
+    warning, and remember the facts arithmetic needs. Cheap on the hot path:
+    most lines fail the first checks."""
+    kind = ev.kind
+    marker = kind == K.PHASE_MARKER
+    if kind not in (K.LOG, K.MESSAGE, K.PACKAGE_WALK_WARNING) and not marker:
+        return
+    text = ev.text
+    notes = inc.ew_notes
+    if notes is None:
+        notes = inc.ew_notes = Notes()
+    if any(map(text.__contains__, _FACT_HINT)):  # map over a bound method: no generator frame per line
+        _read_facts(notes.facts, text)
+    lvl = ev.level
+    head = text[:400]  # what a line is about is said early; long lines (request dumps) cost no more
+    if marker:
+        # start-up progress lines (server args, weights loaded): only their numbers matter
+        low = head.lower()
+        if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
+            return
+        level: str | None = lvl
+    elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
+        level = "WARNING" if lvl.upper() in ("WARNING", "WARN") else "ERROR"
+    elif kind == K.PACKAGE_WALK_WARNING:
+        level = "WARNING"
+    else:
+        low = head.lower()
+        if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
+                and not _TEXT_LEVEL.search(text[:160]):
+            return
+        level = text_level(ev)
+    if is_noise(head) or _is_config_dump(text):
+        return
+    key = _FAST_KEY.sub("N", text[:160])
+    cands = notes.templates.get(key)
+    if cands is not None:
+        if len(cands) < PER_TEMPLATE and ("GPU #" in text or "gpu_id=" in text or "cuda:" in text) \
+                and not any(c.event.text == text for c in cands):
+            cands.append(Candidate(ev, level))  # the same line about another GPU index: arithmetic may need it
+        else:
+            cands[0].count += 1
+        return
+    cand = Candidate(ev, level)
+    if len(notes.templates) < MAX_TEMPLATES:
+        notes.templates[key] = [cand]
+    else:
+        notes.recent.append(cand)
+        if len(notes.recent) > RECENT:
+            del notes.recent[: len(notes.recent) - RECENT]
+
+
+def _read_facts(facts: dict[str, Any], text: str) -> None:
+    for m in FACT_RE.finditer(text):
+        g = m.groups()
+        if g[0]:
+            facts["mem_fraction"] = float(g[0])
+        elif g[1]:
+            facts["tp"] = int(g[1])
+        elif g[2]:
+            facts["visible"] = len([x for x in g[2].split(",") if x.strip()])
+        elif g[3]:
+            facts["total_gib"] = float(g[3]) * _UNIT_GIB[g[4]]
+        elif g[5]:
+            facts["total_gib"] = float(g[5]) * _UNIT_GIB[g[6]]
+        elif g[7]:
+            facts["free_gib"], facts["total_gib"] = float(g[7]), float(g[8])
+        elif g[9]:
+            facts["visible"] = max(facts.get("visible", 0), int(g[9]))
+        elif g[10]:
+            facts["dp"] = int(g[10])

@@ -1,0 +1,244 @@
+"""Retrospective linking (``classify``): the early warnings of a failed incident."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
+from forensics.diagnosis.early_warnings.candidates import (
+    _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
+from forensics.diagnosis.early_warnings.resources import _START_GPU
+from forensics.diagnosis.early_warnings.scoring import (
+    FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, STRONG, Failure, failure_context, score_candidate)
+from forensics.diagnosis.early_warnings.subjects import subjects
+from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.events import model as K
+from forensics.events.model import Event
+
+_CALL_SITE = _lazy(r"[\w.-]+\.(?:py|cc|cpp|cu|h|c):\d+\]")
+
+
+def _call_site(ev: Event) -> str | None:
+    if ev.logger and ":" in ev.logger:
+        return ev.logger
+    m = _CALL_SITE.search(ev.text[:200])
+    return m.group(0) if m else None
+
+
+_TEXT_STAMP = _lazy(r"\b[WEIF]\d{4} \d\d:\d\d:\d\d\.\d+")
+
+
+def record_key(ev: Event) -> tuple | None:
+    """One logging call printed many lines (a compiler dump through glog, a
+    multi-line vLLM error): the same call site at the same time. None when the
+    line names no call site."""
+    site = _call_site(ev)
+    if site is None:
+        return None
+    stamp = _TEXT_STAMP.search(ev.text[:80])
+    return (site, ev.ts, stamp.group(0) if stamp else None, ev.pid, ev.rank, ev.level)
+
+
+def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
+    """Tracebacks before the failure that the process survived: warnings too
+    (one per distinct message, the latest few: a serving log can hold dozens
+    of request errors)."""
+    latest: dict[str, tuple[Event, Any]] = {}
+    for ev, _phase, _after in getattr(inc, "tracebacks", ()):
+        end = ev.end_line or ev.line
+        if end >= fail.line or ev.line == fail.line:
+            continue
+        chain = ev.data.get("chain") or ()
+        if not chain:
+            continue
+        key = _FAST_KEY.sub("N", chain[-1].rendered[:160])
+        latest.pop(key, None)
+        latest[key] = (ev, chain[-1])
+    for ev, exc in list(latest.values())[-MAX_HANDLED:]:
+        view = Event(K.LOG, exc.line or ev.line, exc.rendered[:600], ev.ts, ev.host, ev.ident, ev.pid, ev.rank,
+                     ev.level, ev.logger)
+        yield Candidate(view, "TRACEBACK")
+
+
+def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: Iterable[dict[str, Any]],
+         use_signatures: bool = True, base: Baseline | None = None,
+         prior: list[dict[str, Any]] | None = None,
+         rivals: Iterable[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """The early warnings of a failed incident, in line order: the ~3
+    strongest, more only when they are strong. ``prior``: warnings the
+    diagnosis already named (kept, completed with the same fields).
+    When the cause was only logged as a warning and the process died at a
+    later ``fatal`` line, that line is the failure and the warning a candidate."""
+    base = base or baseline()
+    fail_line, evidence = _fatal_failure(fail_line, list(evidence))
+    fail = failure_context(inc, label, fail_line, fail_ts, evidence)
+    fail.rivals = tuple(c["label"] for c in rivals if c.get("label") not in (None, "unknown"))[:3]
+    notes: Notes | None = getattr(inc, "ew_notes", None)
+    if notes is not None:
+        notes.failure = (label, fail_line, fail_ts, evidence, list(rivals))
+    linker = _Linker(inc, label, fail, base, _evidence_lines(inc, evidence), use_signatures,
+                     dict(notes.facts) if notes is not None else {})
+    linker.gather(notes)
+    _few_bonus(linker.scored)
+    out = _rank(linker.scored)
+    lines = {w["line"] for w in out}
+    for p in prior or ():
+        if p["line"] not in lines:
+            out.append(_complete_prior(p, linker.scored.get(p["line"]), label))
+    return sorted(out, key=lambda w: w["line"])
+
+
+def _fatal_failure(fail_line: int, evidence: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:
+    """The process died at a later ``fatal`` evidence line: that line is the
+    failure, and only evidence from it on speaks for the failure."""
+    fatal = [e for e in evidence if e.get("role") == "fatal" and e.get("line") is not None]
+    if fatal:
+        fail_line = max(fail_line, max(int(e["line"]) for e in fatal))
+        evidence = [e for e in evidence if e.get("role") == "fatal"] + [
+            e for e in evidence if e.get("role") != "fatal" and (e.get("line") or 0) >= fail_line]
+    return fail_line, evidence
+
+
+def _evidence_lines(inc: Any, evidence: list[dict[str, Any]]) -> set[Any]:
+    """The evidence lines are the failure itself, except a supporting one that a
+    precursor signature also names (it warned before it became evidence)."""
+    precursor_lines = {h.line for h in getattr(inc, "precursor_hits", ())}
+    ev_lines = {e.get("line") for e in evidence if e.get("line") not in precursor_lines
+                or e.get("role") != "supporting"}
+    ev_lines |= {h.line for h in getattr(inc, "wrapper_hits", ())}  # "EngineCore failed to start": the failure speaking
+    return ev_lines
+
+
+class _Linker:
+    """The candidates of one failure, scored once each (repeats counted)."""
+
+    def __init__(self, inc: Any, label: str | None, fail: Failure, base: Baseline, ev_lines: set[Any],
+                 use_signatures: bool, facts: dict[str, Any]) -> None:
+        self.inc, self.label, self.fail, self.base, self.ev_lines, self.facts = inc, label, fail, base, ev_lines, facts
+        self.server = getattr(inc, "server", None)
+        self.sig_by_line: dict[int, Any] = {}
+        if use_signatures:
+            for h in getattr(inc, "precursor_hits", ()):
+                if h.line < fail.line and h.line not in self.sig_by_line:
+                    self.sig_by_line[h.line] = h
+        self.scored: dict[int, dict[str, Any]] = {}
+        self.seen_text: dict[str, int] = {}
+
+    def gather(self, notes: Notes | None) -> None:
+        """Collected lines, handled tracebacks, then precursor lines the
+        collector did not keep (once per signature)."""
+        if notes is not None:
+            records: set[tuple] = set()
+            for cand in sorted(notes.candidates(), key=lambda c: c.event.line):
+                key = record_key(cand.event)
+                if key is not None and (key[1] is not None or key[2] is not None):
+                    if key in records:
+                        continue  # a multi-line message logged line by line: its first line speaks for it
+                    records.add(key)
+                self.consider(cand)
+        for cand in _handled_tracebacks(self.inc, self.fail):
+            self.consider(cand)
+        seen_sigs: set[str] = set()
+        for _line, hit in sorted(self.sig_by_line.items()):
+            if hit.signature.id in seen_sigs:
+                continue
+            seen_sigs.add(hit.signature.id)
+            self.consider(Candidate(Event(K.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level),
+                                    text_level(hit.event)))
+
+    def consider(self, cand: Candidate) -> None:
+        ev = cand.event
+        if ev.line >= self.fail.line or ev.line in self.ev_lines or is_noise(ev.text):
+            return
+        text = ev.text.strip()[:300]
+        key = text if _START_GPU.search(text) else _FAST_KEY.sub("N", text)  # GPU indices matter to arithmetic
+        if key in self.seen_text:
+            self.scored[self.seen_text[key]]["count"] += cand.count
+            return
+        label = self.label
+        hit = self.sig_by_line.pop(ev.line, None)
+        foretold = hit is not None and label in hit.signature.predicts
+        s, reasons, subs = score_candidate(cand, self.fail, self.base, self.facts, self.server, foretold)
+        sig = None
+        predicts: list[str] = []
+        if hit is not None:
+            sig = hit.signature.id
+            predicts = list(hit.signature.predicts)
+            if label in hit.signature.predicts:
+                sg = hit.signature
+                firm = sg.strength == "strong" and sg.status != "experimental" and sg.priority >= 40
+                s += 5.0 if firm else 3.0  # a catch-all precursor (any NCCL WARN) is a weaker prior
+                reasons.insert(0, f"precursor {sig} predicts {label}")
+            else:
+                s += 0.5
+        rec = {"line": ev.line, "text": ev.text if len(ev.text) <= 600 else ev.text[:599] + "…",
+               "why": "; ".join(reasons) or "reads as a warning", "subjects": sorted(subs)[:12],
+               "score": round(s, 2), "lead_seconds": _lead(self.fail.ts, ev.ts), "signature": sig,
+               "count": cand.count}
+        if predicts:
+            rec["predicts"] = predicts
+        rec["_level"] = cand.level
+        self.scored[ev.line] = rec
+        self.seen_text[key] = ev.line
+
+
+def _few_bonus(scored: dict[int, dict[str, Any]]) -> None:
+    """A short excerpt with one or two warnings before the failure: what a
+    person reads first, so they need less to be listed."""
+    few = {template(w["text"]) for w in scored.values() if w.get("_level") in ("WARNING", "ERROR", "TRACEBACK")}
+    if 0 < len(few) <= FEW:
+        for w in scored.values():
+            w["score"] = round(w["score"] + 0.4, 2)
+            if w["why"] in ("reads as a warning", "not printed by healthy start-ups"):
+                w["why"] = "one of the few warnings before the failure"
+
+
+def _rank(scored: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The strongest ~3, one per message template; more only when strong."""
+    ranked = []
+    by_template: dict[str, dict[str, Any]] = {}
+    for w in sorted(scored.values(), key=lambda w: (-w["score"], w["line"])):
+        t = template(w["text"])
+        if t in by_template:  # the same message again (other numbers, ranks): the strongest one speaks
+            by_template[t]["count"] += w["count"]
+            continue
+        by_template[t] = w
+        ranked.append(w)
+    out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
+    out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
+    for w in scored.values():
+        w.pop("_level", None)
+    return out
+
+
+def _complete_prior(p: dict[str, Any], known: dict[str, Any] | None, label: str | None) -> dict[str, Any]:
+    """A warning the diagnosis already named, completed with the same fields."""
+    rec = dict(p)
+    if known:
+        why = known["why"]
+    elif p.get("learned"):
+        why = f"the corpus shows this warning before {label} (lift {p.get('lift')})"
+    else:
+        why = f"precursor {p['signature']}" if p.get("signature") else "logged as the cause"
+    rec.setdefault("why", why)
+    rec.setdefault("subjects", sorted(subjects(p.get("text", "")))[:12])
+    rec.setdefault("score", known["score"] if known else STRONG)
+    rec.setdefault("signature", None)
+    rec.setdefault("lead_seconds", None)
+    return rec
+
+
+def relink(inc: Any, use_signatures: bool = False) -> list[dict[str, Any]] | None:
+    """``link`` again for the failure last linked on ``inc`` (``forensics eval``
+    scores linking without precursor signatures this way); None if none was."""
+    notes: Notes | None = getattr(inc, "ew_notes", None)
+    if notes is None or notes.failure is None:
+        return None
+    label, fail_line, fail_ts, evidence, rivals = notes.failure
+    return link(inc, label, fail_line, fail_ts, evidence, use_signatures=use_signatures, rivals=rivals)
+    # (``prior`` is left out on purpose: it holds what signatures decided.)
+
+
+def _lead(fail_ts: Any, ts: Any) -> float | None:
+    if fail_ts is None or ts is None:
+        return None
+    return round((fail_ts - ts).total_seconds(), 3)

@@ -1,0 +1,92 @@
+"""Prospective warnings (``watch``): a pure decision per line."""
+from __future__ import annotations
+
+from typing import Any
+
+from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
+from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, Notes, is_noise, template, text_level
+from forensics.diagnosis.early_warnings.resources import arithmetic
+from forensics.diagnosis.early_warnings.scoring import _topic
+from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
+from forensics.diagnosis.early_warnings.vocab import LABEL_TOPICS, _lazy
+from forensics.events import model as K
+from forensics.events.model import Event
+
+# Wording that says a failure will follow, not merely that something is off.
+LIVE_CUE = _lazy(
+    r"(?i)not compatible with|incompatible|no kernel image|not supported (?:on|by|for) (?:this|the current|your)|"
+    r"only supported on|undefined symbol|cannot open shared object|no module named|exceeds? the|"
+    r"lower than the required|requires? .{0,40} but found|no platform detected|failed to (?:import|load|initiali[sz]e)|"
+    r"is not installed|not found in path|could not import|mismatch|negative|out of memory|ran out of memory")
+
+
+def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
+                  server: str | None = None, base: Baseline | None = None) -> dict[str, Any] | None:
+    """Should ``watch`` print this line now as an early warning? Pure: a
+    precursor signature names it, or resource arithmetic trips, or it is
+    unusual against the healthy baseline *and* about a failure topic."""
+    text = ev.text
+    kind = ev.kind
+    if signature_hit is None and kind not in (K.LOG, K.MESSAGE, K.PACKAGE_WALK_WARNING, K.PHASE_MARKER):
+        return None  # the cheap test first: watch asks this for every line
+    if is_noise(text):
+        return None
+    if signature_hit is not None:
+        if (base or baseline()).familiar(text):
+            return None  # healthy start-ups print it too: it only matters once a failure names it
+        return {"line": ev.line, "text": text, "why": f"precursor {signature_hit.signature.id}",
+                "signature": signature_hit.signature.id, "predicts": list(signature_hit.signature.predicts),
+                "subjects": sorted(subjects(text))[:12]}
+    head = text[:400]
+    arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
+        and ARITH_RE.search(head) else None
+    if arith is not None:
+        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": ["gpu.out-of-memory"]
+                if "GiB" in arith or "KV" in arith else ["config.invalid-argument"], "subjects": sorted(subjects(text))[:12]}
+    if kind == K.PHASE_MARKER:
+        return None
+    level = text_level(ev)
+    if level not in ("WARNING", "ERROR"):
+        return None
+    base = base or baseline()
+    if base.usual(template(text), server) or base.familiar(text):
+        return None
+    m = LIVE_CUE.search(text)
+    if m is None:
+        return None
+    subs = subjects(text)
+    strong = [s for s in subs if s.split(":", 1)[0] in ("pkg", "mod", "lib", "tool", "arch", "env", "model")
+              and base.rarity(s) >= 0.5]
+    if not strong:
+        return None
+    topics = [lab for lab, (kinds, rx) in LABEL_TOPICS.items() if _topic(lab, subs, text) >= 1.0]
+    if not topics:
+        return None
+    return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {m.group(0)!r} about "
+            f"{', '.join(subject_value(s) for s in strong[:3])}", "signature": None, "predicts": topics[:3],
+            "subjects": sorted(subs)[:12]}
+
+
+def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, Any]]:
+    """The early warnings ``watch`` prints for the event that just arrived
+    (``announced`` remembers what was printed, so each is printed once)."""
+    out = []
+    hits = [h for h in getattr(inc, "precursor_hits", ())[-3:] if h.line >= ev.line]
+    for h in hits:
+        if h.signature.id in announced or f"line:{h.line}" in announced:
+            continue  # one announcement per signature and per line (two signatures may name one line)
+        announced.add(h.signature.id)
+        announced.add(f"line:{h.line}")
+        d = live_decision(ev if h.line == ev.line else Event(K.LOG, h.line, h.text, h.event.ts), h)
+        if d is not None:
+            out.append(d)
+    if hits:
+        return out
+    notes: Notes | None = getattr(inc, "ew_notes", None)
+    d = live_decision(ev, None, notes.facts if notes is not None else None, getattr(inc, "server", None))
+    if d is not None:
+        key = template(ev.text)
+        if key not in announced:
+            announced.add(key)
+            out.append(d)
+    return out

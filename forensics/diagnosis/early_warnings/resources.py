@@ -1,0 +1,59 @@
+"""Resource arithmetic: lines with numbers predict failures even at INFO level."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from forensics.diagnosis.early_warnings.candidates import _read_facts
+from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
+from forensics.diagnosis.early_warnings.vocab import _lazy
+
+_WEIGHTS = _lazy(r"(?i)(?:model loading took|loading model weights took|weights took|mem usage=)\s*"
+                      r"(-?\d+(?:\.\d+)?)\s?(GiB|GB)")
+_LEFT = _lazy(r"(?i)(?:available kv cache memory|kv cache memory|avail(?:able)? mem(?:ory)?)\s*[=:]?\s*"
+                   r"(-?\d+(?:\.\d+)?)\s?(GiB|GB)")
+_BLOCKS = _lazy(r"(?i)# ?(?:gpu|cuda) blocks:\s*(-?\d+)|gpu kv cache size:\s*(-?[\d,]+) tokens|"
+                     r"maximum concurrency for [\d,]+ tokens per request:\s*(\d+(?:\.\d+)?)x|max_total_num_tokens=(-?\d+)")
+_START_GPU = _lazy(r"(?i)(?:starting at gpu #|gpu_id=|cuda:|gpu #)(\d+)")
+
+
+def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str | None:
+    """Why the numbers on this line predict a failure, or None."""
+    ffacts: dict[str, Any] = {}
+    _read_facts(ffacts, failure_text)
+    total = facts.get("total_gib") or ffacts.get("total_gib")
+    frac = facts.get("mem_fraction")
+    m = _WEIGHTS.search(text)
+    if m:
+        w = float(m.group(1)) * _UNIT_GIB[m.group(2)]
+        if total and frac and w > frac * total:
+            return (f"weights take {w:.2f} GiB, above the memory budget {frac:g} x {total:.2f} GiB = "
+                    f"{frac * total:.2f} GiB")
+        if total and w > 0.9 * total:
+            return f"weights take {w:.2f} GiB of {total:.2f} GiB on the GPU"
+    m = _LEFT.search(text)
+    if m:
+        left = float(m.group(1)) * _UNIT_GIB[m.group(2)]
+        if left <= 0:
+            return f"the memory left is {left:.2f} GiB (negative or zero)"
+        if "kv cache" in m.group(0).lower() and (left < 0.5 or (total and left < 0.02 * total)):
+            # vLLM's KV-cache budget near zero; SGLang's "avail mem" after capture is small in healthy runs too
+            return f"only {left:.2f} GiB left for the KV cache" + (f" of {total:.2f} GiB" if total else "")
+    m = _BLOCKS.search(text)
+    if m:
+        vals = [g for g in m.groups() if g]
+        v = float(vals[0].replace(",", "")) if vals else 1.0
+        if not m.group(3) and v <= 0:  # (a concurrency below 1x still serves shorter requests)
+            return f"the KV-cache budget is {vals[0]} (none left for a request)"
+    visible = facts.get("visible")
+    tp = facts.get("tp")
+    for m in _START_GPU.finditer(text):
+        idx = int(m.group(1))
+        if visible is not None and idx >= visible:
+            return f"GPU index {idx} is at or beyond the {visible} GPUs visible"
+        if visible is None and tp and facts.get("dp") and tp * facts["dp"] > idx >= tp and \
+                re.search(r"(?i)invalid device ordinal|device=\d+ .*out of range|no cuda gpus", failure_text):
+            return f"GPU index {idx} with {tp} GPUs per replica, and the failure is an invalid device ordinal"
+        if visible is None and idx > 0 and re.search(r"(?i)invalid device ordinal", failure_text):
+            return f"GPU index {idx}, and the failure is an invalid device ordinal"
+    return None

@@ -1,0 +1,181 @@
+"""Scoring one candidate line against one failure: shared subjects, topic,
+how unusual it is, resource arithmetic."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from forensics.diagnosis.early_warnings.baseline import Baseline
+from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Candidate, template
+from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
+from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
+from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS
+
+KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
+               "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5}
+KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package", "mod": "module", "lib": "library", "tool": "tool", "env": "environment variable",
+             "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
+             "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings"}
+LIST_THRESHOLD = 1.7
+MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
+STRONG = 5.0
+MAX_LISTED = 3
+MAX_STRONG = 6
+FEW = 2  # this many distinct warnings before a failure or fewer: each is worth reading
+
+
+@dataclass
+class Failure:
+    """What a failure is about: its label, line, time and text."""
+
+    label: str | None
+    line: int
+    ts: Any
+    text: str
+    subjects: frozenset[str]
+    rivals: tuple[str, ...] = ()  # candidate labels, when the label is unknown
+
+
+def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
+                    evidence: Iterable[dict[str, Any]]) -> Failure:
+    """The failure's text and subjects: its evidence lines, the exception chain
+    of the traceback that holds them, and the modules of its innermost frames."""
+    texts = [str(e.get("text", "")) for e in evidence]
+    lines = {int(e["line"]) for e in evidence if e.get("line") is not None}
+    subs: set[str] = set()
+    for ev, _phase, _after in getattr(inc, "tracebacks", ()):
+        lo, hi = ev.line, ev.end_line or ev.line
+        if not any(lo <= ln <= hi for ln in lines) and lo != fail_line:
+            continue
+        for exc in ev.data.get("chain") or ():
+            texts.append(exc.rendered[:1500])
+            for f in list(exc.frames)[-3:]:
+                _add_module(subs, f.module)
+        for f in list(ev.data.get("frames") or ())[-3:]:
+            _add_module(subs, f.module)
+    text = "\n".join(texts)
+    subs |= subjects(text)
+    subs |= {x for x in subjects(" ".join(subject_value(m) for m in subs if m.startswith("mod:")))
+             if x.startswith(("coll:", "backend:"))}  # distributed_c10d -> c10d, ..._attention -> attention
+    return Failure(label, fail_line, fail_ts, text, frozenset(subs))
+
+
+
+
+def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str, ...] = ()) -> float:
+    """How much a line is about the failure's label (or, when the label is
+    unknown, about its candidate labels, at a discount)."""
+    if (not label or label == "unknown") and rivals:
+        return 0.7 * max(_topic(r, subs, text) for r in rivals)
+    if not label or label not in LABEL_TOPICS:
+        return 0.0
+    if rivals:  # an uncertain label: its rivals' topics count half
+        return max(_topic(label, subs, text), 0.5 * max(_topic(r, subs, text) for r in rivals if r != label)
+                   if any(r != label for r in rivals) else 0.0)
+    kinds, rx = LABEL_TOPICS[label]
+    score = 0.0
+    if any(s.split(":", 1)[0] in kinds for s in subs):
+        score += 0.6
+    if rx.search(text):
+        score += 0.4
+    return score
+
+
+def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float, list[str]]:
+    fvals = {}
+    for s in fail.subjects:
+        fvals.setdefault(subject_value(s), s)
+    scored = []
+    for s in subs:
+        v = subject_value(s)
+        if v in fvals and v not in GENERIC:
+            kind = s.split(":", 1)[0]
+            w = KIND_WEIGHT.get(kind, 0.5) * base.rarity(s)
+            scored.append((w, s))
+    fq = [_qty_value(s) for s in fail.subjects if s.startswith("qty:")]
+    for s in subs:
+        if s.startswith("qty:") and subject_value(s) not in fvals:
+            q = _qty_value(s)
+            if q >= 0.1 and any(abs(q - f) <= 0.01 * max(q, f) for f in fq):
+                scored.append((KIND_WEIGHT["qty"] * 0.9, s))  # the same amount, rounded differently
+    scored.sort(reverse=True)
+    best = scored[:2]
+    total = sum(w for w, _ in best)
+    names = [s for _, s in scored[:3]]
+    if not scored:
+        # Different values of the same measure: another architecture, GPU
+        # index or amount than the failure names is still about the same thing.
+        fkinds = {s.split(":", 1)[0] for s in fail.subjects}
+        for kind in RELATED_KINDS:
+            if kind in fkinds and any(s.startswith(kind + ":") for s in subs):
+                total += 0.35
+                names.append(f"{kind}~")
+    return total, names
+
+
+RELATED_KINDS = ("arch", "dev", "qty", "count")
+
+
+def _qty_value(subject: str) -> float:
+    try:
+        return float(subject_value(subject)[:-3])
+    except ValueError:
+        return -1.0
+
+
+def _why_shared(shared: list[str]) -> str:
+    related = [s[:-1] for s in shared if s.endswith("~")]
+    shared = [s for s in shared if not s.endswith("~")]
+    out = [f"also about the {KIND_WORD.get(k, k)}, like the failure" for k in related]
+    by_kind: dict[str, list[str]] = {}
+    for s in shared:
+        kind, val = s.split(":", 1)
+        by_kind.setdefault(KIND_WORD.get(kind, kind), []).append(val)
+    order = ["package", "library", "tool", "environment variable", "GPU architecture", "model type", "quantity",
+             "GPU", "module"]
+    kinds = sorted(by_kind, key=lambda k: order.index(k) if k in order else len(order))[:2]
+    return "; ".join([f"same {k} as the failure: {', '.join(dict.fromkeys(by_kind[k]))}" for k in kinds] + out)
+
+
+SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
+
+
+def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any],
+                    server: str | None = None, foretold: bool = False) -> tuple[float, list[str], frozenset[str]]:
+    """(score, reasons, subjects) of one candidate against one failure.
+    ``foretold``: a precursor signature names the line and predicts this
+    label -- prior knowledge that outweighs healthy runs printing it too."""
+    text = cand.event.text
+    subs = subjects(text)
+    shared_w, shared = _shared(fail, subs, base)
+    topic = _topic(fail.label, subs, text, fail.rivals)
+    usual = base.usual(template(text), server)
+    arith = arithmetic(text, facts, fail.text) if ARITH_RE.search(text) or _START_GPU.search(text) else None
+    if arith is None and fail.label in MEMORY_LABELS and ARITH_RE.search(text) and quantities_gib(text):
+        reasons_extra = ["memory figure before a memory failure"]
+    else:
+        reasons_extra = []
+    cue = CUE_RE.search(text) is not None
+    # A budget line (weights, KV cache, free memory) matters to a memory failure or when its numbers trip.
+    resource = ARITH_RE.search(text) is not None and (arith is not None or fail.label in MEMORY_LABELS or any(
+        r in MEMORY_LABELS for r in fail.rivals))
+    level = cand.level if cand.level is not None or not cue else "WARNING"  # no level, but reads as trouble
+    score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1)
+    if not cue and not resource:
+        score -= 0.8  # an INFO line with no trouble wording and no resource numbers
+    if usual and shared_w < 0.8 and not (resource and topic >= 0.6) and not foretold:
+        score -= 1.5  # healthy start-ups print it: needs strong subject evidence (budget lines excepted)
+    reasons = []
+    if shared:
+        reasons.append(_why_shared(shared))
+    if arith:
+        score += 2.5
+        reasons.append(arith)
+    reasons += reasons_extra
+    if topic >= 0.6 and not shared and not reasons_extra and fail.label and fail.label != "unknown":
+        reasons.append(f"about the topic of {fail.label}")
+    elif topic >= 0.4 and not shared and not reasons_extra and fail.rivals:
+        reasons.append(f"about the topic of {' or '.join(fail.rivals[:2])}")
+    if not usual and not reasons:
+        reasons.append("not printed by healthy start-ups")
+    return round(score, 3), reasons, subs

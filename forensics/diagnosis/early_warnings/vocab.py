@@ -1,0 +1,119 @@
+"""The vocabulary of early warnings (rules as data): names as the programs print
+them, and what each failure label is about."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class _lazy:
+    """A regex compiled on first use: ``classify`` imports this module for
+    every log, and only logs that failed need most of these patterns."""
+
+    __slots__ = ("_args", "_rx")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._rx: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(*self._args)
+        return getattr(rx, name)
+
+# --------------------------------------------------------------------------
+# Vocabulary (rules as data). Names are what the programs print; a subject is
+# ``kind:value`` with the value normalised (lower case, ``-`` -> ``_``).
+# --------------------------------------------------------------------------
+# Distribution name -> import name, where they differ.
+DIST_TO_IMPORT = {
+    "nvidia_cutlass_dsl": "cutlass", "flash_attn": "flash_attn", "flash_attention": "flash_attn",
+    "flashinfer_python": "flashinfer", "flashinfer_cubin": "flashinfer", "flashinfer_jit_cache": "flashinfer",
+    "sgl_kernel": "sgl_kernel", "deep_gemm": "deep_gemm", "deepgemm": "deep_gemm", "pytorch": "torch",
+    "pytorch_triton": "triton", "triton": "triton", "nvidia_nccl_cu12": "nccl", "nvidia_nccl_cu13": "nccl",
+    "vllm_flash_attn": "flash_attn", "torch_c_dlpack_ext": "tvm_ffi", "apache_tvm_ffi": "tvm_ffi",
+    "nvidia_cuda_nvrtc_cu12": "nvrtc", "nvidia_cuda_nvrtc": "nvrtc", "bitsandbytes": "bitsandbytes",
+    "xformers": "xformers", "transformers": "transformers", "jaxlib": "jax", "jax_cuda12_plugin": "jax",
+    "jax_cuda13_plugin": "jax", "cupy_backends": "cupy", "cupy_cuda12x": "cupy", "cupy_cuda13x": "cupy", "mamba_ssm": "mamba_ssm", "causal_conv1d": "causal_conv1d",
+}
+# Packages worth naming even when written as a bare word ("Triton is not installed").
+KNOWN_PACKAGES = frozenset({
+    "torch", "triton", "flashinfer", "vllm", "sglang", "transformers", "cutlass", "flash_attn", "xformers",
+    "deep_gemm", "deepep", "sgl_kernel", "vllm_ascend", "lmdeploy", "turbomind", "tvm_ffi", "aiter",
+    "bitsandbytes", "mamba", "mamba_ssm", "exllamav2", "exllamav2_kernels", "amdsmi", "pynvml", "nvshmem",
+    "mooncake", "ray", "jax", "jaxlib", "cupy", "tensorrt", "apex", "accelerate", "safetensors", "tokenizers", "numpy",
+    "text_generation_server", "causal_conv1d", "flash_mla", "outlines", "xgrammar", "torchvision", "torchaudio",
+})
+TOOLS = ("nvcc", "ninja", "gcc", "g++", "clang", "clang++", "ptxas", "hipcc", "cmake", "nvlink", "fatbinary",
+         "cc1plus", "nvdisasm", "cuobjdump", "ld", "c++", "make", "hipconfig")
+BACKENDS = {
+    "flashinfer": "flashinfer", "flash_attn": "flash_attn", "flash-attn": "flash_attn", "flashattention": "flash_attn",
+    "fa2": "flash_attn", "fa3": "flash_attn", "fa4": "flash_attn", "flash_attn_2": "flash_attn",
+    "xformers": "xformers", "triton_attn": "triton", "flex_attention": "flex_attention",
+    "flexattention": "flex_attention", "torch_sdpa": "sdpa", "sdpa": "sdpa", "cutlass": "cutlass",
+    "cute": "cutlass", "marlin": "marlin", "awq_marlin": "marlin", "deep_gemm": "deep_gemm", "aiter": "aiter",
+    "trtllm": "trtllm", "fa_utils": "flash_attn", "cuda graph": "cuda_graph", "cudagraph": "cuda_graph",
+    "cuda_graph": "cuda_graph", "acl graph": "cuda_graph", "torch.compile": "torch_compile", "inductor": "torch_compile",
+}
+ATTENTION_BACKENDS = frozenset({"flashinfer", "flash_attn", "xformers", "triton", "flex_attention", "sdpa", "trtllm",
+                                "aiter"})
+QUANT = ("awq", "gptq", "fp8", "nvfp4", "mxfp4", "fp4", "int4", "int8", "w8a8", "w4a16", "bitsandbytes", "gguf",
+         "compressed-tensors", "compressed_tensors", "modelopt", "marlin", "bf16", "bfloat16", "float16", "fp16")
+COLLECTIVES = {
+    "allreduce": "all_reduce", "all_reduce": "all_reduce", "all-reduce": "all_reduce", "custom allreduce": "all_reduce",
+    "all_gather": "all_gather", "allgather": "all_gather", "reduce_scatter": "reduce_scatter",
+    "broadcast": "broadcast", "all_to_all": "all_to_all", "alltoall": "all_to_all", "nccl": "nccl", "rccl": "nccl",
+    "nvshmem": "nvshmem", "gloo": "gloo", "ucx": "ucx", "bootstrap": "bootstrap", "p2p": "p2p",
+    "placement group": "placement_group", "symm_mem": "symm_mem", "mooncake": "mooncake", "rdma": "rdma",
+    "c10d": "c10d", "tcpstore": "c10d", "rendezvous": "c10d", "distributed_c10d": "c10d",
+}
+# Dotted names and words that are everywhere and say nothing about a cause.
+GENERIC = frozenset({
+    "py", "so", "utils", "util", "layers", "models", "model", "core", "main", "init", "__init__", "base", "config",
+    "srt", "managers", "engine", "v1", "worker", "executor", "model_executor", "python", "lib", "site_packages",
+    "dist_packages", "src", "entrypoints", "common", "api", "server", "self", "os", "sys", "environ", "get",
+    "json", "com", "org", "www", "github", "http", "https", "html", "md", "txt", "log", "cuda", "nn", "functional",
+    "modules", "module", "ops", "_ops", "__main__", "cli", "distributed", "parallel_state", "platforms",
+    "exc", "error", "errors", "runtime", "bfloat16", "float16", "float32", "float64", "half", "float8_e4m3fn",
+    "float8_e5m2", "int8", "uint8", "int32", "int64", "dtype", "device", "tensor", "warnings", "warn", "logging", "asyncio", "concurrent", "futures",
+    "multiprocessing", "process", "threading", "run", "builtins", "importlib", "contextlib", "typing",
+})
+# Environment variables that every CUDA error message names (boilerplate).
+BOILERPLATE_ENV = frozenset({"CUDA_LAUNCH_BLOCKING", "TORCH_USE_CUDA_DSA", "HIP_LAUNCH_BLOCKING",
+                             "AMD_SERIALIZE_KERNEL", "TORCH_SHOW_CPP_STACKTRACES", "NCCL_DEBUG"})
+
+# Which subjects and words a failure label is about (its topic).
+LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
+    "env.module-missing": (frozenset({"pkg", "mod"}), _lazy(
+        r"(?i)import|not installed|no module|not available|could not load|cannot load|plugin")),
+    "env.library-missing": (frozenset({"lib", "pkg", "mod"}), _lazy(
+        r"(?i)shared object|cannot open|\.so\b|not found|import|library|could not load|dlopen")),
+    "env.abi-mismatch": (frozenset({"lib", "pkg", "mod", "ver"}), _lazy(
+        r"(?i)undefined symbol|abi|import|version|built (?:with|against)|mismatch|incompatible|not compatible")),
+    "env.gpu-arch-unsupported": (frozenset({"arch"}), _lazy(
+        r"(?i)capabilit|sm_?\d|gfx|arch|processor|not compatible|not supported|unsupported|kernel image|"
+        r"code object|bfloat16|ptx")),
+    "env.driver-too-old": (frozenset({"lib"}), _lazy(
+        r"(?i)driver|platform|cuda version|runtime version|no gpu|device not found|nvml|forward compat")),
+    "toolchain.compiler-missing": (frozenset({"tool", "env"}), _lazy(
+        r"(?i)compiler|nvcc|ninja|gcc|g\+\+|cuda_home|toolkit|not found|cxx|ptxas|hipcc")),
+    "toolchain.compile-failed": (frozenset({"tool", "env", "arch", "backend"}), _lazy(
+        r"(?i)compil|nvcc|ptxas|ninja|toolkit|jit|arch|capabilit|triton|llvm|inductor|fall(?:ing)? ?back|"
+        r"cuda_home|cuda runtime")),  # a build reads CUDA_HOME and asks the runtime for the arch
+    "gpu.out-of-memory": (frozenset({"qty"}), _lazy(
+        r"(?i)memory|kv cache|gpu_memory_utilization|mem_fraction|GiB|\bGB\b|blocks?\b|max_model_len|max seq len|"
+        r"retract|swap")),
+    "gpu.illegal-access": (frozenset({"backend"}), _lazy(
+        r"(?i)illegal|out of bounds|async|sync|index|overflow|divide by zero|invalid value|\bnan\b|\binf\b")),
+    "gpu.cuda-graph-capture": (frozenset({"backend"}), _lazy(r"(?i)cuda ?graph|capture|graph")),
+    "dist.nccl": (frozenset({"coll"}), _lazy(
+        r"(?i)nccl|rccl|nvshmem|gloo|ucx|bootstrap|p2p|peer|socket|retry|rank|connection|all_?reduce|network")),
+    "config.model-load": (frozenset({"model", "pkg", "quant"}), _lazy(
+        r"(?i)model|architecture|transformers|version|config|checkpoint|tokenizer|quantiz|weights?")),
+    "config.invalid-argument": (frozenset({"dev", "count"}), _lazy(
+        r"(?i)exceed|invalid|not supported|must be|gpu #|device|argument|\b(?:tp|dp|pp)[_ ]size|placement")),
+    "net.port-in-use": (frozenset(), _lazy(r"(?i)port|address|bind|listen")),
+    "host.out-of-memory": (frozenset({"qty"}), _lazy(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
+    "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
+}
