@@ -161,7 +161,7 @@ def classify(source: LogSource, input_format: str = "auto", use_classifier: bool
     ...     forensics.classify(f)["root_cause"]
     'env.module-missing'
     """
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
 
     sources = to_sources(source)
     results = [diagnose_source(s, input_format, use_classifier=use_classifier) for s in sources]
@@ -181,7 +181,7 @@ def classify_text(text: str | bytes, input_format: str = "auto", use_classifier:
     >>> forensics.classify_text("")["verdict"]
     'no-failure'
     """
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
 
     return diagnose_source(_TextSource(text, name), input_format, use_classifier=use_classifier)
 
@@ -217,7 +217,7 @@ def batch(paths: Any, jobs: int | None = None, engine: str = "processes", schedu
     from forensics.extras import need
 
     need("batch", "pandas")
-    from forensics.batch import run_batch
+    from forensics.drivers.batch import run_batch
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
