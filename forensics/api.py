@@ -1,4 +1,5 @@
 """The Python API (a contract): classify, classify_text, parse, read_events, batch, diff.
+The Python face only: the work is done by ``forensics.pipeline`` and ``forensics.drivers``.
 
 What each function accepts as a log (``source``):
 
@@ -23,7 +24,6 @@ import os
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Union
 
 from forensics.events.model import Event
-from forensics.events.parser import iter_source_events
 from forensics.ingest.journal import ChunkStream
 from forensics.ingest.sources import Source, expand_paths
 
@@ -123,8 +123,10 @@ def parse(source: LogSource, input_format: str = "auto") -> Iterator[Event]:
     >>> "traceback" in kinds
     True
     """
+    from forensics.pipeline import SourceEvents
+
     for src in to_sources(source):
-        yield from iter_source_events(src, input_format)
+        yield from SourceEvents(src, input_format)
 
 
 def read_events(source: LogSource, input_format: str = "auto") -> "pd.DataFrame":

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-import mmap
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -37,6 +36,8 @@ from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
                                      number_lines, plan_source, thin_serving)
+from forensics.events.file_ranges import (RangeSource, count_newlines, file_id, number_chunks, offset_of_line,
+                                         plan_cuts, warm_start)
 from forensics.ingest.sources import Source
 
 # Work unit: small enough to stream (a crash-loop chunk is all events: the parent
@@ -109,131 +110,6 @@ class ChunkTask:
     encode: LineEncoder | None = None  # hand events back as lines of text
 
 
-class _Bounded:
-    """A binary file read from ``offset`` up to ``limit`` bytes from the start
-    (the size the file had when the run began), whatever happens to it since."""
-
-    def __init__(self, path: Path, offset: int, limit: int) -> None:
-        self.f = open(path, "rb")
-        self.f.seek(offset)
-        self.left = max(0, limit - offset)
-        self.short = False
-
-    def read(self, n: int = -1) -> bytes:
-        if self.left <= 0:
-            return b""
-        data = self.f.read(self.left if n < 0 else min(n, self.left))
-        if not data:
-            self.short = True
-        self.left -= len(data)
-        return data
-
-    def close(self) -> None:
-        self.f.close()
-
-
-class _RangeSource(Source):
-    def __init__(self, path: Path, offset: int, limit: int) -> None:
-        super().__init__(str(path), path)
-        self.offset = offset
-        self.limit = limit
-        self.reader: _Bounded | None = None
-
-    def open_binary(self):  # type: ignore[override]
-        self.reader = _Bounded(self.path, self.offset, self.limit)  # type: ignore[arg-type]
-        return self.reader
-
-
-def plan_cuts(path: Path, size: int, chunk_bytes: int) -> list[tuple[int, int]]:
-    """Byte ranges of about ``chunk_bytes``, cut at line starts (no data copied)."""
-    cuts = [0]
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        pos = chunk_bytes
-        while pos < size:
-            nl = mm.find(b"\n", pos)
-            if nl < 0 or nl + 1 >= size:
-                break
-            cuts.append(nl + 1)
-            pos = nl + 1 + chunk_bytes
-    cuts.append(size)
-    return list(zip(cuts, cuts[1:]))
-
-
-def _count_newlines(args: tuple[str, int, int]) -> tuple[int, bool, bool]:
-    path, a, b = args
-    with open(path, "rb") as f:
-        f.seek(a)
-        data = f.read(b - a)
-    return data.count(b"\n"), data.endswith(b"\n"), len(data) != b - a
-
-
-def number_chunks(ranges: list[tuple[int, int]], counts: list[tuple]) -> tuple[list[tuple[int, int, int]], int]:
-    """(start, end, first line) per range, and the file's line count."""
-    chunks = []
-    line = 1
-    for (a, b), (n, *_) in zip(ranges, counts):
-        chunks.append((a, b, line))
-        line += n
-    ends_nl = counts[-1][1] if counts else True
-    return chunks, line - 1 + (0 if ends_nl else 1)
-
-
-def _warm_start(path: Path, start: int, warm_bytes: int) -> tuple[int, int]:
-    """(offset, newlines between it and ``start``) of the warm-up start."""
-    if not start:
-        return 0, 0
-    with open(path, "rb") as f:
-        lo = max(0, start - warm_bytes)
-        f.seek(lo)
-        data = f.read(start - lo)  # read, not mmap: a file cut meanwhile cannot SIGBUS us
-    if lo == 0:
-        return 0, data.count(b"\n")
-    nl = data.find(b"\n")
-    if nl < 0 or nl + 1 >= len(data):  # no whole line in the warm-up window
-        return start, 0
-    return lo + nl + 1, data.count(b"\n", nl + 1)
-
-
-def _last_line(rec: Any) -> int:
-    """The last physical line of a record (a merged journald entry spans several)."""
-    return rec.line + rec.text.count("\n") * rec.line_step if rec.line_step else rec.line
-
-
-def _count_newlines(args: tuple[str, int, int]) -> tuple[int, bool, bool]:
-    path, a, b = args
-    with open(path, "rb") as f:
-        f.seek(a)
-        data = f.read(b - a)
-    return data.count(b"\n"), data.endswith(b"\n"), len(data) != b - a
-
-
-def number_chunks(ranges: list[tuple[int, int]], counts: list[tuple]) -> tuple[list[tuple[int, int, int]], int]:
-    """(start, end, first line) per range, and the file's line count."""
-    chunks = []
-    line = 1
-    for (a, b), (n, *_) in zip(ranges, counts):
-        chunks.append((a, b, line))
-        line += n
-    ends_nl = counts[-1][1] if counts else True
-    return chunks, line - 1 + (0 if ends_nl else 1)
-
-
-def _warm_start(path: Path, start: int, warm_bytes: int) -> tuple[int, int]:
-    """(offset, newlines between it and ``start``) of the warm-up start."""
-    if not start:
-        return 0, 0
-    with open(path, "rb") as f:
-        lo = max(0, start - warm_bytes)
-        f.seek(lo)
-        data = f.read(start - lo)  # read, not mmap: a file cut meanwhile cannot SIGBUS us
-    if lo == 0:
-        return 0, data.count(b"\n")
-    nl = data.find(b"\n")
-    if nl < 0 or nl + 1 >= len(data):  # no whole line in the warm-up window
-        return start, 0
-    return lo + nl + 1, data.count(b"\n", nl + 1)
-
-
 def _last_line(rec: Any) -> int:
     """The last physical line of a record (a merged journald entry spans several)."""
     return rec.line + rec.text.count("\n") * rec.line_step if rec.line_step else rec.line
@@ -300,9 +176,9 @@ def _feed_chunk(task: ChunkTask, parser: EventParser, gate: BulkGate | None, lin
 
 def _work(task: ChunkTask) -> ChunkResult:
     path = Path(task.path)
-    warm, back = _warm_start(path, task.start, task.warm_bytes)
+    warm, back = warm_start(path, task.start, task.warm_bytes)
     warm_line = task.start_line - back
-    src = _RangeSource(path, warm, task.limit)
+    src = RangeSource(path, warm, task.limit)
     clock = Clock()
     clock.year = task.plan.year
     parser = EventParser(task.name, clock, task.plan.wrappers)
@@ -332,56 +208,6 @@ def _work(task: ChunkTask) -> ChunkResult:
     return res
 
 
-def _offset_of_line(path: Path, offset: int, line: int, target: int, limit: int) -> int | None:
-    """Byte offset where line ``target`` starts, counting from ``offset`` (the
-    start of ``line``); None when the file ends first."""
-    need = target - line
-    with open(path, "rb") as f:
-        f.seek(offset)
-        pos = offset
-        while need > 0 and pos < limit:
-            buf = f.read(min(1 << 20, limit - pos))
-            if not buf:
-                return None
-            i = -1
-            while need > 0:
-                i = buf.find(b"\n", i + 1)
-                if i < 0:
-                    break
-                need -= 1
-            if need == 0:
-                return pos + i + 1
-            pos += len(buf)
-    return offset if need == 0 else None
-
-
-def _file_id(path: Path) -> tuple[int, int, int, int]:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev
-
-
-def _bounded_map(pool: ProcessPoolExecutor, fn: Callable, items: list, window: int) -> Iterator[Any]:
-    """Ordered results with at most ``window`` tasks submitted ahead, so
-    memory stays bounded however big the file is."""
-    futures = []
-    it = iter(items)
-    for item in it:
-        futures.append(pool.submit(fn, item))
-        if len(futures) >= window:
-            break
-    while futures:
-        fut = futures.pop(0)
-        nxt = next(it, None)
-        if nxt is not None:
-            futures.append(pool.submit(fn, nxt))
-        yield fut.result()
-
-
-def _file_id(path: Path) -> tuple[int, int, int, int]:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev
-
-
 def _bounded_map(pool: ProcessPoolExecutor, fn: Callable, items: list, window: int) -> Iterator[Any]:
     """Ordered results with at most ``window`` tasks submitted ahead, so
     memory stays bounded however big the file is."""
@@ -406,7 +232,7 @@ def split_source(source: Source, jobs: int, input_format: str = "auto", thin: bo
     cannot be split (multi-line records, one chunk): then one process reads it."""
     path = source.path
     assert path is not None
-    before = _file_id(path)
+    before = file_id(path)
     sample = []
     for item in number_lines(Source(str(path), path).blocks()):
         sample.append(item)
@@ -439,7 +265,7 @@ class SplitRun:
         with ProcessPoolExecutor(max_workers=self.jobs) as pool:
             # Line numbers first (every chunk must know its first line), counted in parallel.
             path = self.template.path
-            counts = list(pool.map(_count_newlines, [(path, a, b) for a, b in self.ranges], chunksize=4))
+            counts = list(pool.map(count_newlines, [(path, a, b) for a, b in self.ranges], chunksize=4))
             self.changed = any(c[2] for c in counts)
             chunks, total_lines = number_chunks(self.ranges, counts)
             work = [dataclasses.replace(self.template, start=s0, end=e0, start_line=first,
@@ -474,7 +300,7 @@ class SplitRun:
 
     def _redo(self, chunk: tuple[int, int, int], task: ChunkTask, sync: float) -> ChunkTask | None:
         s0, _, first = chunk
-        off = _offset_of_line(Path(task.path), s0, first, int(sync), task.limit)
+        off = offset_of_line(Path(task.path), s0, first, int(sync), task.limit)
         if off is None:
             return None
         return dataclasses.replace(task, start=off, start_line=int(sync), warm_bytes=0)
@@ -519,7 +345,7 @@ class SplitRun:
         self.source.stats.lines = total_lines
         changed = self.changed
         try:
-            changed = changed or _file_id(path) != self.before
+            changed = changed or file_id(path) != self.before
         except OSError:
             changed = True
         if changed:
