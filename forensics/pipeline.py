@@ -2,9 +2,11 @@
 
 ``SourceEvents`` gives the events of a source (one process, or ``--jobs``
 processes over a big regular file) and its parse statistics as a value;
+``write_events`` prints them as NDJSON (``forensics parse``);
 ``diagnose_source`` turns them into the JSON contract of ``forensics
-classify``. classify, parse, watch, batch, diff, the API, eval and train all
-come through here.
+classify``; ``LivePipeline`` runs the same stages one record at a time
+(``forensics watch``). classify, parse, watch, batch, diff, the API, eval
+and train all come through here.
 """
 from __future__ import annotations
 
@@ -13,14 +15,14 @@ import dataclasses
 from collections import deque
 from typing import Any, Callable, Iterator
 
+from forensics.diagnosis.diagnose import diagnose_incident, record_hits
+from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
 from forensics.events.model import Event
 from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, auto_jobs, split_source
 from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events
 from forensics.incidents.lifetimes import Hit, Incident, IncidentBuilder, PhaseSpan
 from forensics.ingest.sources import Source
-from forensics.diagnosis.diagnose import diagnose_incident, record_hits
-from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.report.contract import normalize_result
 from forensics.report.spool import IncidentSpool
 from forensics.versions import TAXONOMY_VERSION, __version__
@@ -28,8 +30,6 @@ from forensics.versions import TAXONOMY_VERSION, __version__
 TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "summary", "remediation",
               "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s",
               "failed_first", "consequences")
-
-
 EMPTY_STATS = {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
 BATCH_EVENTS = 4096  # events per batch on the one-process path of ``batches()``
 # One NDJSON line per event (``forensics parse``); picklable, so --jobs workers encode too.

@@ -40,15 +40,15 @@ import forensics.exitcodes as exitcodes
 from forensics.diagnosis.diagnose import record_hits
 from forensics.diagnosis.early_warnings import live_early_warnings as early_warnings_for
 from forensics.diagnosis.signatures import signature_set
+from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit,
+                                             WatchOptions, answer, ready_line)
 from forensics.events import model as K
 from forensics.events.grammars import message_parser, traceback_parser
 from forensics.events.model import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
-from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit, WatchOptions,
-                                             answer, ready_line)
-from forensics.pipeline import LivePipeline, assemble, load_classifier
 from forensics.ingest.sources import MAX_LINE_BYTES
+from forensics.pipeline import LivePipeline, assemble, load_classifier
 
 IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
 EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many lines)
