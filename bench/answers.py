@@ -51,7 +51,7 @@ def canonical(result: dict[str, Any]) -> str:
 
 
 def answers(keys: set[str] | None = None) -> dict[str, str]:
-    from forensics.diagnosis.run import diagnose_source, load_classifier
+    from forensics.pipeline import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import Source
 

@@ -63,9 +63,9 @@ def fixed_costs(log1: Path) -> str:
     code = (
         "import time, sys\n"
         "t0=time.perf_counter()\n"
-        "import forensics.cli, forensics.diagnosis.commands, forensics.diagnosis.run\n"
+        "import forensics.cli.main, forensics.cli.classify, forensics.pipeline\n"
         "from forensics.diagnosis.signatures import signature_set\n"
-        "from forensics.diagnosis.run import load_classifier\n"
+        "from forensics.pipeline import load_classifier\n"
         "t1=time.perf_counter()\n"
         "s=signature_set()\n"
         "t2=time.perf_counter()\n"
@@ -91,21 +91,21 @@ def fixed_costs(log1: Path) -> str:
 
 # ---------------------------------------------------------------- stages
 def stage_ingest(path: Path) -> int:
-    from forensics.events.parser import _numbered
+    from forensics.events.parser import number_lines
     from forensics.ingest.sources import Source
 
     n = 0
-    for _ in _numbered(Source(str(path), path).blocks()):
+    for _ in number_lines(Source(str(path), path).blocks()):
         n += 1
     return n
 
 
 def stage_envelope(path: Path) -> int:
     from forensics.envelope.formats import Clock, detect_format, iter_records
-    from forensics.events.parser import SAMPLE_LINES, _numbered
+    from forensics.events.parser import SAMPLE_LINES, number_lines
     from forensics.ingest.sources import Source
 
-    numbered = _numbered(Source(str(path), path).blocks())
+    numbered = number_lines(Source(str(path), path).blocks())
     sample = []
     for item in numbered:
         sample.append(item)
@@ -134,14 +134,14 @@ def stage_events(path: Path) -> int:
 
 
 def stage_classify(path: Path, sset, clf) -> dict:  # type: ignore[no-untyped-def]
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
     from forensics.ingest.sources import Source
 
     return diagnose_source(Source(str(path), path), sset=sset, classifier=clf)
 
 
 def stages(path: Path, lines: int) -> str:
-    from forensics.diagnosis.run import load_classifier
+    from forensics.pipeline import load_classifier
     from forensics.diagnosis.signatures import signature_set
 
     sset = signature_set()
@@ -167,7 +167,7 @@ def stages(path: Path, lines: int) -> str:
 
 
 def cprofile(path: Path, top: int, prof_out: Path) -> str:
-    from forensics.diagnosis.run import load_classifier
+    from forensics.pipeline import load_classifier
     from forensics.diagnosis.signatures import signature_set
 
     sset = signature_set()

@@ -12,8 +12,6 @@ an iterable of lines, bytes)::
     d = forensics.diff("good.log", "bad.log")       # what changed (JSON-contract dict)
 """
 from forensics.api import batch, classify, classify_text, diff, parse, read_events
-
-__version__ = "0.1.0"
-TAXONOMY_VERSION = "v1"
+from forensics.versions import TAXONOMY_VERSION, __version__
 
 __all__ = ["parse", "classify", "classify_text", "read_events", "batch", "diff", "__version__", "TAXONOMY_VERSION"]

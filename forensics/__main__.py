@@ -1,3 +1,3 @@
-from forensics.cli import main
+from forensics.cli.main import main
 
 main()

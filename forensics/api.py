@@ -1,4 +1,5 @@
 """The Python API (a contract): classify, classify_text, parse, read_events, batch, diff.
+The Python face only: the work is done by ``forensics.pipeline`` and ``forensics.drivers``.
 
 What each function accepts as a log (``source``):
 
@@ -23,7 +24,6 @@ import os
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Union
 
 from forensics.events.model import Event
-from forensics.events.parser import iter_source_events
 from forensics.ingest.journal import ChunkStream
 from forensics.ingest.sources import Source, expand_paths
 
@@ -123,8 +123,10 @@ def parse(source: LogSource, input_format: str = "auto") -> Iterator[Event]:
     >>> "traceback" in kinds
     True
     """
+    from forensics.pipeline import SourceEvents
+
     for src in to_sources(source):
-        yield from iter_source_events(src, input_format)
+        yield from SourceEvents(src, input_format)
 
 
 def read_events(source: LogSource, input_format: str = "auto") -> "pd.DataFrame":
@@ -161,7 +163,7 @@ def classify(source: LogSource, input_format: str = "auto", use_classifier: bool
     ...     forensics.classify(f)["root_cause"]
     'env.module-missing'
     """
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
 
     sources = to_sources(source)
     results = [diagnose_source(s, input_format, use_classifier=use_classifier) for s in sources]
@@ -181,7 +183,7 @@ def classify_text(text: str | bytes, input_format: str = "auto", use_classifier:
     >>> forensics.classify_text("")["verdict"]
     'no-failure'
     """
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
 
     return diagnose_source(_TextSource(text, name), input_format, use_classifier=use_classifier)
 
@@ -217,7 +219,7 @@ def batch(paths: Any, jobs: int | None = None, engine: str = "processes", schedu
     from forensics.extras import need
 
     need("batch", "pandas")
-    from forensics.batch import run_batch
+    from forensics.drivers.batch import run_batch
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]

@@ -94,7 +94,7 @@ def slow(df, path):
     print("WRITING", flush=True)
     time.sleep(60)
 F._write_jsonl = slow
-from forensics.cli import main
+from forensics.cli.main import main
 main(["batch", sys.argv[1], "--out", sys.argv[2]])
 """
 

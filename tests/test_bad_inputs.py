@@ -316,7 +316,7 @@ def test_file_that_vanishes_between_listing_and_open(tmp_path):
                     os.unlink(src.path)
                 yield src
         S.expand_paths = vanishing
-        from forensics.cli import main
+        from forensics.cli.main import main
         main(sys.argv[1:])
     """)
     for cmd in (["parse"], ["classify"]):

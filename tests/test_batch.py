@@ -19,7 +19,7 @@ SEEDS = CORPORA / "seeds"
 
 def _in_process(capsys, *args: str) -> tuple[int, str, str]:
     """Run forensics.cli.main in this process (needed to reach an inproc dask cluster)."""
-    from forensics.cli import main
+    from forensics.cli.main import main
 
     with pytest.raises(SystemExit) as exc:
         main(list(args))
@@ -181,8 +181,8 @@ def test_python_api_batch(tmp_path):
     df = forensics.batch(SEEDS / "seed1.short.log", jobs=1)
     _assert_schema(df)
     assert len(df) == 1 and df["root_cause"].iloc[0] == "env.module-missing"
-    # Importing forensics.batch (the module) must not break forensics.batch (the function).
-    import forensics.batch as batch_module  # noqa: F401
+    # Importing the batch engine (forensics.drivers.batch) must not break forensics.batch (the function).
+    import forensics.drivers.batch as batch_module  # noqa: F401
 
     again = forensics.batch([str(SEEDS / "seed2.full.log"), str(SEEDS / "seed2.tail30.log")], jobs=2)
     assert list(again["source"]) == sorted(again["source"]) and len(again) == 2
@@ -190,7 +190,7 @@ def test_python_api_batch(tmp_path):
 
 
 def test_usage_errors():
-    from forensics.batch import run_batch
+    from forensics.drivers.batch import run_batch
     from forensics.errors import ForensicsError
 
     with pytest.raises(ForensicsError):

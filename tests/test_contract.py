@@ -32,7 +32,7 @@ def assert_valid(doc: dict, definition: str | None = None) -> None:
 
 
 def _classify_all(dirs: list[Path]) -> list[dict]:
-    from forensics.diagnosis.run import diagnose_source, load_classifier
+    from forensics.pipeline import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import expand_paths
 

@@ -150,7 +150,7 @@ def test_short_log_does_not_import_pandas_or_sklearn(tmp_path):
     from conftest import REPO
     log = tmp_path / "short.log"
     log.write_text("\n".join((SEEDS / "seed1.short.log").read_text().splitlines()[:50]) + "\n")
-    code = ("import sys; from forensics.cli import main\n"
+    code = ("import sys; from forensics.cli.main import main\n"
             "try:\n    main(['classify', %r])\nexcept SystemExit:\n    pass\n"
             "bad = [m for m in ('pandas', 'sklearn', 'numpy', 'scipy') if m in sys.modules]\n"
             "print('HEAVY', bad, file=sys.stderr)\n") % str(log)

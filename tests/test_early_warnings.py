@@ -103,7 +103,7 @@ def test_text_report_says_why(cli):
 
 
 def test_link_without_signatures_on_the_seed():
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
     from forensics.ingest.sources import Source
 
     incs: list = []
@@ -223,7 +223,7 @@ def test_live_prints_what_predicts_a_failure():
 
 def test_every_early_warning_has_the_contract_fields():
     from forensics.lab.evaluate import read_labels
-    from forensics.diagnosis.run import diagnose_source, load_classifier
+    from forensics.pipeline import diagnose_source, load_classifier
     from forensics.ingest.sources import Source
 
     clf = load_classifier(True)

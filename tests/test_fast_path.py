@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from forensics.diagnosis.run import diagnose_source
+from forensics.pipeline import diagnose_source
 from forensics.ingest.sources import Source
 
 from conftest import CORPORA, REAL, REPO

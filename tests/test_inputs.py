@@ -226,7 +226,7 @@ def test_journal_without_journalctl_or_bindings_names_what_to_install(tmp_path, 
     env = dict(os.environ, FORENSICS_JOURNALCTL=str(tmp_path / "no-journalctl"), PYTHONPATH=str(REPO),
                PYTHONNOUSERSITE="1")
     code = ("import sys; sys.modules['systemd'] = None\n"  # the bindings are absent, whatever is installed
-            "from forensics.cli import main; main(['classify', sys.argv[1]])")
+            "from forensics.cli.main import main; main(['classify', sys.argv[1]])")
     proc = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, env=env)
     one_line_error(proc, "apt-get install systemd) or the systemd Python bindings (pip install systemd-python)")
 
@@ -380,7 +380,7 @@ def test_colour_follows_the_flag_and_the_environment_in_pipes():
 
 
 def test_want_color_on_a_terminal():
-    from forensics.options import want_color
+    from forensics.cli.options import want_color
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

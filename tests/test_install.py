@@ -36,14 +36,14 @@ def test_classify_watch_parse_import_only_the_core():
     code = (
         "import sys, io\n"
         "before = {m.split('.')[0] for m in sys.modules}  # what site hooks loaded, not us\n"
-        "from forensics.cli import main\n"
+        "from forensics.cli.main import main\n"
         "for argv in (['classify', sys.argv[1]], ['parse', sys.argv[1]], ['signatures', 'list']):\n"
         "    try:\n"
         "        sys.stdout = io.StringIO(); main(argv)\n"
         "    except SystemExit:\n"
         "        pass\n"
         "sys.stdout = sys.__stdout__\n"
-        "import forensics.watch\n"
+        "import forensics.drivers.watch\n"
         "names = {m.split('.')[0] for m in sys.modules} - before - {'cython_runtime'}\n"
         "print(' '.join(sorted(n for n in names - set(sys.stdlib_module_names) if not n.startswith('_'))))\n")
     proc = _run(code, str(EXAMPLE))
@@ -53,7 +53,7 @@ def test_classify_watch_parse_import_only_the_core():
 
 
 def test_a_missing_extra_is_named_in_one_line(tmp_path):
-    block = "import sys\nfor m in sys.argv[2].split(','): sys.modules[m] = None\nfrom forensics.cli import main\n"
+    block = "import sys\nfor m in sys.argv[2].split(','): sys.modules[m] = None\nfrom forensics.cli.main import main\n"
     cases = [
         ("pandas", ["batch", str(CORPORA / "seeds"), "--out", str(tmp_path / "t.parquet")], "forensics[batch]"),
         ("pandas", ["report", str(tmp_path / "t.parquet")], "forensics[batch]"),
@@ -73,10 +73,10 @@ def test_a_missing_extra_is_named_in_one_line(tmp_path):
 
 def test_the_shipped_man_page_is_the_current_help():
     # In a fresh interpreter: click caches each command's help option on first use.
-    fresh = subprocess.run([sys.executable, "-m", "forensics.manpage"], capture_output=True, cwd=REPO,
+    fresh = subprocess.run([sys.executable, "-m", "forensics.cli.manpage"], capture_output=True, cwd=REPO,
                            env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"})
     shipped = (REPO / "forensics" / "man" / "forensics.1").read_text()
-    assert shipped == fresh.stdout.decode(), "regenerate it: python -m forensics.manpage > forensics/man/forensics.1"
+    assert shipped == fresh.stdout.decode(), "regenerate it: python -m forensics.cli.manpage > forensics/man/forensics.1"
     for cmd in ("CLASSIFY", "WATCH", "PARSE", "BATCH", "SIGNATURES LIST"):
         assert f".SH FORENSICS {cmd}" in shipped
     wheel = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]

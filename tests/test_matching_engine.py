@@ -43,7 +43,7 @@ def _sset(engine: str, dirs: list[Path] | None = None) -> SignatureSet:
 def test_both_engines_give_identical_answers_on_every_corpus_and_real_set():
     """Full classify JSON, on corpora/* and every real set and seed: the
     one-pass engine and the fallback must not differ in one field."""
-    from forensics.diagnosis.run import diagnose_source, load_classifier
+    from forensics.pipeline import diagnose_source, load_classifier
     from forensics.ingest.sources import Source
 
     fast, slow = _sset("re2"), _sset("regex")

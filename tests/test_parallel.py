@@ -7,9 +7,8 @@ import sys
 
 import pytest
 
-from forensics.diagnosis.run import assemble, diagnose_events, diagnose_source
+from forensics.pipeline import SourceEvents, assemble, diagnose_events, diagnose_source, ndjson_line
 from forensics.diagnosis.signatures import signature_set
-from forensics.events.parallel import parallel_events
 from forensics.events.parser import iter_source_events
 from forensics.ingest.sources import Source
 
@@ -30,7 +29,8 @@ def _single_json(path):
 
 @pytest.mark.parametrize("chunk,warm", [(200_000, 64_000), (1_000_000, 512_000), (37_000, 300_000)])
 def test_parse_chunks_equal_single_process(serving_log, chunk, warm):
-    par = list(parallel_events(Source(str(serving_log), serving_log), 2, "parse", chunk_bytes=chunk, warm_bytes=warm))
+    par = list(SourceEvents(Source(str(serving_log), serving_log), jobs=2, encode=ndjson_line, chunk_bytes=chunk,
+                            warm_bytes=warm))
     assert par == _single_json(serving_log)
 
 
@@ -40,18 +40,17 @@ def test_parse_chunks_equal_on_traceback_heavy_log(tmp_path):
     src = (CORPORA / "seeds" / "seed1.short.log").read_text()
     big = tmp_path / "tb.log"
     big.write_text(src * 6)
-    par = list(parallel_events(Source(str(big), big), 2, "parse", chunk_bytes=20_000, warm_bytes=150_000))
+    par = list(SourceEvents(Source(str(big), big), jobs=2, encode=ndjson_line, chunk_bytes=20_000, warm_bytes=150_000))
     assert par == _single_json(big)
 
 
 def test_classify_jobs_equal_single_process(serving_log):
     single = diagnose_source(Source(str(serving_log), serving_log), jobs=1)
     sset = signature_set()
-    holder: list = []
-    evs = parallel_events(Source(str(serving_log), serving_log), 2, "classify", stats_out=holder,
-                          chunk_bytes=300_000, warm_bytes=100_000)
+    evs = SourceEvents(Source(str(serving_log), serving_log), jobs=2, thin=True, chunk_bytes=300_000,
+                       warm_bytes=100_000)
     incidents = diagnose_events(evs, str(serving_log), sset, None)
-    par = assemble(str(serving_log), incidents, holder[0].to_dict(), sset, None)
+    par = assemble(str(serving_log), incidents, evs.stats_dict(), sset, None)
     single_rules = diagnose_source(Source(str(serving_log), serving_log), jobs=1, use_classifier=False)
     for k in ("verdict", "root_cause", "evidence", "early_warnings", "phase", "incidents", "stats"):
         assert json.dumps(par[k], sort_keys=True, default=str) == json.dumps(single_rules[k], sort_keys=True, default=str), k

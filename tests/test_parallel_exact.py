@@ -6,17 +6,23 @@ import random
 
 import pytest
 
-from forensics.events.parallel import parallel_events
 from forensics.events.parser import BulkGate, iter_source_events
 from forensics.ingest.sources import Source
+from forensics.pipeline import SourceEvents, ndjson_line
 
 
 def _single(p, gate=False):
     return [e.to_json(str(p)) for e in iter_source_events(Source(str(p), p), bulk_gate=BulkGate() if gate else None)]
 
 
+def _split(p, mode="parse", **kw):
+    """``mode``: parse (NDJSON lines, every line parsed) or classify (events, serving runs thinned)."""
+    return SourceEvents(Source(str(p), p), jobs=2, thin=mode == "classify",
+                        encode=ndjson_line if mode == "parse" else None, **kw)
+
+
 def _par(p, chunk, warm, mode="parse"):
-    evs = parallel_events(Source(str(p), p), 2, mode, chunk_bytes=chunk, warm_bytes=warm)
+    evs = _split(p, mode, chunk_bytes=chunk, warm_bytes=warm)
     return list(evs) if mode == "parse" else [e.to_json(str(p)) for e in evs]
 
 
@@ -68,8 +74,8 @@ def _lines_file(p, n):
 def test_file_changing_while_read_is_reported(tmp_path, capfd, change):
     p = tmp_path / "live.log"
     _lines_file(p, 40000)
-    holder: list = []
-    events = parallel_events(Source(str(p), p), 2, "parse", stats_out=holder, chunk_bytes=200_000, warm_bytes=1000)
+    run = _split(p, chunk_bytes=200_000, warm_bytes=1000)
+    events = iter(run)
     first = [next(events)]
     if change == "grow":
         with open(p, "a") as f:
@@ -82,7 +88,7 @@ def test_file_changing_while_read_is_reported(tmp_path, capfd, change):
         _lines_file(q, 10)
         q.replace(p)
     rest = list(events)
-    st = holder[0]
+    st = run.stats
     assert st.changed is True and st.to_dict()["changed"] is True
     assert "changed while it was read" in capfd.readouterr().err
     assert len(first) + len(rest) <= 40000  # never more than the file had when the run began
@@ -91,8 +97,8 @@ def test_file_changing_while_read_is_reported(tmp_path, capfd, change):
 def test_unchanged_file_is_not_flagged(tmp_path, capfd):
     p = tmp_path / "still.log"
     _lines_file(p, 20000)
-    holder: list = []
-    n = len(list(parallel_events(Source(str(p), p), 2, "parse", stats_out=holder, chunk_bytes=100_000)))
-    assert n == 20000 and holder[0].lines == 20000
-    assert "changed" not in holder[0].to_dict()
+    run = _split(p, chunk_bytes=100_000)
+    n = len(list(run))
+    assert n == 20000 and run.stats.lines == 20000
+    assert "changed" not in run.stats.to_dict()
     assert "changed while" not in capfd.readouterr().err

@@ -27,11 +27,11 @@ from forensics.errors import InputError
 from forensics.report.contract import SCHEMA_VERSION
 from forensics.events import model as K
 from forensics.events.model import Event
-from forensics.events.parser import BulkGate, iter_source_events
 from forensics.events.phases import PHASE_ORDER
 from forensics.incidents.facts import Fact, RunFacts
 from forensics.incidents.lifetimes import ALARM_RE, Incident, IncidentBuilder
 from forensics.ingest.sources import Source
+from forensics.pipeline import SourceEvents, load_classifier
 
 MAX_TEMPLATES = 20000  # per lifetime; a 1M-line serving log has a few hundred
 MAX_LISTED = 40  # messages listed per section (the JSON says how many there were)
@@ -147,8 +147,7 @@ def scan_source(source: Source, want: str, index: int | None, input_format: str 
         s.observe(ev)
 
     builder = IncidentBuilder(source.name, on_event)
-    holder: list = []
-    events = iter_source_events(source, input_format, parser_out=holder, bulk_gate=BulkGate())
+    events = SourceEvents(source, input_format, thin=True)
     incidents: list[dict[str, Any]] = []
     chosen: tuple[dict[str, Any], LifetimeScan] | None = None
     last: tuple[dict[str, Any], LifetimeScan] | None = None
@@ -173,10 +172,7 @@ def scan_source(source: Source, want: str, index: int | None, input_format: str 
             close(inc)
     for inc in builder.finish():
         close(inc)
-    st = holder[0] if holder else None
-    if st is not None and hasattr(st, "stats"):
-        st = st.stats
-    stats = st.to_dict() if st is not None else {}
+    stats = events.stats.to_dict() if events.stats is not None else {}
     pick = chosen or (None if index is not None else last)
     if pick is None:
         return Run(source.name, incidents, None, None, {}, stats)
@@ -418,8 +414,6 @@ def _side(r: Run) -> dict[str, Any]:
 
 def diff_sources(good: Source, bad: Source, input_format: str = "auto", good_incident: int | None = None,
                  bad_incident: int | None = None, use_classifier: bool = True) -> dict[str, Any]:
-    from forensics.diagnosis.run import load_classifier
-
     sset = signature_set()
     clf = load_classifier(use_classifier)
     g = scan_source(good, "healthy", good_incident, input_format, sset, clf)

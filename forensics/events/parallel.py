@@ -22,8 +22,8 @@ warning on stderr), never silently miscounted.
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
-import mmap
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -34,15 +34,24 @@ from typing import Any, Callable, Iterator
 from forensics.envelope.formats import Clock, iter_records
 from forensics.events import model as K
 from forensics.events.model import Event
-from forensics.events.parser import (SAMPLE_LINES, _THIN_FORMATS, BulkGate, EventParser, ParseStats, _numbered, _thin,
-                                     plan_source)
+from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
+                                     number_lines, plan_source, thin_serving)
+from forensics.events.file_ranges import (RangeSource, count_newlines, file_id, number_chunks, offset_of_line,
+                                         plan_cuts, warm_start)
 from forensics.ingest.sources import Source
 
-CHUNK_BYTES = {"classify": 1 << 20, "parse": 4 << 20}  # work unit: small enough to stream (a crash-loop chunk is all events: the parent holds ~3), big enough to amortise
+# Work unit: small enough to stream (a crash-loop chunk is all events: the parent
+# holds ~3), big enough to amortise; text lines pickle cheaply, so bigger.
+EVENT_CHUNK_BYTES = 1 << 20
+TEXT_CHUNK_BYTES = 4 << 20
 WARM_BYTES = 256 << 10  # how far before its range a worker starts, to pick up open tracebacks
 MIN_PARALLEL_BYTES = 48 << 20  # below this, one process is faster
-PARALLEL_FORMATS = _THIN_FORMATS | {"plain", "cat"}
+PARALLEL_FORMATS = THIN_FORMATS | {"plain", "cat"}
 INF = float("inf")
+
+# How a worker hands an event back as one line of text (no raw newline in it):
+# ``encode(event, source_name, cache)``; picklable (a module-level function).
+LineEncoder = Callable[[Event, str, list], str]
 
 
 def auto_jobs(path: Path | None, requested: int | None) -> int:
@@ -69,9 +78,9 @@ def auto_jobs(path: Path | None, requested: int | None) -> int:
 @dataclass
 class ChunkResult:
     keys: list[tuple[float, int]]  # emit keys, in emit order
-    payloads: list[Any]  # events, or NDJSON lines
+    payloads: list[Any]  # events, or lines of text
     end_line: float  # first line of the next range
-    joined: bool = False  # payloads is one newline-joined string (parse mode)
+    joined: bool = False  # payloads is one newline-joined string (encoded lines)
     events: int = 0
     unparsed_lines: set[int] = field(default_factory=set)
     tracebacks: int = 0
@@ -83,89 +92,22 @@ class ChunkResult:
     short_read: bool = False  # the file ended before the size it had when the run began
 
 
-class _Bounded:
-    """A binary file read from ``offset`` up to ``limit`` bytes from the start
-    (the size the file had when the run began), whatever happens to it since."""
+@dataclass(frozen=True)
+class ChunkTask:
+    """One worker's share: bytes ``start``..``end`` (line ``start_line`` on),
+    parsed with ``plan``; ``limit``: the file's size when the run began."""
 
-    def __init__(self, path: Path, offset: int, limit: int) -> None:
-        self.f = open(path, "rb")
-        self.f.seek(offset)
-        self.left = max(0, limit - offset)
-        self.short = False
-
-    def read(self, n: int = -1) -> bytes:
-        if self.left <= 0:
-            return b""
-        data = self.f.read(self.left if n < 0 else min(n, self.left))
-        if not data:
-            self.short = True
-        self.left -= len(data)
-        return data
-
-    def close(self) -> None:
-        self.f.close()
-
-
-class _RangeSource(Source):
-    def __init__(self, path: Path, offset: int, limit: int) -> None:
-        super().__init__(str(path), path)
-        self.offset = offset
-        self.limit = limit
-        self.reader: _Bounded | None = None
-
-    def open_binary(self):  # type: ignore[override]
-        self.reader = _Bounded(self.path, self.offset, self.limit)  # type: ignore[arg-type]
-        return self.reader
-
-
-def plan_cuts(path: Path, size: int, chunk_bytes: int) -> list[tuple[int, int]]:
-    """Byte ranges of about ``chunk_bytes``, cut at line starts (no data copied)."""
-    cuts = [0]
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        pos = chunk_bytes
-        while pos < size:
-            nl = mm.find(b"\n", pos)
-            if nl < 0 or nl + 1 >= size:
-                break
-            cuts.append(nl + 1)
-            pos = nl + 1 + chunk_bytes
-    cuts.append(size)
-    return list(zip(cuts, cuts[1:]))
-
-
-def _count_newlines(args: tuple[str, int, int]) -> tuple[int, bool, bool]:
-    path, a, b = args
-    with open(path, "rb") as f:
-        f.seek(a)
-        data = f.read(b - a)
-    return data.count(b"\n"), data.endswith(b"\n"), len(data) != b - a
-
-
-def number_chunks(ranges: list[tuple[int, int]], counts: list[tuple]) -> tuple[list[tuple[int, int, int]], int]:
-    """(start, end, first line) per range, and the file's line count."""
-    chunks = []
-    line = 1
-    for (a, b), (n, *_) in zip(ranges, counts):
-        chunks.append((a, b, line))
-        line += n
-    ends_nl = counts[-1][1] if counts else True
-    return chunks, line - 1 + (0 if ends_nl else 1)
-
-
-def _warm_start(path: Path, start: int, warm_bytes: int) -> tuple[int, int]:
-    """(offset, newlines between it and ``start``) of the warm-up start."""
-    if not start:
-        return 0, 0
-    with open(path, "rb") as f:
-        lo = max(0, start - warm_bytes)
-        f.seek(lo)
-        data = f.read(start - lo)  # read, not mmap: a file cut meanwhile cannot SIGBUS us
-    if lo == 0:
-        return 0, data.count(b"\n")
-    nl = data.find(b"\n")
-    if nl < 0 or nl + 1 >= len(data):  # no whole line in the warm-up window
-        return start, 0
-    return lo + nl + 1, data.count(b"\n", nl + 1)
+    path: str
+    start: int
+    end: int
+    start_line: int
+    end_line: float
+    plan: SourcePlan
+    name: str
+    warm_bytes: int
+    limit: int
+    thin: bool = False  # thin runs of serving lines (a BulkGate: for a diagnosis)
+    encode: LineEncoder | None = None  # hand events back as lines of text
 
 
 def _last_line(rec: Any) -> int:
@@ -173,26 +115,22 @@ def _last_line(rec: Any) -> int:
     return rec.line + rec.text.count("\n") * rec.line_step if rec.line_step else rec.line
 
 
-def _work(args: tuple) -> ChunkResult:
-    path, start, end, start_line, end_line, plan, mode, name, warm_bytes, limit = args
-    path = Path(path)
-    warm, back = _warm_start(path, start, warm_bytes)
-    warm_line = start_line - back
-    src = _RangeSource(path, warm, limit)
-    clock = Clock()
-    clock.year = plan.year
-    parser = EventParser(name, clock, plan.wrappers)
-    gate = BulkGate() if mode == "classify" else None
-    lines = _numbered(src.blocks(), start=warm_line)
-    res = ChunkResult([], [], end_line, start_line=start_line)
-    keys, payloads = res.keys, res.payloads
-    ts_cache: list = [None, None]
+class _Keeper:
+    """Keeps the events a chunk owns (those that start inside its range), with their emit keys."""
 
-    def keep(emit_line: float, evs: list[Event]) -> None:
+    def __init__(self, task: ChunkTask, res: ChunkResult) -> None:
+        self.start_line = task.start_line
+        self.encode = task.encode
+        self.name = task.name
+        self.ts_cache: list = [None, None]
+        self.res = res
+
+    def keep(self, emit_line: float, evs: list[Event]) -> None:
+        res, encode = self.res, self.encode
         for k, ev in enumerate(evs):
-            if start_line <= ev.line:  # past end_line only while a traceback stays open: ours too
-                keys.append((emit_line, k))
-                payloads.append(ev.to_json(name, ts_cache) if mode == "parse" else ev)
+            if self.start_line <= ev.line:  # past end_line only while a traceback stays open: ours too
+                res.keys.append((emit_line, k))
+                res.payloads.append(encode(ev, self.name, self.ts_cache) if encode is not None else ev)
                 res.events += 1
                 if ev.kind == K.MESSAGE:
                     res.unparsed_lines.add(ev.line)
@@ -200,82 +138,74 @@ def _work(args: tuple) -> ChunkResult:
                     res.tracebacks += 1
                     res.truncated += bool(ev.data.get("truncated"))
 
+
+def _feed_chunk(task: ChunkTask, parser: EventParser, gate: BulkGate | None, lines: Iterator[tuple[int, str]],
+                keeper: _Keeper, warm_line: int) -> tuple[bool, int]:
+    """Feed the chunk's lines; returns (stopped at a sync line, last line fed)."""
+    res, start_line, encode, name, ts_cache = keeper.res, task.start_line, task.encode, task.name, keeper.ts_cache
+    keys, payloads, keep = res.keys, res.payloads, keeper.keep
     tb_open = parser.tb.open
     feed = parser.feed
-    stop = end_line if end_line != INF else None
+    stop = task.end_line if task.end_line != INF else None
     last_fed = warm_line - 1
     seen_start = False
-    stopped = False
-    if gate is not None and plan.fmt in _THIN_FORMATS and not plan.wrappers:
-        lines = _thin(lines, gate, (start_line, end_line))
     # The hot loop (`parse --jobs` above all): no generator layer or call per
     # line beyond the parser itself (one event per line is the common case).
-    for rec in iter_records(lines, plan.fmt, clock):
+    for rec in iter_records(lines, task.plan.fmt, parser.clock):
         line = rec.line
         if not seen_start and line >= start_line:
             seen_start = True
             res.clean_at_start = not tb_open
         if stop is not None and line >= stop and not tb_open:
-            stopped = True
-            break
+            return True, last_fed
         evs = feed(rec)
         last_fed = _last_line(rec) if rec.line_step else line
         if gate is not None:
             gate.open = not tb_open
-        if mode == "parse" and len(evs) == 1:
+        if encode is not None and len(evs) == 1:
             ev = evs[0]
             if start_line <= ev.line and ev.kind != K.MESSAGE and ev.kind != K.TRACEBACK:
                 keys.append((line, 0))
-                payloads.append(ev.to_json(name, ts_cache))
+                payloads.append(encode(ev, name, ts_cache))
                 res.events += 1
                 continue
         if evs:
             keep(line, evs)
+    return False, last_fed
+
+
+def _work(task: ChunkTask) -> ChunkResult:
+    path = Path(task.path)
+    warm, back = warm_start(path, task.start, task.warm_bytes)
+    warm_line = task.start_line - back
+    src = RangeSource(path, warm, task.limit)
+    clock = Clock()
+    clock.year = task.plan.year
+    parser = EventParser(task.name, clock, task.plan.wrappers)
+    gate = BulkGate() if task.thin else None
+    lines = number_lines(src.blocks(), start=warm_line)
+    res = ChunkResult([], [], task.end_line, start_line=task.start_line)
+    keeper = _Keeper(task, res)
+    if gate is not None and task.plan.fmt in THIN_FORMATS and not task.plan.wrappers:
+        lines = thin_serving(lines, gate, (task.start_line, task.end_line))
+    stopped, last_fed = _feed_chunk(task, parser, gate, lines, keeper, warm_line)
     if stopped:
-        res.sync_line = max(end_line, last_fed + 1)
+        res.sync_line = max(task.end_line, last_fed + 1)
     else:
         # The rest of the file was ours (the last chunk, or a traceback open
         # to the end): finish it as one process does.
-        keep(INF, parser.finish(incomplete_last_line=src.stats.incomplete_last_line))
+        keeper.keep(INF, parser.finish(incomplete_last_line=src.stats.incomplete_last_line))
         res.sync_line = INF
     res.short_read = bool(src.reader is not None and src.reader.short)
     if gate is not None:
         res.events += gate.skipped
     res.clipped = src.stats.clipped_lines
-    if mode == "parse":
+    if task.encode is not None:
         # One string pickles and unpickles far faster than 100k small ones;
-        # NDJSON lines never contain a raw newline, so it splits back exactly.
-        res.payloads = ["\n".join(payloads)] if payloads else []
+        # encoded lines never contain a raw newline, so it splits back exactly.
+        res.payloads = ["\n".join(res.payloads)] if res.payloads else []
         res.joined = True
     return res
-
-
-def _offset_of_line(path: Path, offset: int, line: int, target: int, limit: int) -> int | None:
-    """Byte offset where line ``target`` starts, counting from ``offset`` (the
-    start of ``line``); None when the file ends first."""
-    need = target - line
-    with open(path, "rb") as f:
-        f.seek(offset)
-        pos = offset
-        while need > 0 and pos < limit:
-            buf = f.read(min(1 << 20, limit - pos))
-            if not buf:
-                return None
-            i = -1
-            while need > 0:
-                i = buf.find(b"\n", i + 1)
-                if i < 0:
-                    break
-                need -= 1
-            if need == 0:
-                return pos + i + 1
-            pos += len(buf)
-    return offset if need == 0 else None
-
-
-def _file_id(path: Path) -> tuple[int, int, int, int]:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev
 
 
 def _bounded_map(pool: ProcessPoolExecutor, fn: Callable, items: list, window: int) -> Iterator[Any]:
@@ -295,119 +225,130 @@ def _bounded_map(pool: ProcessPoolExecutor, fn: Callable, items: list, window: i
         yield fut.result()
 
 
-def parallel_events(source: Source, jobs: int, mode: str, input_format: str = "auto",
-                    stats_out: list | None = None, chunk_bytes: int | None = None,
-                    warm_bytes: int = WARM_BYTES) -> Iterator[Any]:
-    """Payloads (events, or NDJSON strings when ``mode == 'parse'``) of a
-    regular file in single-process order, computed by ``jobs`` processes."""
-    for batch in parallel_batches(source, jobs, mode, input_format, stats_out, chunk_bytes, warm_bytes):
-        if mode == "parse":
-            for text in batch:  # whole chunks arrive newline-joined
-                yield from text.split("\n")
-        else:
-            yield from batch
-
-
-def parallel_batches(source: Source, jobs: int, mode: str, input_format: str = "auto",
-                     stats_out: list | None = None, chunk_bytes: int | None = None,
-                     warm_bytes: int = WARM_BYTES) -> Iterator[list[Any]]:
-    """Like ``parallel_events`` but in lists (one write per chunk)."""
+def split_source(source: Source, jobs: int, input_format: str = "auto", thin: bool = False,
+                 encode: LineEncoder | None = None, chunk_bytes: int | None = None,
+                 warm_bytes: int = WARM_BYTES) -> "SplitRun | None":
+    """The work of ``jobs`` processes over a regular file, or None when it
+    cannot be split (multi-line records, one chunk): then one process reads it."""
     path = source.path
     assert path is not None
-    before = _file_id(path)
-    size = before[0]
+    before = file_id(path)
     sample = []
-    for item in _numbered(Source(str(path), path).blocks()):
+    for item in number_lines(Source(str(path), path).blocks()):
         sample.append(item)
         if len(sample) >= SAMPLE_LINES:
             break
     plan = plan_source(sample, input_format)
-    ranges = plan_cuts(path, size, chunk_bytes or CHUNK_BYTES[mode])
+    chunk = chunk_bytes or (TEXT_CHUNK_BYTES if encode is not None else EVENT_CHUNK_BYTES)
+    ranges = plan_cuts(path, before[0], chunk)
     if plan.fmt not in PARALLEL_FORMATS or len(ranges) < 2 or jobs < 2:
-        # Not splittable (multi-line records, one chunk): the ordinary path.
-        from forensics.events.parser import iter_source_events
+        return None
+    template = ChunkTask(str(path), 0, 0, 1, INF, plan, source.name, warm_bytes, before[0], thin, encode)
+    return SplitRun(source, jobs, ranges, before, template)
 
-        holder: list = []
-        gate = BulkGate() if mode == "classify" else None
-        batch = []
-        for ev in iter_source_events(source, input_format, parser_out=holder, bulk_gate=gate):
-            batch.append(ev.to_json(source.name) if mode == "parse" else ev)
-            if len(batch) >= 4096:
-                yield batch
-                batch = []
-        yield batch
-        if stats_out is not None and holder:
-            stats_out.append(holder[0].stats)
-        return
-    stats = ParseStats(format=plan.fmt)
-    if stats_out is not None:
-        stats_out.append(stats)
-    pending: list[tuple[tuple[float, int], int, Any]] = []  # late emissions (a heap; rare)
-    seq = 0
-    changed = False
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        # Line numbers first (every chunk must know its first line), counted in parallel.
-        counts = list(pool.map(_count_newlines, [(str(path), a, b) for a, b in ranges], chunksize=4))
-        changed = any(c[2] for c in counts)
-        chunks, total_lines = number_chunks(ranges, counts)
-        work = [(str(path), s0, e0, first, chunks[i + 1][2] if i + 1 < len(chunks) else INF, plan, mode,
-                 source.name, warm_bytes, size) for i, (s0, e0, first) in enumerate(chunks)]
+
+class SplitRun:
+    """Payloads of a split file in single-process order. ``stats`` is the
+    file's ParseStats, complete once ``batches()`` is consumed."""
+
+    def __init__(self, source: Source, jobs: int, ranges: list[tuple[int, int]],
+                 before: tuple[int, int, int, int], template: ChunkTask) -> None:
+        self.source, self.jobs, self.ranges, self.before, self.template = source, jobs, ranges, before, template
+        self.stats = ParseStats(format=template.plan.fmt)
+        self.changed = False
+        self.pending: list[tuple[tuple[float, int], int, Any]] = []  # late emissions (a heap; rare)
+        self.seq = 0
+
+    def batches(self) -> Iterator[list[Any]]:
+        """Lists of payloads (one write per chunk); encoded lines arrive
+        newline-joined, several to a string."""
+        with ProcessPoolExecutor(max_workers=self.jobs) as pool:
+            # Line numbers first (every chunk must know its first line), counted in parallel.
+            path = self.template.path
+            counts = list(pool.map(count_newlines, [(path, a, b) for a, b in self.ranges], chunksize=4))
+            self.changed = any(c[2] for c in counts)
+            chunks, total_lines = number_chunks(self.ranges, counts)
+            work = [dataclasses.replace(self.template, start=s0, end=e0, start_line=first,
+                                        end_line=chunks[i + 1][2] if i + 1 < len(chunks) else INF)
+                    for i, (s0, e0, first) in enumerate(chunks)]
+            yield from self._results(pool, chunks, work)
+            if self.pending:
+                yield [heapq.heappop(self.pending)[2] for _ in range(len(self.pending))]
+        self._finish(total_lines)
+
+    def _results(self, pool: ProcessPoolExecutor, chunks: list[tuple[int, int, int]],
+                 work: list[ChunkTask]) -> Iterator[list[Any]]:
         sync: float = 1  # where the previous chunk left the parser with no traceback open
         # Results come back in chunk order; at most `jobs` chunks run at once.
-        for i, res in enumerate(_bounded_map(pool, _work, work, jobs + 1)):
+        for i, res in enumerate(_bounded_map(pool, _work, work, self.jobs + 1)):
             if sync == INF:
                 continue  # an earlier chunk ran to the end of the file: it said everything
             if res.start_line != sync or not res.clean_at_start:
                 # The warm-up did not reach back far enough (long lines, or a
                 # traceback over the border): parse this chunk again from the
                 # sync line, clean, as one process would be there.
-                s0, _, first = chunks[i]
                 if sync >= res.end_line:
                     continue  # the whole chunk was inside the previous chunk's traceback
-                off = _offset_of_line(path, s0, first, int(sync), size)
-                if off is None:
-                    changed = True
+                redo = self._redo(chunks[i], work[i], sync)
+                if redo is None:
+                    self.changed = True
                     continue
-                redo = list(work[i])
-                redo[1], redo[3], redo[8] = off, int(sync), 0
-                res = pool.submit(_work, tuple(redo)).result()
+                res = pool.submit(_work, redo).result()
             sync = res.sync_line
-            changed = changed or res.short_read
-            stats.events += res.events
-            stats.unparsed += len(res.unparsed_lines)
-            stats.tracebacks += res.tracebacks
-            stats.truncated_tracebacks += res.truncated
-            stats.clipped_lines += res.clipped
-            end = res.end_line
-            keys, payloads = res.keys, res.payloads
-            if not pending and (not keys or keys[-1][0] < end):
-                # The common case: nothing to interleave, hand the chunk over whole.
-                yield payloads
+            self._count(res)
+            yield from self._merge(res)
+
+    def _redo(self, chunk: tuple[int, int, int], task: ChunkTask, sync: float) -> ChunkTask | None:
+        s0, _, first = chunk
+        off = offset_of_line(Path(task.path), s0, first, int(sync), task.limit)
+        if off is None:
+            return None
+        return dataclasses.replace(task, start=off, start_line=int(sync), warm_bytes=0)
+
+    def _count(self, res: ChunkResult) -> None:
+        stats = self.stats
+        self.changed = self.changed or res.short_read
+        stats.events += res.events
+        stats.unparsed += len(res.unparsed_lines)
+        stats.tracebacks += res.tracebacks
+        stats.truncated_tracebacks += res.truncated
+        stats.clipped_lines += res.clipped
+
+    def _merge(self, res: ChunkResult) -> Iterator[list[Any]]:
+        """A chunk's payloads in single-process order, with late emissions of earlier chunks put in place."""
+        pending = self.pending
+        end = res.end_line
+        keys, payloads = res.keys, res.payloads
+        if not pending and (not keys or keys[-1][0] < end):
+            # The common case: nothing to interleave, hand the chunk over whole.
+            yield payloads
+            return
+        if res.joined:
+            payloads = payloads[0].split("\n") if payloads else []
+        batch: list[Any] = []
+        for key, payload in zip(keys, payloads):
+            if key[0] >= end:  # emitted past the chunk: its turn comes in a later chunk
+                heapq.heappush(pending, (key, self.seq, payload))
+                self.seq += 1
                 continue
-            if res.joined:
-                payloads = payloads[0].split("\n") if payloads else []
-            batch: list[Any] = []
-            for key, payload in zip(keys, payloads):
-                if key[0] >= end:  # emitted past the chunk: its turn comes in a later chunk
-                    heapq.heappush(pending, (key, seq, payload))
-                    seq += 1
-                    continue
-                while pending and pending[0][0] < key:
-                    batch.append(heapq.heappop(pending)[2])
-                batch.append(payload)
-            while pending and pending[0][0][0] < end:
+            while pending and pending[0][0] < key:
                 batch.append(heapq.heappop(pending)[2])
-            yield batch
-        if pending:
-            yield [heapq.heappop(pending)[2] for _ in range(len(pending))]
-    lines_total = total_lines
-    stats.lines = lines_total
-    source.stats.lines = lines_total
-    try:
-        changed = changed or _file_id(path) != before
-    except OSError:
-        changed = True
-    if changed:
-        stats.changed = True
-        sys.stderr.write(f"forensics: warning: {source.name} changed while it was read; the result covers "
-                         f"its first {size:,} bytes as they were read and may be inexact\n")
+            batch.append(payload)
+        while pending and pending[0][0][0] < end:
+            batch.append(heapq.heappop(pending)[2])
+        yield batch
+
+    def _finish(self, total_lines: int) -> None:
+        path = self.source.path
+        assert path is not None
+        self.stats.lines = total_lines
+        self.source.stats.lines = total_lines
+        changed = self.changed
+        try:
+            changed = changed or file_id(path) != self.before
+        except OSError:
+            changed = True
+        if changed:
+            self.stats.changed = True
+            sys.stderr.write(f"forensics: warning: {self.source.name} changed while it was read; the result covers "
+                             f"its first {self.before[0]:,} bytes as they were read and may be inexact\n")

@@ -252,7 +252,7 @@ def _split_blocks(blocks: Iterable[str]) -> Iterator[list[str]]:
         yield lines
 
 
-def _numbered(blocks: Iterable[str], start: int = 1) -> Iterator[tuple[int, str]]:
+def number_lines(blocks: Iterable[str], start: int = 1) -> Iterator[tuple[int, str]]:
     # enumerate/chain run in C: no Python frame per line.
     return enumerate(itertools.chain.from_iterable(_split_blocks(blocks)), start)
 
@@ -274,8 +274,8 @@ class BulkGate:
 _BATCH_LINE = re.compile(r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: ")
 # Line-oriented formats whose every line carries a timestamp: thinning a
 # run keeps its first and last timestamps exact.
-_THIN_FORMATS = frozenset({"short", "short-precise", "short-iso", "short-iso-precise", "short-full", "with-unit",
-                           "short-unix", "short-monotonic", "short-delta", "docker", "json", "json-seq", "json-sse"})
+THIN_FORMATS = frozenset({"short", "short-precise", "short-iso", "short-iso-precise", "short-full", "with-unit",
+                          "short-unix", "short-monotonic", "short-delta", "docker", "json", "json-seq", "json-sse"})
 
 
 def is_bulk_line(text: str) -> bool:
@@ -298,7 +298,7 @@ def is_bulk_line(text: str) -> bool:
     return False
 
 
-def _thin(items: Iterator[tuple[int, str]], gate: BulkGate,
+def thin_serving(items: Iterator[tuple[int, str]], gate: BulkGate,
           count_range: tuple[int, float] | None = None) -> Iterator[tuple[int, str]]:
     held = None  # the latest line of the current run, not yet yielded
     in_run = False
@@ -370,8 +370,8 @@ def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: Sour
     ``stop_at``, stop at the first line at or past it once no traceback is
     open (a chunk of a file split across processes)."""
     clock = parser.clock
-    if bulk_gate is not None and plan.fmt in _THIN_FORMATS and not plan.wrappers:
-        lines = _thin(lines, bulk_gate, count_range)
+    if bulk_gate is not None and plan.fmt in THIN_FORMATS and not plan.wrappers:
+        lines = thin_serving(lines, bulk_gate, count_range)
     tb_open = parser.tb.open
     feed = parser.feed
     for rec in iter_records(lines, plan.fmt, clock, merge):
@@ -388,7 +388,7 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
                        parser_out: list | None = None, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
     """Events of one source, streaming. ``parser_out`` receives the
     EventParser (for its stats) before the first event is yielded."""
-    numbered = _numbered(source.blocks(line_mode=line_mode))
+    numbered = number_lines(source.blocks(line_mode=line_mode))
     sample: list[tuple[int, str]] = []
     if input_format == "auto" or not line_mode:
         for item in numbered:

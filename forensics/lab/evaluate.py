@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from forensics.diagnosis.run import diagnose_source, load_classifier
+from forensics.pipeline import diagnose_source, load_classifier
 from forensics.diagnosis.signatures import signature_set
 from forensics.errors import InputError
 from forensics.ingest.sources import Source

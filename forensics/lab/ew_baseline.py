@@ -57,7 +57,7 @@ def healthy_logs(dirs: list[Path]) -> list[Path]:
 
 def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str]]:
     """(server, warning templates, their shapes, subject values) of one healthy log."""
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
     from forensics.ingest.sources import Source
 
     incs: list[Any] = []

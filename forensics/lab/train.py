@@ -15,7 +15,7 @@ from typing import Any
 from forensics.lab.evaluate import read_labels
 from forensics.diagnosis.features import (TEXT_FIELDS, incident_features, incident_frame_tokens, mask,
                                           warning_candidates)
-from forensics.diagnosis.run import diagnose_source
+from forensics.pipeline import diagnose_source
 from forensics.diagnosis.signatures import signature_set
 from forensics.ingest.sources import Source
 

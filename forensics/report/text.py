@@ -1,9 +1,10 @@
 """Stage 6: the human report: short, readable in a terminal."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-import click
+# How text is coloured: ``style(text, fg=..., bold=...)`` (the CLI passes click.style on a colour terminal).
+Style = Callable[..., str]
 
 _VERDICT_COLOR = {"failed": "red", "ready": "green", "starting": "yellow", "stalled": "yellow", "no-failure": "green"}
 
@@ -55,10 +56,13 @@ def confidence_text(result: dict[str, Any]) -> str:
     return f"by {by}" if by else ""
 
 
-def render_text(result: dict[str, Any], color: bool = False) -> str:
-    def st(text: str, **kw: Any) -> str:
-        return click.style(text, **kw) if color else text
+def plain(text: str, **_: Any) -> str:
+    """The ``Style`` of uncoloured text."""
+    return text
 
+
+def render_text(result: dict[str, Any], style: Style = plain) -> str:
+    st = style
     lines: list[str] = []
     verdict = result.get("verdict") or "?"
     head = f"{result['source']}: {st(verdict.upper(), fg=_VERDICT_COLOR.get(verdict), bold=True)}"

@@ -1,4 +1,4 @@
-"""``forensics batch``: diagnose many logs in parallel, one row per incident.
+"""The engine of ``forensics batch``: diagnose many logs in parallel, one row per incident.
 
 Files are found with ``expand_paths`` (directories walked, ``.gz`` read
 transparently) and diagnosed one per task, in a process pool (``--jobs N``)
@@ -16,15 +16,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-import click
-
-from forensics.envelope.formats import FORMATS
 from forensics.errors import ForensicsError, InputError
-from forensics.options import tz_option
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -38,7 +33,7 @@ _STATE: dict[tuple[str, bool], tuple[Any, Any]] = {}
 def _diagnosis_tools(use_classifier: bool) -> tuple[Any, Any]:
     key = ("tools", use_classifier)
     if key not in _STATE:
-        from forensics.diagnosis.run import load_classifier
+        from forensics.pipeline import load_classifier
         from forensics.diagnosis.signatures import signature_set
 
         _STATE[key] = (signature_set(), load_classifier(use_classifier))
@@ -48,7 +43,7 @@ def _diagnosis_tools(use_classifier: bool) -> tuple[Any, Any]:
 def diagnose_file(path: str, input_format: str = "auto", use_classifier: bool = True) -> tuple[list[dict[str, Any]], int]:
     """Diagnose one file -> (incident rows, lines read). Never raises for a bad
     file: an unreadable one (or one the diagnosis trips over) is one error row."""
-    from forensics.diagnosis.run import diagnose_source
+    from forensics.pipeline import diagnose_source
     from forensics.ingest.sources import Source
     from forensics.report.frames import incident_rows
 
@@ -263,101 +258,3 @@ def run_batch(paths: Sequence[str], jobs: int | None = None, engine: str = "proc
     df.attrs["files"] = len(files) + len({r["source"] for r in rows if r.get("error") and r["source"] not in tried})
     df.attrs["lines"] = total_lines
     return df
-
-
-# --------------------------------------------------------------------------
-# command line: forensics batch, forensics report
-# --------------------------------------------------------------------------
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(batch_command)
-    cli.add_command(report_command)
-
-
-@click.command("batch")
-@click.argument("paths", nargs=-1, required=True)
-@click.option("--out", "out", required=True, metavar="FILE",
-              help="Table to write: .parquet, .csv or .jsonl (by suffix), one row per incident.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: the number of CPUs).")
-@click.option("--engine", type=click.Choice(ENGINES), default="processes", show_default=True)
-@click.option("--scheduler", metavar="ADDR", default=None,
-              help="dask scheduler address (tcp://host:8786); default: a local cluster.")
-@click.option("--summary", is_flag=True, help="Print counts by root cause and phase, top signatures, early warnings.")
-@click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True)
-@click.option("--no-classifier", is_flag=True, help="Signatures only.")
-@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
-@tz_option
-def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: str, scheduler: str | None,
-                  summary: bool, input_format: str, no_classifier: bool, progress: bool | None,
-                  tz: str | None) -> int:
-    """Diagnose many logs (files, directories, .gz/.xz/.bz2/.zst, journal files) into one table,
-    one row per incident. Needs forensics[batch]."""
-    from forensics.extras import need
-
-    need("batch", "pandas", *(("pyarrow",) if out.endswith(".parquet") else ()))
-    from forensics.envelope.zone import set_log_zone
-
-    set_log_zone(tz)  # workers inherit it (FORENSICS_TZ)
-    from forensics.report.frames import table_format, write_table
-    from forensics.report.summary import render_summary, summary_line
-
-    table_format(out)  # an unknown suffix is a usage error before any work
-    t0 = time.monotonic()
-    df = run_batch(list(paths), jobs=jobs, engine=engine, scheduler=scheduler, progress=progress,
-                   input_format=input_format, use_classifier=not no_classifier)
-    write_table(df, out)
-    files = df.attrs.get("files")
-    click.echo(f"forensics: batch: {summary_line(df, files)}; {df.attrs.get('lines', 0):,} lines in "
-               f"{time.monotonic() - t0:.1f} s -> {out}", err=True)
-    if summary:
-        click.echo(render_summary(df, files=files))
-    return 0
-
-
-@click.command("report")
-@click.argument("table", metavar="FILE")
-@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows per ranking.")
-def report_command(table: str, top: int) -> int:
-    """Summarise a table written by `forensics batch` (.parquet, .csv, .jsonl)."""
-    from forensics.extras import need
-
-    need("batch", "pandas")
-    from forensics.report.frames import read_table
-    from forensics.report.summary import render_summary
-
-    df = read_table(table)
-    files = df.attrs.get("files")
-    click.echo(render_summary(df, top=top, files=int(files) if files is not None else None))
-    return 0
-
-
-class _CallableModule(types.ModuleType):
-    """Importing this module binds ``forensics.batch`` to it (Python sets a
-    submodule as an attribute of its package), hiding the API function of the
-    same name; calling the module calls that function, so
-    ``forensics.batch(paths)`` keeps working either way."""
-
-    def __call__(self, paths: Any, jobs: int | None = None, engine: str = "processes",
-                 scheduler: str | None = None) -> "pd.DataFrame":
-        from forensics.api import batch
-
-        return batch(paths, jobs=jobs, engine=engine, scheduler=scheduler)
-
-
-sys.modules[__name__].__class__ = _CallableModule
-
-
-class _CallableModule(types.ModuleType):
-    """Importing ``forensics.batch`` (this module) rebinds the package's
-    ``batch`` attribute from the API function to the module; calling the
-    module calls the function, so ``forensics.batch([...])`` works either way."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from forensics.api import batch
-
-        return batch(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

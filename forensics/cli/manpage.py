@@ -1,11 +1,11 @@
 """``forensics(1)``, written from click's own help of every command, so the
-man page says what ``--help`` says. ``python -m forensics.manpage`` prints it;
+man page says what ``--help`` says. ``python -m forensics.cli.manpage`` prints it;
 the wheel ships ``forensics/man/forensics.1`` (a test keeps it current)."""
 from __future__ import annotations
 
 import click
 
-from forensics import __version__
+from forensics.versions import __version__
 
 
 def _roff(text: str) -> str:
@@ -50,9 +50,8 @@ def render(cli: click.Group) -> str:
 
 
 def main() -> None:
-    from forensics.cli import _register_optional_commands, cli
+    from forensics.cli.main import cli
 
-    _register_optional_commands()
     click.echo(render(cli), nl=False)
 
 

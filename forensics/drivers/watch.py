@@ -24,8 +24,6 @@ grace deadlines) runs on elapsed time, whether or not newlines arrive.
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
 import itertools
 import json
 import os
@@ -36,55 +34,25 @@ import time
 import urllib.error
 import urllib.request
 from collections import deque
-from dataclasses import dataclass
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
-from forensics import exitcodes
-from forensics.diagnosis.diagnose import diagnose_incident, record_hits
-from forensics.diagnosis.run import assemble, load_classifier
+import forensics.exitcodes as exitcodes
+from forensics.diagnosis.diagnose import record_hits
 from forensics.diagnosis.early_warnings import live_early_warnings as early_warnings_for
 from forensics.diagnosis.signatures import signature_set
-from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
+from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit,
+                                             WatchOptions, answer, ready_line)
 from forensics.events import model as K
 from forensics.events.grammars import message_parser, traceback_parser
 from forensics.events.model import Event
-from forensics.events.parser import SAMPLE_LINES, EventParser, SourcePlan, plan_source
-from forensics.incidents.lifetimes import Hit, Incident, IncidentBuilder, PhaseSpan
+from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
+from forensics.incidents.lifetimes import Incident
 from forensics.ingest.sources import MAX_LINE_BYTES
+from forensics.pipeline import LivePipeline, assemble, load_classifier
 
 IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
-QUIET = 0.03  # a pause this long: evaluate what has arrived
-SNAP_EVERY = 0.1  # while lines keep coming, evaluate at least this often
-REFINE_EVERY = 0.25  # the same once a failure is printed (updates are not urgent; the classifier is not free)
-TB_STALL = 1.5  # a traceback still in its frames after a pause this long is reported as far as it got
-GRACE = 2.0  # default --grace: how long after the first report a better cause may still come
-TB_GRACE = 30.0  # the grace period waits for an unfinished traceback at most this long
 EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many lines)
 CLIP_MARK = b" [...clipped by forensics]"  # as the file reader marks a clipped monster line
-# What makes a printed answer different enough for a ``failure_update``.
-ANSWER_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "phase", "evidence",
-                 "early_warnings", "truncated", "incident")
-
-
-class WatchExit(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-@dataclass
-class WatchOptions:
-    stall_timeout: float = 300.0
-    ready_timeout: float | None = None
-    probe: str | None = None
-    probe_interval: float = 5.0
-    fmt: str = "text"  # text | json
-    input_format: str = "auto"
-    until: str = "ready"  # ready | failure (keep watching a serving server)
-    use_classifier: bool = True
-    grace: float = GRACE
-
-
 # --------------------------------------------------------------------- the hook
 # Which early warnings to print for the event that just arrived is decided in
 # one place, ``forensics.diagnosis.early_warnings.live_early_warnings``
@@ -185,110 +153,6 @@ class LiveLines:
         self.eof = True
 
 
-# --------------------------------------------------------------------- the pipeline
-def _fork_incident(inc: Incident) -> Incident:
-    """A copy that feeding events to cannot change the original (events and
-    hits are never mutated, so they are shared)."""
-    new = copy.copy(inc)
-    for name, v in vars(inc).items():
-        if isinstance(v, (list, dict, set, deque)):
-            setattr(new, name, copy.copy(v))
-        elif hasattr(v, "__dict__") and not isinstance(v, (Event, Hit, PhaseSpan, type)):
-            setattr(new, name, copy.deepcopy(v))  # e.g. notes a diagnosis hook keeps on the incident
-    new.phases = {k: dataclasses.replace(s) for k, s in inc.phases.items()}
-    if inc.exit is not None:
-        new.exit = dict(inc.exit)
-    return new
-
-
-def _fork_parser(p: EventParser) -> EventParser:
-    q = copy.copy(p)
-    q.tb = p.tb.fork()
-    q.stats = copy.deepcopy(p.stats)
-    q.clock = copy.copy(p.clock)
-    return q
-
-
-class Pipeline:
-    """classify's stages for one plan, fed one record at a time. A journal
-    entry whose next line may continue it is held (as the file reader
-    holds it for one line of lookahead)."""
-
-    def __init__(self, plan: SourcePlan, on_hit: Any, classifier: Any) -> None:
-        self.plan = plan
-        clock = Clock()
-        clock.year = plan.year
-        self.clock = clock
-        self.parser = EventParser("-", clock, plan.wrappers)
-        self.parser.stats.format = plan.fmt
-        self.builder = IncidentBuilder("-", on_hit)
-        self.clf = classifier
-        self.merge = SHORT_ALIASES.get(plan.fmt, plan.fmt) in SHORT_PATTERNS
-        self.held: Record | None = None
-        self.closed: list[dict[str, Any]] = []  # diagnoses of finished lifetimes
-
-    def records(self, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
-        return iter_records(lines, self.plan.fmt, self.clock, merge=False)
-
-    def feed(self, rec: Record) -> list[tuple[Event, Incident, list[Incident]]]:
-        """Feed one record; returns (event, its incident, lifetimes it closed)."""
-        if self.merge:
-            held = self.held
-            if rec.cont and held is not None and held.marker is None:
-                held.text = held.text + "\n" + rec.text
-                if rec.line != held.line:
-                    held.line_step = 1
-                return []
-            self.held = rec
-            if held is None:
-                return []
-            rec = held
-        return self._events(self.parser.feed(rec), self.builder, self.closed)
-
-    def _events(self, events: list[Event], builder: IncidentBuilder,
-                closed: list[dict[str, Any]]) -> list[tuple[Event, Incident, list[Incident]]]:
-        out = []
-        for ev in events:
-            done = list(builder.feed(ev))
-            for inc in done:
-                closed.append(diagnose_incident(inc, self.clf))
-            out.append((ev, builder.cur, done))  # type: ignore[arg-type]
-        return out
-
-    def snapshot(self, include_open: bool, incomplete_last: bool = False
-                 ) -> tuple[list[dict[str, Any]], list[tuple[Event, Incident, list[Incident]]], dict[str, Any]]:
-        """Diagnoses of every lifetime if the stream ended now (the held
-        record fed, tracebacks closed: all of them with ``include_open``,
-        else those whose exception line has arrived). The real state is
-        untouched. Returns (diagnoses, events the copy produced, stats)."""
-        parser, builder = self.parser, self.builder
-        closed = list(self.closed)
-        fed: list[tuple[Event, Incident, list[Incident]]] = []
-        if self.held is not None or parser.tb.open:
-            parser = _fork_parser(parser)
-            builder = copy.copy(builder)
-            builder.cur = _fork_incident(builder.cur) if builder.cur is not None else None
-            evs: list[Event] = []
-            if self.held is not None:
-                evs.extend(parser.feed(copy.copy(self.held)))
-            evs.extend(parser.finish(incomplete_last) if include_open else parser.tb.close_complete())
-            fed = self._events(evs, builder, closed)
-        if builder.cur is not None:
-            closed.append(diagnose_incident(builder.cur, self.clf))
-        return closed, fed, parser.stats.to_dict()
-
-
-def _answer(res: dict[str, Any]) -> tuple:
-    return tuple(json.dumps(res.get(k), sort_keys=True, default=str) for k in ANSWER_FIELDS)
-
-
-def _ready_line(res: dict[str, Any]) -> int | None:
-    for span in res.get("phases") or ():
-        if span.get("phase") == "ready":
-            return span.get("first_line")
-    return None
-
-
 # --------------------------------------------------------------------- the watcher
 class Watcher:
     def __init__(self, opts: WatchOptions, out: TextIO = sys.stdout) -> None:
@@ -306,7 +170,7 @@ class Watcher:
             getattr(self.clf, "model", None)
         self.start = time.monotonic()
         self.live: LiveLines | None = None
-        self.pipe: Pipeline | None = None
+        self.pipe: LivePipeline | None = None
         self.dirty = False
         self.last_eval = 0.0
         self.stall_evaluated = False  # the current pause already had its stall evaluation
@@ -451,7 +315,7 @@ class Watcher:
         self.last_phase = results[-1].get("reached_phase") if results else None
         top = assemble("-", results, stats, self.sset, self.clf)
         if top["verdict"] == "failed":
-            ans = _answer(top)
+            ans = answer(top)
             if self.reported is None:
                 self.reported, self.report_at = ans, now
                 self.report("failure", top)
@@ -469,7 +333,7 @@ class Watcher:
             self.report("failure_update", top)
         last = results[-1] if results else None
         if last is not None and last["verdict"] == "ready" and self.log_ready_at is None:
-            self.on_log_ready(now, _ready_line(last))
+            self.on_log_ready(now, ready_line(last))
         return top
 
     def on_log_ready(self, now: float, line: int | None) -> None:
@@ -492,8 +356,8 @@ class Watcher:
         top = self.evaluate(now, include_open=True) if top is None else top
         if top["verdict"] != "failed":
             return
-        changed = _answer(top) != self.reported
-        self.reported = _answer(top)
+        changed = answer(top) != self.reported
+        self.reported = answer(top)
         self.report("failure_update", top, final=True, changed=changed)
         raise WatchExit(exitcodes.FAILURE)
 
@@ -562,7 +426,7 @@ class Watcher:
                 except StopIteration:
                     break
             plan = self._plan()
-            self.pipe = pipe = Pipeline(plan, self.on_hit, self.clf)
+            self.pipe = pipe = LivePipeline(plan, self.on_hit, self.clf)
             self.dirty = True
             replanned = False
             planned_at = live.consumed

@@ -1,5 +1,6 @@
-"""Command-line options shared by several commands (journal filters, time
-zone, colour), so each is spelled and documented once."""
+"""Command-line options shared by several commands, each declared once here
+(spelling, check, default, help): journal filters, time zone, colour,
+--input-format, --no-classifier, --jobs, --model, --signatures."""
 from __future__ import annotations
 
 import os
@@ -8,7 +9,36 @@ from typing import Any, Callable, TextIO
 
 import click
 
+from forensics.envelope.formats import FORMATS
 from forensics.ingest.journal import JournalFilter
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+JOBS_HELP = "Processes for one big regular file (default: all cores, up to 4, for files over 48 MB)."
+SIGNATURES_ONLY = "Signatures only."
+
+
+def input_format_option(help: str | None = None, metavar: str | None = None) -> Decorator:
+    """``--input-format``: one of ``FORMATS`` (anything else: click's usage error, exit 2)."""
+    return click.option("--input-format", "input_format", type=click.Choice(FORMATS), default="auto",
+                        show_default=True, help=help, metavar=metavar)
+
+
+def no_classifier_option(help: str | None = SIGNATURES_ONLY) -> Decorator:
+    return click.option("--no-classifier", "no_classifier", is_flag=True, help=help)
+
+
+def jobs_option(help: str = JOBS_HELP) -> Decorator:
+    return click.option("--jobs", "-j", "jobs", type=click.IntRange(min=1), default=None, help=help)
+
+
+def signatures_option(help: str | None = None) -> Decorator:
+    return click.option("--signatures", "sigdirs", multiple=True, help=help)
+
+
+model_option: Decorator = click.option(
+    "--model", "model", metavar="FILE", default=None,
+    help="Classifier to use: a .scorer.json.gz, or a .skops model (checked against an exact type list).")
 
 
 def journal_options(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,99 @@
+"""``forensics classify``: diagnose logs, text or one JSON object per input."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+import forensics.exitcodes as exitcodes
+from forensics.cli.options import (color_option, input_format_option, jobs_option, journal_filter, journal_options,
+                                   model_option, no_classifier_option, signatures_option, tz_option, want_color)
+from forensics.errors import InputError
+
+
+def sigdirs_of(paths: tuple[str, ...]) -> list[Path] | None:
+    """``--signatures`` as paths; None: the shipped set."""
+    return [Path(p) for p in paths] or None
+
+
+class _EscapedStdout:
+    """stdout for streamed JSON: lone surrogates (names that are not UTF-8) become ``\\uXXXX``."""
+
+    def write(self, text: str) -> None:
+        from forensics.report.outputs import json_text
+
+        sys.stdout.write(json_text(text))
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "ndjson"]), default="text", show_default=True,
+              help="json: one JSON object per input, one per line (schema: forensics/report/schema/"
+                   "forensics.schema.json); ndjson is the same.")
+@input_format_option()
+@signatures_option("Signature files/directories (default: the shipped set).")
+@no_classifier_option()
+@color_option
+@click.option("--no-color", "no_color", is_flag=True, hidden=True)
+@tz_option
+@journal_options
+@jobs_option()
+@model_option
+@click.argument("paths", nargs=-1)
+def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifier: bool, color: str,
+             no_color: bool, tz: str | None, since: str | None, until: str | None, units: tuple[str, ...],
+             jobs: int | None, model: str | None, paths: tuple[str, ...]) -> int:
+    """Diagnose why a server failed (stdin when no PATH). Exit 0: no failure, 1: failure found,
+    2: unusable input.
+
+    PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
+    (*.journal, *.journal~) or journal directories, - for stdin.
+    """
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.envelope.zone import set_log_zone
+    from forensics.ingest.sources import expand_paths
+    from forensics.pipeline import diagnose_source, load_classifier
+
+    set_log_zone(tz)
+    sset = signature_set(sigdirs_of(sigdirs))
+    clf = load_classifier(not no_classifier, model)
+    any_failed = False
+    use_color = want_color("never" if no_color else color)
+    unreadable = 0
+    filt = journal_filter(since, until, units)
+    for src in expand_paths(paths, journal_filter=filt):
+        try:
+            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs, spool=True)
+        except InputError as e:
+            if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
+                raise  # the only input: a usage error (exit 2)
+            click.echo(f"forensics: error: {e} (skipped)", err=True)
+            unreadable += 1
+            continue
+        if filt and not src.journal:
+            click.echo(f"forensics: warning: {src.name}: --since/--until/--unit apply to journal files only",
+                       err=True)
+        any_failed = any_failed or res["verdict"] == "failed"
+        _print_result(src.name, res, fmt, use_color)
+    if any_failed:
+        return exitcodes.FAILURE  # a diagnosed failure is the news, even if another file was unreadable
+    return exitcodes.USAGE if unreadable else exitcodes.OK
+
+
+def _print_result(name: str, res: dict, fmt: str, use_color: bool) -> None:
+    from forensics.report import spool
+    from forensics.report.text import plain, render_text
+
+    if res.get("stats", {}).get("truncated_gzip"):
+        click.echo(f"forensics: warning: {name}: the {res['stats'].get('compression') or 'gzip'} "
+                   f"stream ends early; analysed the {res['stats'].get('lines', 0)} lines before the cut",
+                   err=True)
+    if fmt == "text":
+        click.echo(render_text(res, click.style if use_color else plain), color=use_color)
+    else:
+        # One object per input, one per line, whatever the number of inputs
+        # (streamed: a log of many lifetimes is never one string in memory).
+        spool.dump(res, _EscapedStdout())
+        sys.stdout.write("\n")
+    for w in res.get("warnings") or ():
+        click.echo(f"forensics: warning: {w}", err=True)

@@ -1,0 +1,77 @@
+"""The lab's commands: ``forensics eval``, ``forensics train``, ``forensics corpus generate``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from forensics.cli.options import model_option, no_classifier_option
+from forensics.errors import InputError
+
+
+@click.command("eval")
+@no_classifier_option()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--show-misses", is_flag=True, help="List every wrong answer.")
+@click.option("--split", type=click.Choice(["train", "test"]), default=None, help="Only rows of this split.")
+@model_option
+@click.argument("dirs", nargs=-1, required=True)
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, model: str | None,
+             dirs: tuple[str, ...]) -> int:
+    """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
+    from forensics.lab.evaluate import evaluate_dirs, render_report
+
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
+    for why in report.get("unreadable") or ():
+        click.echo(f"forensics: warning: skipped {why}", err=True)
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=2, default=str))
+    else:
+        click.echo(render_report(report, show_misses))
+    return 0
+
+
+@click.command("train")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="Model file to write (default: the one shipped in the package).")
+@click.option("--seed", default=0, show_default=True)
+@click.argument("corpora", nargs=-1)
+def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
+    """Train the classifier on the train split of labelled corpora. Needs forensics[train]."""
+    from forensics.extras import need
+
+    need("train", "sklearn", "skops")
+    from forensics.diagnosis.classifier.loader import MODEL_PATH
+    from forensics.lab.train import DEFAULT_CORPORA, train
+
+    dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
+    try:
+        meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+    except ValueError as e:  # scikit-learn on a corpus it cannot learn from (too few examples, one class)
+        raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
+    click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
+               f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
+    return 0
+
+
+@click.group("corpus")
+def corpus_group() -> None:
+    """The project's labelled corpora."""
+
+
+@corpus_group.command("generate")
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--count", "per_label", type=int, default=40, show_default=True, help="Failure logs per root cause.")
+@click.option("--healthy", type=int, default=110, show_default=True, help="Healthy or still-starting logs.")
+@click.option("--out", type=click.Path(file_okay=False), required=True)
+@click.option("--splice-real", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="Collections whose train-split exception blocks may be spliced in (e.g. corpora/cpu).")
+def corpus_generate(seed: int, per_label: int, healthy: int, out: str, splice_real: tuple[str, ...]) -> int:
+    """Write a seeded, deterministic corpus of realistic logs and its labels.csv."""
+    from forensics.lab.generator.generate import generate_corpus
+
+    kwargs = {"splice_real": [Path(p) for p in splice_real]} if splice_real else {}
+    rows = generate_corpus(seed, per_label, healthy, Path(out), **kwargs)
+    click.echo(f"wrote {len(rows)} logs and labels.csv to {out}", err=True)
+    return 0

@@ -1,0 +1,42 @@
+"""``forensics parse``: the structured events of logs, as NDJSON."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from forensics.cli.options import input_format_option, jobs_option, journal_filter, journal_options, tz_option
+from forensics.events.model import KINDS as EVENT_KINDS
+
+
+@click.command()
+@input_format_option("Force the outer log format instead of sniffing it.")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(EVENT_KINDS), metavar="KIND",
+              help=f"Only print events of this kind (repeatable): {', '.join(EVENT_KINDS)}.")
+@click.option("--stats/--no-stats", default=False, help="Print line accounting to stderr at the end.")
+@jobs_option()
+@tz_option
+@journal_options
+@click.argument("paths", nargs=-1)
+def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | None, tz: str | None,
+          since: str | None, until: str | None, units: tuple[str, ...], paths: tuple[str, ...]) -> None:
+    """Print the structured events of logs as NDJSON (stdin when no PATH).
+
+    PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
+    or journal directories, - for stdin.
+    """
+    from forensics.envelope.zone import set_log_zone
+    from forensics.ingest.sources import expand_paths
+    from forensics.pipeline import write_events
+
+    set_log_zone(tz)
+    out = sys.stdout
+    if out is None:  # started with fd 1 closed: like click.echo, print nothing
+        out = open(os.devnull, "w")
+    wanted = frozenset(kinds)
+    for src in expand_paths(paths, journal_filter=journal_filter(since, until, units)):
+        st = write_events(src, out.write, input_format, jobs, wanted)
+        if stats and st is not None:
+            click.echo(json.dumps({"source": src.name, **st.to_dict()}), err=True)

@@ -1,0 +1,311 @@
+"""The one composer: source -> events -> incidents -> diagnoses.
+
+``SourceEvents`` gives the events of a source (one process, or ``--jobs``
+processes over a big regular file) and its parse statistics as a value;
+``write_events`` prints them as NDJSON (``forensics parse``);
+``diagnose_source`` turns them into the JSON contract of ``forensics
+classify``; ``LivePipeline`` runs the same stages one record at a time
+(``forensics watch``). classify, parse, watch, batch, diff, the API, eval
+and train all come through here.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections import deque
+from typing import Any, Callable, Iterator
+
+from forensics.diagnosis.diagnose import diagnose_incident, record_hits
+from forensics.diagnosis.signatures import SignatureSet, signature_set
+from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
+from forensics.events.model import Event
+from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, auto_jobs, split_source
+from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events
+from forensics.incidents.lifetimes import Hit, Incident, IncidentBuilder, PhaseSpan
+from forensics.ingest.sources import Source
+from forensics.report.contract import normalize_result
+from forensics.report.spool import IncidentSpool
+from forensics.versions import TAXONOMY_VERSION, __version__
+
+TOP_FIELDS = ("verdict", "root_cause", "confidence", "decided_by", "signature", "summary", "remediation",
+              "phase", "evidence", "early_warnings", "candidates", "truncated", "time_to_failure_s", "duration_s",
+              "failed_first", "consequences")
+EMPTY_STATS = {"lines": 0, "parsed": 0, "unparsed": 0, "events": 0}
+BATCH_EVENTS = 4096  # events per batch on the one-process path of ``batches()``
+# One NDJSON line per event (``forensics parse``); picklable, so --jobs workers encode too.
+ndjson_line: LineEncoder = Event.to_json
+
+
+class SourceEvents:
+    """The events of one source, streaming, and its ``stats`` (complete once
+    they are consumed). ``jobs`` > 1 splits a regular file across processes
+    (same events, same order); ``thin`` skips the middle of runs of serving
+    lines (for a diagnosis); ``encode`` (for ``batches()``) hands events back
+    as lines of text."""
+
+    def __init__(self, source: Source, input_format: str = "auto", jobs: int = 1, thin: bool = False,
+                 encode: LineEncoder | None = None, chunk_bytes: int | None = None,
+                 warm_bytes: int = WARM_BYTES) -> None:
+        self.source, self.input_format, self.jobs, self.thin, self.encode = source, input_format, jobs, thin, encode
+        self.chunk_bytes, self.warm_bytes = chunk_bytes, warm_bytes
+        self._parsers: list[EventParser] = []
+        self._split: SplitRun | None = None
+
+    @property
+    def stats(self) -> ParseStats | None:
+        if self._split is not None:
+            return self._split.stats
+        return self._parsers[0].stats if self._parsers else None
+
+    def stats_dict(self) -> dict[str, Any]:
+        st = self.stats
+        return st.to_dict() if st is not None else dict(EMPTY_STATS)
+
+    def _one_process(self) -> Iterator[Event]:
+        gate = BulkGate() if self.thin else None
+        return iter_source_events(self.source, self.input_format, parser_out=self._parsers, bulk_gate=gate)
+
+    def _split_run(self) -> SplitRun | None:
+        if self.jobs < 2 or self.source.path is None:
+            return None
+        self._split = split_source(self.source, self.jobs, self.input_format, self.thin, self.encode,
+                                   self.chunk_bytes, self.warm_bytes)
+        return self._split
+
+    def __iter__(self) -> Iterator[Any]:
+        """Payloads one by one: events, or (with ``encode``) lines of text."""
+        if self.jobs < 2:
+            return self._one_process()  # no generator layer of ours on the common path
+        return self._flat()
+
+    def _flat(self) -> Iterator[Any]:
+        for batch in self.batches():
+            if self.encode is not None:
+                for text in batch:  # whole chunks arrive newline-joined
+                    yield from text.split("\n")
+            else:
+                yield from batch
+
+    def batches(self) -> Iterator[list[Any]]:
+        """Payloads in lists (one write per chunk); encoded lines may come
+        several to a string, newline-joined."""
+        run = self._split_run()
+        if run is not None:
+            yield from run.batches()
+            return
+        encode, name = self.encode, self.source.name
+        batch: list[Any] = []
+        for ev in self._one_process():
+            batch.append(encode(ev, name, None) if encode is not None else ev)  # type: ignore[arg-type]
+            if len(batch) >= BATCH_EVENTS:
+                yield batch
+                batch = []
+        yield batch
+
+
+def write_events(source: Source, write: Callable[[str], Any], input_format: str = "auto", jobs: int | None = None,
+                 kinds: frozenset[str] = frozenset()) -> ParseStats | None:
+    """``forensics parse`` of one source: its events as NDJSON lines through
+    ``write`` (only those of ``kinds`` when given); returns its parse statistics.
+    ``jobs``: as ``--jobs`` (None: all cores for a big regular file)."""
+    n_jobs = auto_jobs(source.path, jobs) if source.path is not None else 1
+    if n_jobs > 1 and not kinds:
+        events = SourceEvents(source, input_format, jobs=n_jobs, encode=ndjson_line)
+        for batch in events.batches():
+            if batch:
+                write("\n".join(batch))
+                write("\n")
+        return events.stats
+    events = SourceEvents(source, input_format)
+    name = source.name
+    ts_cache: list = [None, None]
+    for ev in events:
+        if kinds and ev.kind not in kinds:
+            continue
+        write(ev.to_json(name, ts_cache))
+        write("\n")
+    return events.stats
+
+
+def load_classifier(use: bool, model: str | None = None) -> Any:
+    """The classifier of a run: ``model`` (an explicit ``--model`` file,
+    ``.scorer.json.gz`` or ``.skops``), else ``default_model()``."""
+    if not use:
+        return None
+    from forensics.diagnosis.classifier.loader import default_model, model_at
+
+    import os
+
+    if model:
+        clf = model_at(model, allow_skops=True)
+    elif os.environ.get("FORENSICS_MODEL"):
+        clf = default_model()
+    else:
+        return default_model()  # the shipped scorer loads on first use
+    clf.model  # a model the user named is checked now: refused before any work, in one line
+    return clf
+
+
+def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: Any = None,  # type: ignore[no-untyped-def]
+                    always_classify: bool = False, keep_incidents: list | None = None,
+                    spool: bool = False) -> list[dict[str, Any]]:
+    """One answer per incident. ``spool``: keep them compressed as they come
+    (an ``IncidentSpool``: memory flat in the number of lifetimes)."""
+    builder = IncidentBuilder(source_name, record_hits(sset))
+    out: Any = IncidentSpool() if spool else []
+
+    def done(inc):  # type: ignore[no-untyped-def]
+        out.append(diagnose_incident(inc, classifier, always_classify))
+        if keep_incidents is not None:
+            keep_incidents.append(inc)
+
+    for ev in events:
+        for inc in builder.feed(ev):
+            done(inc)
+    for inc in builder.finish():
+        done(inc)
+    return out
+
+
+def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str, Any], sset: SignatureSet,
+             classifier: Any = None) -> dict[str, Any]:
+    """Top level = the incident that matters most: the last failed one, else the last one."""
+    main = None
+    if isinstance(incidents, IncidentSpool):
+        main = incidents.last_failed or incidents.last
+    else:
+        for inc in reversed(incidents):
+            if inc["verdict"] == "failed":
+                main = inc
+                break
+        if main is None and incidents:
+            main = incidents[-1]
+    result: dict[str, Any] = {"source": source_name}
+    if main is None:
+        result.update({"verdict": "no-failure", "root_cause": None, "confidence": None, "decided_by": None,
+                       "signature": None, "summary": "The input is empty.", "remediation": None, "phase": None,
+                       "evidence": [], "early_warnings": [], "candidates": [], "truncated": False,
+                       "time_to_failure_s": None, "duration_s": None, "classifier": None, "incident": None})
+    else:
+        for k in TOP_FIELDS:
+            result[k] = main.get(k)
+        result["classifier"] = main.get("classifier")
+        result["incident"] = main["index"]
+    result["incidents"] = incidents
+    result["stats"] = stats
+    result["versions"] = {"forensics": __version__, "taxonomy": TAXONOMY_VERSION, "signatures": sset.digest,
+                          "model": getattr(classifier, "version", None)}
+    result["warnings"] = [w.message for w in sset.warnings]
+    return normalize_result(result)
+
+
+def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
+                    sset: SignatureSet | None = None, classifier: Any = None, always_classify: bool = False,
+                    keep_incidents: list | None = None, thin: bool = True, jobs: int | None = 1,
+                    spool: bool = False) -> dict[str, Any]:
+    """Diagnose one source. ``thin`` skips the middle of runs of serving
+    lines (same answer, several times faster on long serving logs). ``spool``:
+    ``incidents`` is an ``IncidentSpool`` (compressed; write it with
+    ``forensics.report.spool.dump``), for logs of any number of lifetimes."""
+    sset = sset or signature_set()
+    if classifier is None:
+        classifier = load_classifier(use_classifier)
+    n_jobs = auto_jobs(source.path, jobs) if jobs != 1 and thin and source.path is not None else 1
+    events = SourceEvents(source, input_format, jobs=n_jobs, thin=thin)
+    incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
+    stats = events.stats_dict()
+    stats["compression"] = source.stats.compression
+    return assemble(source.name, incidents, stats, sset, classifier)
+
+
+def fork_incident(inc: Incident) -> Incident:
+    """A copy that feeding events to cannot change the original (events and
+    hits are never mutated, so they are shared)."""
+    new = copy.copy(inc)
+    for name, v in vars(inc).items():
+        if isinstance(v, (list, dict, set, deque)):
+            setattr(new, name, copy.copy(v))
+        elif hasattr(v, "__dict__") and not isinstance(v, (Event, Hit, PhaseSpan, type)):
+            setattr(new, name, copy.deepcopy(v))  # e.g. notes a diagnosis hook keeps on the incident
+    new.phases = {k: dataclasses.replace(s) for k, s in inc.phases.items()}
+    if inc.exit is not None:
+        new.exit = dict(inc.exit)
+    return new
+
+
+def fork_parser(p: EventParser) -> EventParser:
+    q = copy.copy(p)
+    q.tb = p.tb.fork()
+    q.stats = copy.deepcopy(p.stats)
+    q.clock = copy.copy(p.clock)
+    return q
+
+
+class LivePipeline:
+    """classify's stages for one plan, fed one record at a time (``forensics
+    watch``). A journal entry whose next line may continue it is held (as the
+    file reader holds it for one line of lookahead); ``snapshot`` diagnoses a
+    copy as if the stream ended now."""
+
+    def __init__(self, plan: SourcePlan, on_hit: Any, classifier: Any) -> None:
+        self.plan = plan
+        clock = Clock()
+        clock.year = plan.year
+        self.clock = clock
+        self.parser = EventParser("-", clock, plan.wrappers)
+        self.parser.stats.format = plan.fmt
+        self.builder = IncidentBuilder("-", on_hit)
+        self.clf = classifier
+        self.merge = SHORT_ALIASES.get(plan.fmt, plan.fmt) in SHORT_PATTERNS
+        self.held: Record | None = None
+        self.closed: list[dict[str, Any]] = []  # diagnoses of finished lifetimes
+
+    def records(self, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
+        return iter_records(lines, self.plan.fmt, self.clock, merge=False)
+
+    def feed(self, rec: Record) -> list[tuple[Event, Incident, list[Incident]]]:
+        """Feed one record; returns (event, its incident, lifetimes it closed)."""
+        if self.merge:
+            held = self.held
+            if rec.cont and held is not None and held.marker is None:
+                held.text = held.text + "\n" + rec.text
+                if rec.line != held.line:
+                    held.line_step = 1
+                return []
+            self.held = rec
+            if held is None:
+                return []
+            rec = held
+        return self._events(self.parser.feed(rec), self.builder, self.closed)
+
+    def _events(self, events: list[Event], builder: IncidentBuilder,
+                closed: list[dict[str, Any]]) -> list[tuple[Event, Incident, list[Incident]]]:
+        out = []
+        for ev in events:
+            done = list(builder.feed(ev))
+            for inc in done:
+                closed.append(diagnose_incident(inc, self.clf))
+            out.append((ev, builder.cur, done))  # type: ignore[arg-type]
+        return out
+
+    def snapshot(self, include_open: bool, incomplete_last: bool = False
+                 ) -> tuple[list[dict[str, Any]], list[tuple[Event, Incident, list[Incident]]], dict[str, Any]]:
+        """Diagnoses of every lifetime if the stream ended now (the held
+        record fed, tracebacks closed: all of them with ``include_open``,
+        else those whose exception line has arrived). The real state is
+        untouched. Returns (diagnoses, events the copy produced, stats)."""
+        parser, builder = self.parser, self.builder
+        closed = list(self.closed)
+        fed: list[tuple[Event, Incident, list[Incident]]] = []
+        if self.held is not None or parser.tb.open:
+            parser = fork_parser(parser)
+            builder = copy.copy(builder)
+            builder.cur = fork_incident(builder.cur) if builder.cur is not None else None
+            evs: list[Event] = []
+            if self.held is not None:
+                evs.extend(parser.feed(copy.copy(self.held)))
+            evs.extend(parser.finish(incomplete_last) if include_open else parser.tb.close_complete())
+            fed = self._events(evs, builder, closed)
+        if builder.cur is not None:
+            closed.append(diagnose_incident(builder.cur, self.clf))
+        return closed, fed, parser.stats.to_dict()
