@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import click
 
-from forensics.envelope.formats import FORMATS
+from forensics.envelope.readers import FORMATS
 from forensics.errors import ForensicsError, InputError
 from forensics.options import tz_option
 
@@ -297,7 +297,7 @@ def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: st
     from forensics.extras import need
 
     need("batch", "pandas", *(("pyarrow",) if out.endswith(".parquet") else ()))
-    from forensics.envelope.zone import set_log_zone
+    from forensics.envelope.clock import set_log_zone
 
     set_log_zone(tz)  # workers inherit it (FORENSICS_TZ)
     from forensics.report.frames import render_summary, summary_line, table_format, write_table

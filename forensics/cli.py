@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from forensics import exitcodes
-from forensics.envelope.formats import FORMATS
+from forensics.envelope.readers import FORMATS
 from forensics.errors import ForensicsError
 from forensics.events.model import KINDS as EVENT_KINDS
 from forensics.options import journal_filter, journal_options, tz_option
@@ -46,7 +46,7 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
     PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
     or journal directories, - for stdin.
     """
-    from forensics.envelope.zone import set_log_zone
+    from forensics.envelope.clock import set_log_zone
     from forensics.events.parser import iter_source_events
     from forensics.ingest.sources import expand_paths
 

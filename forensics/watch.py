@@ -44,7 +44,10 @@ from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.run import assemble, load_classifier
 from forensics.diagnosis.early_warnings import live_early_warnings as early_warnings_for
 from forensics.diagnosis.signatures import signature_set
-from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
+from forensics.envelope.clock import Clock
+from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
+from forensics.envelope.readers import iter_records
+from forensics.envelope.record import Record
 from forensics.events import model as K
 from forensics.events.grammars import message_parser, traceback_parser
 from forensics.events.model import Event

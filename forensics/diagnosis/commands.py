@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from forensics import exitcodes
-from forensics.envelope.formats import FORMATS
+from forensics.envelope.readers import FORMATS
 from forensics.errors import InputError
 from forensics.options import color_option, journal_filter, journal_options, tz_option, want_color
 
@@ -66,7 +66,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     """
     from forensics.diagnosis.run import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
-    from forensics.envelope.zone import set_log_zone
+    from forensics.envelope.clock import set_log_zone
     from forensics.ingest.sources import expand_paths
     from forensics.report import spool
     from forensics.report.outputs import json_text

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from forensics.envelope.formats import FORMATS
+from forensics.envelope.readers import FORMATS
 
 
 def register(cli: click.Group) -> None:
@@ -39,7 +39,7 @@ def diff_command(fmt: str, input_format: str, good_incident: int | None, bad_inc
     import sys
 
     from forensics.drivers.diff import diff_paths
-    from forensics.envelope.formats import FORMATS
+    from forensics.envelope.readers import FORMATS
     from forensics.report.diff import render_diff
 
     if input_format not in FORMATS:
