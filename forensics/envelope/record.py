@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Iterator
 
@@ -12,28 +13,24 @@ from forensics.envelope.clean import clean_message
 from forensics.ingest.values import json_nesting_exceeds
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class Record:
     """One logical message line with its envelope. ``line`` is the 1-based
     physical input line where it starts; ``cont`` marks a journald
     continuation line of a multi-line entry."""
 
-    __slots__ = ("line", "text", "ts", "host", "ident", "pid", "cont", "marker", "unit", "line_step")
-
-    def __init__(self, line: int, text: str, ts: datetime | None = None, host: str | None = None,
-                 ident: str | None = None, pid: int | None = None, cont: bool = False,
-                 marker: str | None = None, unit: str | None = None, line_step: int = 0):
-        self.line = line
-        self.text = text
-        self.ts = ts
-        self.host = host
-        self.ident = ident
-        self.pid = pid
-        self.cont = cont
-        self.marker = marker
-        self.unit = unit
-        # A multi-line message: its k-th line is on physical line ``line + k * line_step``
-        # (1 for journald's indented continuation lines, 0 inside one JSON/export entry).
-        self.line_step = line_step
+    line: int
+    text: str
+    ts: datetime | None = None
+    host: str | None = None
+    ident: str | None = None
+    pid: int | None = None
+    cont: bool = False
+    marker: str | None = None
+    unit: str | None = None
+    # A multi-line message: its k-th line is on physical line ``line + k * line_step``
+    # (1 for journald's indented continuation lines, 0 inside one JSON/export entry).
+    line_step: int = 0
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Record({self.line}, {self.text!r}, ts={self.ts}, host={self.host}, ident={self.ident}, pid={self.pid})"

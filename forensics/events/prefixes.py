@@ -194,17 +194,17 @@ def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
 
 
 def _peel_proc(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    """A Ray-style process tag: ``(EngineCore_0 pid=123) ``."""
     m = _PROC.match(t)
-    if m is None:
-        return 0, False
-    p.proc = m.group("proc")
-    if m.group("pid"):
-        p.proc_pid = pid_value(m.group("pid"))
-    if m.group("rank"):
-        p.rank = f"rank{m.group('rank')}"
-    elif p.proc and p.proc[-1].isdigit() and p.rank is None:
-        p.rank = p.proc
-    return m.end(), False
+    if m:
+        p.proc = m.group("proc")
+        if m.group("pid"):
+            p.proc_pid = pid_value(m.group("pid"))
+        if m.group("rank"):
+            p.rank = f"rank{m.group('rank')}"
+        elif p.proc and p.proc[-1].isdigit() and p.rank is None:
+            p.rank = p.proc
+    return (m.end() if m else 0), False
 
 
 def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:

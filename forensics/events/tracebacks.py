@@ -116,15 +116,16 @@ def _start_type(text: str) -> str | None:
     if HEADER_TEXT in text:
         return "HEADER"
     s = text.lstrip()
+    start_type = None
     if s.startswith("+ Exception Group Traceback"):
-        return "GROUP_HEAD"
-    if s.startswith("File \"") and text[:1] == " ":
-        return "FILE"
-    if STRICT_EXC.match(text):
-        return "EXC"
-    if _RAISE.match(text):
-        return "SOURCE"
-    return None
+        start_type = "GROUP_HEAD"
+    elif s.startswith("File \"") and text[:1] == " ":
+        start_type = "FILE"
+    elif STRICT_EXC.match(text):
+        start_type = "EXC"
+    elif _RAISE.match(text):
+        start_type = "SOURCE"
+    return start_type
 
 
 class TracebackAssembler:
