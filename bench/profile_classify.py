@@ -101,7 +101,9 @@ def stage_ingest(path: Path) -> int:
 
 
 def stage_envelope(path: Path) -> int:
-    from forensics.envelope.formats import Clock, detect_format, iter_records
+    from forensics.envelope.clock import Clock
+    from forensics.envelope.readers import iter_records
+    from forensics.envelope.sniff import detect_format
     from forensics.events.parser import SAMPLE_LINES, number_lines
     from forensics.ingest.sources import Source
 

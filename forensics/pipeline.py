@@ -17,7 +17,10 @@ from typing import Any, Callable, Iterator
 
 from forensics.diagnosis.diagnose import diagnose_incident, record_hits
 from forensics.diagnosis.signatures import SignatureSet, signature_set
-from forensics.envelope.formats import SHORT_ALIASES, SHORT_PATTERNS, Clock, Record, iter_records
+from forensics.envelope.clock import Clock
+from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
+from forensics.envelope.readers import iter_records
+from forensics.envelope.record import Record
 from forensics.events.model import Event
 from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, auto_jobs, split_source
 from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events

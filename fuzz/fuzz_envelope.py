@@ -23,7 +23,7 @@ _instrumented = (atheris.instrument_imports(include=["forensics"]) if atheris is
                  else contextlib.nullcontext())
 with _instrumented:
     from forensics.api import to_sources
-    from forensics.envelope.formats import FORMATS
+    from forensics.envelope.readers import FORMATS
     from forensics.events.parser import iter_source_events
 
 

@@ -15,6 +15,7 @@ import pytest
 
 import forensics
 from forensics.events import catalogue as cat
+from forensics.events.templates import literal_size, split_template
 
 REPO = Path(__file__).resolve().parent.parent
 CAT_DIR = REPO / "signatures" / "catalogue"
@@ -234,14 +235,14 @@ def _sample(kinds: tuple[str, ...], per_package: int = 40):
     out = []
     for name in EXPECTED:
         es = [e for e in cat.entries(name) if e.kind in kinds and "\n" not in e.template
-              and cat.literal_size(e.template) >= 12]
+              and literal_size(e.template) >= 12]
         step = max(1, len(es) // per_package)
         out.extend(es[::step][:per_package])
     return out
 
 
 def _render(e: cat.CatalogueEntry) -> str:
-    return e.render(["7" if not ph else ph for _lit, ph in cat.split_template(e.template) if ph is not None])
+    return e.render(["7" if not ph else ph for _lit, ph in split_template(e.template) if ph is not None])
 
 
 def test_grammar_extracts_what_the_catalogue_says_for_exceptions():
@@ -266,7 +267,7 @@ def test_grammar_extracts_what_the_catalogue_says_for_exceptions():
         assert tb["exc_message"].split("\n")[0].strip() == msg.strip(), (e.id, tb["exc_message"], msg)
         found = cat.lookup(f"{exc}: {msg}")
         assert found is not None, (e.id, msg)
-        assert cat.literal_size(found.template) >= cat.literal_size(e.template), (e.template, found.template)
+        assert literal_size(found.template) >= literal_size(e.template), (e.template, found.template)
         checked += 1
     assert checked >= 200
 
@@ -291,6 +292,6 @@ def test_grammar_extracts_what_the_catalogue_says_for_log_calls():
         assert ev.text.strip() == msg.strip(), (e.id, ev.text, msg)
         found = cat.lookup(ev.text)
         assert found is not None, (e.id, msg)
-        assert cat.literal_size(found.template) >= cat.literal_size(e.template)
+        assert literal_size(found.template) >= literal_size(e.template)
         checked += 1
     assert checked >= 100

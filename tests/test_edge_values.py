@@ -8,7 +8,8 @@ import sys
 import pytest
 
 import forensics
-from forensics.envelope.formats import MAX_JSON_DEPTH, from_epoch_us
+from forensics.envelope.clock import from_epoch_us
+from forensics.envelope.record import MAX_JSON_DEPTH
 from forensics.ingest.values import bounded_int, json_nesting_exceeds, no_surrogates, pid_value, table_datetime
 
 

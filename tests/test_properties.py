@@ -279,7 +279,7 @@ _OLD_BOX = _re.compile(r"^\s*[│┃║|](?:\s*\d+\s*[│┃║|])?\s?(?P<msg>.*
 def test_box_wrapper_equals_the_old_regex(text):
     """The linear box-border matcher gives the message the old (quadratic)
     regex gave, on any text."""
-    from forensics.envelope.formats import _WRAPPERS
+    from forensics.envelope.wrappers import _WRAPPERS
 
     a, b = _OLD_BOX.match(text), _WRAPPERS["box"].match(text)
     assert (a is None) == (b is None)

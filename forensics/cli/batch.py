@@ -31,7 +31,7 @@ def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: st
     from forensics.extras import need
 
     need("batch", "pandas", *(("pyarrow",) if out.endswith(".parquet") else ()))
-    from forensics.envelope.zone import set_log_zone
+    from forensics.envelope.clock import set_log_zone
 
     set_log_zone(tz)  # workers inherit it (FORENSICS_TZ)
     from forensics.report.frames import table_format, write_table

@@ -50,7 +50,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     (*.journal, *.journal~) or journal directories, - for stdin.
     """
     from forensics.diagnosis.signatures import signature_set
-    from forensics.envelope.zone import set_log_zone
+    from forensics.envelope.clock import set_log_zone
     from forensics.ingest.sources import expand_paths
     from forensics.pipeline import diagnose_source, load_classifier
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, TextIO
 
 import click
 
-from forensics.envelope.formats import FORMATS
+from forensics.envelope.readers import FORMATS
 from forensics.ingest.journal import JournalFilter
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]

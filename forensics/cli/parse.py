@@ -27,7 +27,7 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
     PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
     or journal directories, - for stdin.
     """
-    from forensics.envelope.zone import set_log_zone
+    from forensics.envelope.clock import set_log_zone
     from forensics.ingest.sources import expand_paths
     from forensics.pipeline import write_events
 

@@ -47,12 +47,11 @@ from forensics.events.grammars import message_parser, traceback_parser
 from forensics.events.model import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
-from forensics.ingest.sources import MAX_LINE_BYTES
+from forensics.ingest.live import LineCutter
 from forensics.pipeline import LivePipeline, assemble, load_classifier
 
 IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
 EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many lines)
-CLIP_MARK = b" [...clipped by forensics]"  # as the file reader marks a clipped monster line
 # --------------------------------------------------------------------- the hook
 # Which early warnings to print for the event that just arrived is decided in
 # one place, ``forensics.diagnosis.early_warnings.live_early_warnings``
@@ -71,8 +70,7 @@ class LiveLines:
     def __init__(self, fd: int, tick: Any) -> None:
         self.fd = fd
         self.tick = tick
-        self.buf = bytearray()
-        self.clipping = False
+        self.cutter = LineCutter()  # the file reader's rule: forensics.ingest.live
         self.queue: deque[tuple[int, str]] = deque()
         self.n = 0
         self.eof = False
@@ -114,42 +112,24 @@ class LiveLines:
         self.tick()
 
     def _take(self, data: bytes) -> None:
-        if self.clipping:  # inside a monster line: drop up to its newline
-            nl = data.find(b"\n")
-            if nl < 0:
-                return
-            data = data[nl:]
-            self.clipping = False
-        buf = self.buf
-        pos = len(buf)  # the bytes before hold no newline
-        buf += data
-        start = 0
-        while True:
-            nl = buf.find(b"\n", pos)
-            if nl < 0:
-                break
-            self._line(bytes(buf[start:nl]))
-            start = pos = nl + 1
-        if start:
-            del buf[:start]
-        if len(buf) > MAX_LINE_BYTES:
-            del buf[MAX_LINE_BYTES:]
-            buf += CLIP_MARK
-            self.clipping = True
+        text, _clipped = self.cutter.take(data)
+        if text:
+            for line in text[:-1].split("\n"):
+                self._line(line)
 
-    def _line(self, raw: bytes) -> None:
+    def _line(self, line: str) -> None:
         self.n += 1
-        item = (self.n, raw.decode("utf-8", "replace"))
+        item = (self.n, line)
         self.queue.append(item)
         if self.n <= EARLY_LINES:
             self.early.append(item)
         self.last_line_at = time.monotonic()
 
     def _end(self) -> None:
-        if self.buf:
-            self.incomplete_last = not self.clipping
-            self._line(bytes(self.buf))
-            self.buf = bytearray()
+        last, cut_short = self.cutter.finish()
+        if last is not None:
+            self.incomplete_last = cut_short
+            self._line(last)
         self.eof = True
 
 

@@ -7,32 +7,28 @@ mined from released wheels and public sources by
 ``python -m forensics.lab.catalogue_mine``; nothing here is written by hand
 except the phase rules below, which are data over names.
 
-Everything loads lazily on first use and uses only the standard library, so
-``import forensics.events.catalogue`` costs nothing. :func:`lookup` costs a few
+Everything loads lazily on first use (``catalogue_index``; templates and their
+index words: ``templates``) and uses only the standard library, so ``import
+forensics.events.catalogue`` costs nothing. :func:`lookup` costs a few
 microseconds per line: templates are indexed by their rarest literal word, and
 only the few templates that share a word of the line are tried.
 """
 from __future__ import annotations
 
-import bisect
-import gzip
-import hashlib
-import json
 import os
 import re
 import threading
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable
 
+from forensics.events.catalogue_index import CatalogueEntry, CatalogueIndex, catalogue_dir
+from forensics.events.phases import PHASES
+
 __all__ = [
-    "CatalogueEntry", "PHASES", "PHASE_RULES", "phase_from_names", "template_regex",
+    "CatalogueEntry", "PHASES", "PHASE_RULES", "phase_from_names",
     "lookup", "lookup_all", "phase_of_function", "phase_of_frames", "entries_for_label", "entries",
     "packages", "is_error_level", "catalogue_dir", "module_of_path",
 ]
 
-PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture",
-          "warmup", "ready", "serving", "shutdown")
 
 # Phase from a function's qualified name and its module, first match wins.
 # Ordered most specific first: "capture" beats "forward", "profile_run" beats
@@ -146,87 +142,6 @@ _TOP_PACKAGE = re.compile(r"(?:^|/)((?:sglang|vllm|lmdeploy|transformers|torch|f
                           r"deep_gemm|text_generation_server|sgl_kernel|vllm_ascend|ray|uvicorn|huggingface_hub)/)")
 
 
-# ------------------------------------------------------------------ entries
-@dataclass(frozen=True, slots=True)
-class CatalogueEntry:
-    """One distinct message a program prints, with where and in which releases.
-
-    ``kind`` says how it is printed: ``raise`` (an exception), ``assert``,
-    ``log`` (a logger call), ``warn`` (``warnings.warn``), ``print`` (to
-    stderr), ``check`` (a C++ ``TORCH_CHECK``-style check), ``native-log``
-    (NCCL's ``WARN``/``INFO``, Rust ``tracing``), ``error-string`` (a runtime's
-    error name and string, e.g. CUDA's; a Rust error enum's text), ``panic``
-    (Rust ``panic!``/``expect``), ``binary-string`` (a sentence-like string
-    literal of a shared library, e.g. libtorch_cuda's; level unknown),
-    ``progress`` (a progress bar's description, e.g. tqdm's ``desc``). ``template`` is the literal text with
-    ``{}``/``{name}`` placeholders (literal braces doubled); ``match`` (a
-    property: a function of the template) is a regex that finds it in a line.
-    """
-
-    package: str
-    kind: str
-    template: str
-    level: str | None
-    exc_type: str | None
-    module: str | None
-    function: str | None
-    releases: tuple[str, ...]
-    source: str | None
-    phase: str | None
-    label: str | None
-    label_rule: str | None
-    sites: int = 1
-    advice: str | None = None
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "CatalogueEntry":
-        return cls(
-            package=d["package"], kind=d["kind"], template=d["template"], level=d.get("level"), exc_type=d.get("exc_type"),
-            module=d.get("module"), function=d.get("function"),
-            releases=tuple(d.get("releases") or ()), source=d.get("source"),
-            phase=d.get("phase"), label=d.get("label"), label_rule=d.get("label_rule"),
-            sites=int(d.get("sites") or 1), advice=d.get("advice"),
-        )
-
-    @property
-    def id(self) -> str:
-        """Stable id: the package and a hash of what makes the entry distinct."""
-        return entry_id(self.package, self.kind, self.exc_type, self.level, self.template)
-
-    @property
-    def remediation(self) -> str | None:
-        """What to do, in the program's own words (``advice``), or None."""
-        return self.advice
-
-    @property
-    def match(self) -> str:
-        """The regex that finds this message in a line (a function of the template)."""
-        return template_regex(self.template)
-
-    def to_dict(self) -> dict:
-        d = {f: (list(getattr(self, f)) if f == "releases" else getattr(self, f))
-             for f in self.__dataclass_fields__}
-        d["id"] = self.id
-        d["match"] = self.match
-        return d
-
-    def render(self, values: Iterable[str] | None = None) -> str:
-        """The template with its placeholders filled (``values`` in order, else
-        a plausible token), literal braces undoubled: what the program would print."""
-        it = iter(values or ())
-        out: list[str] = []
-        for lit, ph in split_template(self.template):
-            out.append(lit)
-            if ph is not None:
-                out.append(next(it, "X" if not ph else ph))
-        return "".join(out)
-
-
-def entry_id(package: str, kind: str, exc_type: str | None, level: str | None, template: str) -> str:
-    h = hashlib.sha1(f"{package}\0{kind}\0{exc_type}\0{level}\0{template}".encode()).hexdigest()[:12]
-    return f"{package}:{h}"
-
-
 _ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL", "EXCEPTION"})
 _ERROR_KINDS = frozenset({"raise", "assert", "check", "error-string", "panic"})
 
@@ -241,275 +156,14 @@ def is_error_level(entry: CatalogueEntry) -> bool:
     return (entry.level or "").upper() in _ERROR_LEVELS
 
 
-# ---------------------------------------------------------------- templates
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
-
-
-def split_template(template: str) -> list[tuple[str, str | None]]:
-    """[(literal, placeholder-name-or-None)]: ``{{``/``}}`` are literal braces,
-    ``{x}`` a placeholder named x (empty name allowed)."""
-    out: list[tuple[str, str | None]] = []
-    lit: list[str] = []
-    pos = 0
-    for m in _PLACEHOLDER.finditer(template):
-        lit.append(template[pos:m.start()])
-        tok = m.group(0)
-        if tok == "{{":
-            lit.append("{")
-        elif tok == "}}":
-            lit.append("}")
-        else:
-            out.append(("".join(lit), m.group(1)))
-            lit = []
-        pos = m.end()
-    lit.append(template[pos:])
-    out.append(("".join(lit), None))
-    return out
-
-
-def template_regex(template: str) -> str:
-    """A regex that finds the template's first line in a line of a log.
-
-    Placeholders match lazily anything on the line; runs of whitespace in the
-    literal text match any whitespace (log shippers re-wrap and re-indent)."""
-    first = template.split("\n", 1)[0] if "\n" in template else template
-    parts: list[str] = []
-    for lit, ph in split_template(first):
-        if lit:
-            parts.append(r"\s+".join(re.escape(w) for w in lit.split()) if lit.strip() else r"\s*")
-            if lit[:1].isspace() and parts[-1] != r"\s*":
-                parts[-1] = r"\s*" + parts[-1]
-            if lit[-1:].isspace() and parts[-1] != r"\s*":
-                parts[-1] = parts[-1] + r"\s*"
-        if ph is not None:
-            parts.append(r".*?")
-    # search() is unanchored: wildcards and optional space at either end add nothing
-    while parts and parts[0] in (r".*?", r"\s*"):
-        parts.pop(0)
-    while parts and parts[-1] in (r".*?", r"\s*"):
-        parts.pop()
-    return "".join(parts)
-
-
-# Whole words of 4+ characters starting with a letter: a word that is part of
-# a longer run of word characters (x1_abcd, 12abcd) is never one.
-_WORD = re.compile(r"\b[A-Za-z_]\w{3,}")
-
-
-def _segment_words(lit: str, open_left: bool, open_right: bool) -> list[str]:
-    """The whole words of a literal segment. A word touching a placeholder
-    (``sm_{arch}``) is only part of the printed word, so it is left out."""
-    ms = list(_WORD.finditer(lit))
-    if ms and open_left and ms[0].start() == 0:
-        ms = ms[1:]
-    if ms and open_right and ms[-1].end() == len(lit):
-        ms = ms[:-1]
-    return [m.group().lower() for m in ms]
-
-
-def _literal_keys(template: str) -> list[str]:
-    """The words of the template's first line, and each pair of words adjacent
-    within one literal segment ("w1 w2"): a pair is far rarer than a word, and
-    it appears as a pair in any line the template matches."""
-    first = template.split("\n", 1)[0]
-    segs = split_template(first)
-    keys: list[str] = []
-    for i, (lit, _ph) in enumerate(segs):
-        ws = _segment_words(lit, open_left=i > 0, open_right=segs[i][1] is not None)
-        keys.extend(ws)
-        keys.extend(f"{a} {b}" for a, b in zip(ws, ws[1:]))
-    return keys
-
-
-def _line_keys(message: str) -> list[str]:
-    ws = _WORD.findall(message.lower())
-    return ws + [f"{a} {b}" for a, b in zip(ws, ws[1:])]
-
-
-def literal_size(template: str) -> int:
-    first = template.split("\n", 1)[0]
-    return sum(len(lit.strip()) for lit, _ in split_template(first))
-
-
-# --------------------------------------------------------------- the index
-def catalogue_dir() -> Path:
-    """``$FORENSICS_CATALOGUE``, else the catalogue shipped in the wheel, else
-    the source tree's ``signatures/catalogue``."""
-    env = os.environ.get("FORENSICS_CATALOGUE")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve().parent.parent
-    packaged = here / "_signatures" / "catalogue"
-    if packaged.is_dir():
-        return packaged
-    return here.parent / "signatures" / "catalogue"
-
-
-# Too short or too generic to say which message it is: never used as a key.
-_MIN_LITERAL = 10
-INDEX_FILE = "lookup-index.gz"
-INDEX_SEP = "\x1f"  # between fields of the index's lines
-INDEX_NL = "\x1e"   # a newline inside a template
-_SEP_B = INDEX_SEP.encode()
-
-
-def index_keys(templates: list[str]) -> list[str | None]:
-    """For each template its rarest literal word (over all templates): the one
-    word of a line that must be present for the template to match. The miner
-    stores these in the lookup index so loading costs no template parsing."""
-    words_of: list[list[str]] = []
-    freq: dict[str, int] = {}
-    for t in templates:
-        ws = sorted(set(_literal_keys(t))) if literal_size(t) >= _MIN_LITERAL else []
-        words_of.append(ws)
-        for w in ws:
-            freq[w] = freq.get(w, 0) + 1
-    return [min(ws, key=lambda w: (freq[w], -len(w), w)) if ws else None for ws in words_of]
-
-
-class _PackageFile:
-    """One package's entries, decompressed on first use and parsed one line at
-    a time: a match needs only its own entry."""
-
-    def __init__(self, path: Path, package: str) -> None:
-        self.path = path
-        self.package = package
-        self._lines: list[bytes] | None = None
-        self._parsed: dict[int, CatalogueEntry] = {}
-
-    def lines(self) -> list[bytes]:
-        if self._lines is None:
-            with gzip.open(self.path, "rb") as fh:
-                self._lines = [ln for ln in fh.read().split(b"\n") if ln.strip()]
-        return self._lines
-
-    def entry(self, i: int) -> CatalogueEntry:
-        e = self._parsed.get(i)
-        if e is None:
-            d = json.loads(self.lines()[i])
-            d.setdefault("package", self.package)
-            e = self._parsed[i] = CatalogueEntry.from_dict(d)
-        return e
-
-    def all(self) -> list[CatalogueEntry]:
-        return [self.entry(i) for i in range(len(self.lines()))]
-
-
-class _Index:
-    """The lookup index (templates, key words, exception types; entries by
-    number) and, separately and lazily, the function table."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.files: dict[str, _PackageFile] = {}
-        self.releases: dict[str, list[str]] = {}
-        self.starts: list[int] = []  # first entry number of each package in self.names
-        self.names: list[str] = []
-        self._raw_templates: list[bytes] = []
-        self.by_word: dict[str, list[int]] = {}  # parsed _ids
-        self._ids: dict[str, str] = {}
-        self._functions: dict[str, dict[str, str]] | None = None
-        self._rx: dict[int, tuple[re.Pattern[str], int, frozenset[str]] | None] = {}
-        self._load()
-
-    @property
-    def size(self) -> int:
-        return len(self._raw_templates)
-
-    def template(self, i: int) -> str:
-        t = self._raw_templates[i].decode("utf-8")
-        return t.replace(INDEX_NL, "\n") if INDEX_NL in t else t
-
-    def _load(self) -> None:
-        if not self.directory.is_dir():
-            return
-        for f in sorted(self.directory.glob("*.jsonl.gz")):
-            pkg = f.name[: -len(".jsonl.gz")]
-            self.files[pkg] = _PackageFile(f, pkg)
-        ipath = self.directory / INDEX_FILE
-        if ipath.is_file():
-            with gzip.open(ipath, "rb") as fh:
-                head, templates, keys, ids = fh.read().split(b"\n")[:4]
-            packs = json.loads(head)["packages"]
-            # templates stay bytes until one is a candidate (decoding them all
-            # would cost more than the rest of the load)
-            self._raw_templates = templates.split(_SEP_B)
-            # key -> "i,j": the numbers are parsed when the key occurs in a line
-            self._ids = dict(zip(keys.decode("utf-8").split(INDEX_SEP), ids.decode("ascii").split(INDEX_SEP)))
-        else:  # no index (a hand-made catalogue): build it from the entries
-            pk = sorted(self.files)
-            es = [e for p in pk for e in self.files[p].all()]
-            by: dict[str, list[int]] = {}
-            for i, k in enumerate(index_keys([e.template for e in es])):
-                if k:
-                    by.setdefault(k, []).append(i)
-            packs = [[p, len(self.files[p].lines()), sorted({r for e in self.files[p].all() for r in e.releases})]
-                     for p in pk]
-            self._raw_templates = [e.template.encode("utf-8") for e in es]
-            self._ids = {k: ",".join(map(str, v)) for k, v in by.items()}
-        n = 0
-        for pkg, count, releases in packs:
-            self.names.append(pkg)
-            self.starts.append(n)
-            self.releases[pkg] = list(releases)
-            n += count
-
-    def ids(self, key: str) -> list[int] | None:
-        got = self.by_word.get(key)
-        if got is None:
-            raw = self._ids.get(key)
-            if raw is None:
-                return None
-            got = self.by_word[key] = [int(x) for x in raw.split(",")]
-        return got
-
-    @property
-    def functions(self) -> dict[str, dict[str, str]]:
-        if self._functions is None:
-            fpath = self.directory / "functions.json.gz"
-            table: dict[str, dict[str, str]] = {}
-            if fpath.is_file():
-                with gzip.open(fpath, "rt", encoding="utf-8") as fh:
-                    table = json.load(fh)
-            self._functions = table
-        return self._functions
-
-    def entry(self, i: int) -> CatalogueEntry:
-        k = bisect.bisect_right(self.starts, i) - 1
-        return self.files[self.names[k]].entry(i - self.starts[k])
-
-    def compiled(self, i: int) -> tuple[re.Pattern[str], int, frozenset[str]] | None:
-        got = self._rx.get(i, _MISSING)
-        if got is _MISSING:
-            t = self.template(i)
-            try:
-                got = (re.compile(template_regex(t)), literal_size(t), frozenset(_literal_keys(t)))
-            except re.error:
-                got = None
-            self._rx[i] = got
-        return got  # type: ignore[return-value]
-
-    def candidates(self, message: str) -> tuple[set[int], set[str]]:
-        out: set[int] = set()
-        raw = self._ids
-        keys = _line_keys(message)
-        for w in keys:
-            if w in raw:
-                ids = self.ids(w)
-                if ids:
-                    out.update(ids)
-        return out, set(keys)
-
-
-_MISSING = object()
-_INDEX: _Index | None = None
+_INDEX: CatalogueIndex | None = None
 _LOCK = threading.Lock()
 
 
 _INDEX_ENV: str | None = None
 
 
-def _index() -> _Index:
+def _index() -> CatalogueIndex:
     """The loaded index; reloaded only when $FORENSICS_CATALOGUE changes (tests)."""
     global _INDEX, _INDEX_ENV
     idx = _INDEX
@@ -518,7 +172,7 @@ def _index() -> _Index:
         with _LOCK:
             idx = _INDEX
             if idx is None or env != _INDEX_ENV:
-                idx = _INDEX = _Index(catalogue_dir())
+                idx = _INDEX = CatalogueIndex(catalogue_dir())
                 _INDEX_ENV = env
     return idx
 

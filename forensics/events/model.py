@@ -127,6 +127,22 @@ def _cached_enc(value: str | None) -> str:
     return js
 
 
+
+def _who_fragment(who: tuple) -> str:
+    """The JSON of host/ident/pid/rank/level: they repeat across thousands of
+    lines, so each combination is encoded once (``_WHO_CACHE``)."""
+    c = _ENC_CACHE
+    host, ident, pid, rank, level = who
+    frag = "".join((',"host":', c.get(host) or _cached_enc(host),
+                    ',"ident":', c.get(ident) or _cached_enc(ident),
+                    ',"pid":', "null" if pid is None else str(pid),
+                    ',"rank":', c.get(rank) or _cached_enc(rank),
+                    ',"level":', c.get(level) or _cached_enc(level)))
+    if len(_WHO_CACHE) > 4096:
+        _WHO_CACHE.clear()
+    _WHO_CACHE[who] = frag
+    return frag
+
 class Event:
     """One event. A plain ``__slots__`` class rather than a frozen dataclass:
     it is built once per input line, and frozen-dataclass construction costs
@@ -214,16 +230,7 @@ class Event:
         who = (self.host, self.ident, self.pid, self.rank, self.level)
         frag = _WHO_CACHE.get(who)
         if frag is None:
-            # host/ident/pid/rank/level repeat across thousands of lines: encode once.
-            host, ident, pid, rank, level = who
-            frag = "".join((',"host":', c.get(host) or _cached_enc(host),
-                            ',"ident":', c.get(ident) or _cached_enc(ident),
-                            ',"pid":', "null" if pid is None else str(pid),
-                            ',"rank":', c.get(rank) or _cached_enc(rank),
-                            ',"level":', c.get(level) or _cached_enc(level)))
-            if len(_WHO_CACHE) > 4096:
-                _WHO_CACHE.clear()
-            _WHO_CACHE[who] = frag
+            frag = _who_fragment(who)
         return "".join((
             '{"kind":"', self.kind, '","line":', str(self.line), ',"ts":', ts_s, frag,
             ',"text":', _encode_str(self.text),

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from forensics.envelope.formats import Clock, iter_records
+from forensics.envelope.clock import Clock
+from forensics.envelope.readers import iter_records
 from forensics.events import model as K
 from forensics.events.model import Event
 from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,

@@ -8,7 +8,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from forensics.envelope.formats import Clock, Record, detect_format, detect_wrappers, iter_records, unwrap
+from forensics.envelope.clock import Clock
+from forensics.envelope.readers import iter_records
+from forensics.envelope.record import Record
+from forensics.envelope.sniff import detect_format
+from forensics.envelope.wrappers import detect_wrappers, unwrap
 from forensics.events import model as K
 from forensics.events.grammars import parse_message
 from forensics.events.model import Event

@@ -126,109 +126,128 @@ def split_prefix(text: str, year: int) -> Prefix:
         t = p.text
         if not t:
             break
-        c = t[0]
-        m = None
-        if c == "[":
-            j = t.find("] ", 10, 90)
-            hit = _SGL_CACHE.get(t[: j + 2]) if j > 0 else None
-            if hit is not None:
-                # The same "[date TPn] " prefix recurs on many lines: reuse its parse.
-                p.app_ts, rank = hit
-                if rank:
-                    p.rank = rank
-                p.dialect = p.dialect or "sglang"
-                rest = t[j + 2:]
-                um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
-                if um:
-                    p.level = um.group("lvl")
-                    rest = rest[um.end():]
-                headers.append(t[: len(t) - len(rest)])
-                p.text = rest
-                if rest[:1] not in ("[", "("):
-                    break
-                continue
-            m = _SGL.match(t)
-            if m:
-                p.app_ts = _dt(m.group("d"), m.group("ms"))
-                tags = m.group("tags").strip()
-                if tags:
-                    p.rank = tags
-                if len(_SGL_CACHE) > 4096:
-                    _SGL_CACHE.clear()
-                _SGL_CACHE[m.group(0)] = (p.app_ts, tags or None)
-                p.dialect = p.dialect or "sglang"
-                rest = t[m.end():]
-                um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
-                if um:
-                    p.level = um.group("lvl")
-                    rest = rest[um.end():]
-                    p.dialect = "sglang"
-                headers.append(t[: len(t) - len(rest)])
-                p.text = rest
-                if rest[:1] not in ("[", "("):
-                    break  # nothing nests inside an SGLang record but rank / process tags
-                continue
-            m = _RANK.match(t)
-            if m:
-                p.rank = p.rank or f"rank{m.group('rank')}"
-                p.dialect = p.dialect or "torch"
-            elif (m := _GLOG.match(t)) is not None:
-                p.level = p.level or _LEVELS[m.group("lvl")]
-                p.logger = p.logger or m.group("file")
-                p.dialect = p.dialect or "glog"
-            elif (m := _SGL_SHORT.match(t)) is not None:
-                p.rank = m.group("tags").strip()
-                p.dialect = p.dialect or "sglang"
-            elif (m := _GPU_ID.match(t)) is not None:
-                p.rank = f"gpu{m.group('gpu')}"
-                p.dialect = p.dialect or "sglang"
-        elif c == "(":
-            m = _PROC.match(t)
-            if m:
-                p.proc = m.group("proc")
-                if m.group("pid"):
-                    p.proc_pid = pid_value(m.group("pid"))
-                if m.group("rank"):
-                    p.rank = f"rank{m.group('rank')}"
-                elif p.proc and p.proc[-1].isdigit() and p.rank is None:
-                    p.rank = p.proc
-        elif c in "DIWECFT":
-            m = _VLLM.match(t) if t.startswith(_VLLM_HEADS) else None
-            if m:
-                p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
-                p.logger = m.group("file")
-                if p.app_ts is None:
-                    p.app_ts = _md(year, m.group("md"), m.group("hms"))
-                p.dialect = "vllm"
-            elif t[1:2].isdigit() and (m := _GLOG.match(t)) is not None:
-                p.level = p.level or _LEVELS[m.group("lvl")]
-                p.logger = p.logger or m.group("file")
-                p.dialect = p.dialect or "glog"
-            elif not t.startswith(_UVICORN_HEADS):
-                m = None
-            elif (m := _UVICORN.match(t)) is not None:
-                p.level = m.group("lvl")
-                p.dialect = p.dialect or "uvicorn"
-            elif (m := _LEVEL_NAME.match(t)) is not None:
-                p.level = m.group("lvl")
-                p.logger = m.group("logger")
-                p.dialect = p.dialect or "pylog"
-        elif "0" <= c <= "9":
-            m = _PYLOG.match(t)
-            if m:
-                if p.app_ts is None:
-                    p.app_ts = _dt(m.group("d"), m.group("ms"))
-                lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
-                if lvl:
-                    p.level = _LEVELS.get(lvl, lvl)
-                lg = m.group("logger") or m.group("logger2") or m.group("logger3")
-                if lg:
-                    p.logger = lg
-                p.dialect = p.dialect or "pylog"
-        if m is None:
+        peel = _PEELERS.get(t[0])
+        if peel is None:
             break
-        headers.append(t[: m.end()])
-        p.text = t[m.end():]
+        n, stop = peel(p, t, year)
+        if not n:
+            break
+        headers.append(t[:n])
+        p.text = t[n:]
+        if stop:
+            break
     if headers:
         p.header = "".join(headers)
     return p
+
+
+# A peeler reads the prefix at the start of ``t`` into ``p`` and returns (its
+# length, 0 when there is none; whether peeling stops after it).
+def _peel_sglang_rest(p: Prefix, t: str, rest: str, dialect: str | None) -> tuple[int, bool]:
+    """After an SGLang "[date TPn] " head: an optional uvicorn level, then
+    nothing nests inside an SGLang record but rank / process tags."""
+    um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
+    if um:
+        p.level = um.group("lvl")
+        rest = rest[um.end():]
+        if dialect:
+            p.dialect = dialect
+    return len(t) - len(rest), rest[:1] not in ("[", "(")
+
+
+def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    j = t.find("] ", 10, 90)
+    hit = _SGL_CACHE.get(t[: j + 2]) if j > 0 else None
+    if hit is not None:
+        # The same "[date TPn] " prefix recurs on many lines: reuse its parse.
+        p.app_ts, rank = hit
+        if rank:
+            p.rank = rank
+        p.dialect = p.dialect or "sglang"
+        return _peel_sglang_rest(p, t, t[j + 2:], None)
+    m = _SGL.match(t)
+    if m:
+        p.app_ts = _dt(m.group("d"), m.group("ms"))
+        tags = m.group("tags").strip()
+        if tags:
+            p.rank = tags
+        if len(_SGL_CACHE) > 4096:
+            _SGL_CACHE.clear()
+        _SGL_CACHE[m.group(0)] = (p.app_ts, tags or None)
+        p.dialect = p.dialect or "sglang"
+        return _peel_sglang_rest(p, t, t[m.end():], "sglang")
+    m = _RANK.match(t)
+    if m:
+        p.rank = p.rank or f"rank{m.group('rank')}"
+        p.dialect = p.dialect or "torch"
+    elif (m := _GLOG.match(t)) is not None:
+        p.level = p.level or _LEVELS[m.group("lvl")]
+        p.logger = p.logger or m.group("file")
+        p.dialect = p.dialect or "glog"
+    elif (m := _SGL_SHORT.match(t)) is not None:
+        p.rank = m.group("tags").strip()
+        p.dialect = p.dialect or "sglang"
+    elif (m := _GPU_ID.match(t)) is not None:
+        p.rank = f"gpu{m.group('gpu')}"
+        p.dialect = p.dialect or "sglang"
+    return (m.end() if m else 0), False
+
+
+def _peel_proc(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    """A Ray-style process tag: ``(EngineCore_0 pid=123) ``."""
+    m = _PROC.match(t)
+    if m:
+        p.proc = m.group("proc")
+        if m.group("pid"):
+            p.proc_pid = pid_value(m.group("pid"))
+        if m.group("rank"):
+            p.rank = f"rank{m.group('rank')}"
+        elif p.proc and p.proc[-1].isdigit() and p.rank is None:
+            p.rank = p.proc
+    return (m.end() if m else 0), False
+
+
+def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    """A line that starts with a level: vLLM's header, glog, uvicorn, ``LEVEL:logger:``."""
+    m = _VLLM.match(t) if t.startswith(_VLLM_HEADS) else None
+    if m:
+        p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
+        p.logger = m.group("file")
+        if p.app_ts is None:
+            p.app_ts = _md(year, m.group("md"), m.group("hms"))
+        p.dialect = "vllm"
+    elif t[1:2].isdigit() and (m := _GLOG.match(t)) is not None:
+        p.level = p.level or _LEVELS[m.group("lvl")]
+        p.logger = p.logger or m.group("file")
+        p.dialect = p.dialect or "glog"
+    elif not t.startswith(_UVICORN_HEADS):
+        m = None
+    elif (m := _UVICORN.match(t)) is not None:
+        p.level = m.group("lvl")
+        p.dialect = p.dialect or "uvicorn"
+    elif (m := _LEVEL_NAME.match(t)) is not None:
+        p.level = m.group("lvl")
+        p.logger = m.group("logger")
+        p.dialect = p.dialect or "pylog"
+    return (m.end() if m else 0), False
+
+
+def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    m = _PYLOG.match(t)
+    if m is None:
+        return 0, False
+    if p.app_ts is None:
+        p.app_ts = _dt(m.group("d"), m.group("ms"))
+    lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
+    if lvl:
+        p.level = _LEVELS.get(lvl, lvl)
+    lg = m.group("logger") or m.group("logger2") or m.group("logger3")
+    if lg:
+        p.logger = lg
+    p.dialect = p.dialect or "pylog"
+    return m.end(), False
+
+
+# Dispatch on the first character: each kind of prefix starts with its own few.
+_PEELERS = {"[": _peel_bracket, "(": _peel_proc, **{c: _peel_level for c in "DIWECFT"},
+            **{c: _peel_pylog for c in "0123456789"}}

@@ -111,6 +111,23 @@ def classify_line(text: str, state: str, last: str | None) -> str | None:
     return "CONT"
 
 
+def _start_type(text: str) -> str | None:
+    """The kind of line that starts a traceback, or None."""
+    if HEADER_TEXT in text:
+        return "HEADER"
+    s = text.lstrip()
+    start_type = None
+    if s.startswith("+ Exception Group Traceback"):
+        start_type = "GROUP_HEAD"
+    elif s.startswith("File \"") and text[:1] == " ":
+        start_type = "FILE"
+    elif STRICT_EXC.match(text):
+        start_type = "EXC"
+    elif _RAISE.match(text):
+        start_type = "SOURCE"
+    return start_type
+
+
 class TracebackAssembler:
     def __init__(self, source: str = "-") -> None:
         self.source = source
@@ -134,60 +151,58 @@ class TracebackAssembler:
             if k is not None:
                 tb = self.open.get(k)
         if tb is not None:
-            # A prefixed line continues a traceback only when it repeats the
-            # header the traceback's lines carry (vLLM); otherwise it is a new record.
-            same_record = (not prefixed) or (tb.header is not None and header == tb.header)
-            body, grouped = _group_strip(text) if tb.in_group else (text, False)
-            ttype = classify_line(body, tb.state, tb.last_ttype) if same_record else None
-            if ttype is None and same_record and HEADER_TEXT in text:
-                ttype = "HEADER"
-            if not same_record:
-                # A new record from this process: a header starts a new traceback,
-                # anything else ends this one (its frames may be cut short).
-                if HEADER_TEXT in text or tb.state == "exc":
-                    out.append(self._close(tb))
-                    tb = None
-                elif tb.state in ("frames", "sep"):
-                    out.append(self._close(tb))
-                    tb = None
-            elif ttype is None or (ttype == "CONT" and tb.cont >= MAX_CONT) or (
-                    ttype == "HEADER" and tb.state == "exc"):
-                out.append(self._close(tb))
-                tb = None
-            elif ttype == "FILE" and tb.state == "exc" and not tb.in_group:
-                # Frames never follow an exception line in one traceback (a chained
-                # one starts with "During handling ..."): this one is complete, and
-                # the frames belong to the traceback whose header a logger just
-                # printed with a prefix (only its first line carries the prefix).
-                out.append(self._close(tb))
-                consumed, more = self.feed(line, text, key, hp, prefixed, header, ctx)
-                return consumed, out + more
-            else:
-                if (ttype == "EXC" and tb.last_ttype == "FILE" and tb.tokens and '", line ' not in tb.tokens[-1][1]
-                        and not STRICT_EXC.match(body)):
-                    # A File line hard-wrapped by a narrow window: glue the rest back on.
-                    kind, prev, at = tb.tokens[-1]
-                    tb.tokens[-1] = (kind, prev + body.strip(), at)
-                    tb.last_line = line
-                    return True, out
-                self._add(tb, ttype, body, line)
-                return True, out
+            done = self._continue(tb, line, text, key, hp, prefixed, header, ctx, out)
+            if done is not None:
+                return done
         # No open traceback takes it: does it start one?
-        start_type = None
-        if HEADER_TEXT in text:
-            start_type = "HEADER"
-        else:
-            s = text.lstrip()
-            if s.startswith("+ Exception Group Traceback"):
-                start_type = "GROUP_HEAD"
-            elif s.startswith("File \"") and text[:1] == " ":
-                start_type = "FILE"
-            elif STRICT_EXC.match(text):
-                start_type = "EXC"
-            elif _RAISE.match(text):
-                start_type = "SOURCE"
+        start_type = _start_type(text)
         if start_type is None:
             return False, out
+        self._start(start_type, line, text, key, hp, prefixed, header, ctx, out)
+        return True, out
+
+    def _continue(self, tb: OpenTraceback, line: int, text: str, key: tuple, hp: tuple, prefixed: bool,
+                  header: str | None, ctx: dict[str, Any], out: list[Event]) -> tuple[bool, list[Event]] | None:
+        """Offer a line to the open traceback ``tb``: the answer of ``feed``, or
+        None when the line is not part of it (``tb`` may have been closed into
+        ``out``) and may start a traceback of its own."""
+        # A prefixed line continues a traceback only when it repeats the
+        # header the traceback's lines carry (vLLM); otherwise it is a new record.
+        same_record = (not prefixed) or (tb.header is not None and header == tb.header)
+        body, grouped = _group_strip(text) if tb.in_group else (text, False)
+        ttype = classify_line(body, tb.state, tb.last_ttype) if same_record else None
+        if ttype is None and same_record and HEADER_TEXT in text:
+            ttype = "HEADER"
+        if not same_record:
+            # A new record from this process: a header starts a new traceback,
+            # anything else ends this one (its frames may be cut short).
+            if HEADER_TEXT in text or tb.state in ("exc", "frames", "sep"):
+                out.append(self._close(tb))
+            return None
+        if ttype is None or (ttype == "CONT" and tb.cont >= MAX_CONT) or (ttype == "HEADER" and tb.state == "exc"):
+            out.append(self._close(tb))
+            return None
+        if ttype == "FILE" and tb.state == "exc" and not tb.in_group:
+            # Frames never follow an exception line in one traceback (a chained
+            # one starts with "During handling ..."): this one is complete, and
+            # the frames belong to the traceback whose header a logger just
+            # printed with a prefix (only its first line carries the prefix).
+            out.append(self._close(tb))
+            consumed, more = self.feed(line, text, key, hp, prefixed, header, ctx)
+            return consumed, out + more
+        if (ttype == "EXC" and tb.last_ttype == "FILE" and tb.tokens and '", line ' not in tb.tokens[-1][1]
+                and not STRICT_EXC.match(body)):
+            # A File line hard-wrapped by a narrow window: glue the rest back on.
+            kind, prev, at = tb.tokens[-1]
+            tb.tokens[-1] = (kind, prev + body.strip(), at)
+            tb.last_line = line
+            return True, out
+        self._add(tb, ttype, body, line)
+        return True, out
+
+    def _start(self, start_type: str, line: int, text: str, key: tuple, hp: tuple, prefixed: bool,
+               header: str | None, ctx: dict[str, Any], out: list[Event]) -> None:
+        """Open a traceback at this line (closing the stalest one past ``MAX_OPEN``)."""
         if len(self.open) >= MAX_OPEN:
             oldest = min(self.open.values(), key=lambda t: (t.last_seen, t.start))
             out.append(self._close(oldest))
@@ -205,7 +220,6 @@ class TracebackAssembler:
         else:
             self.by_hp.setdefault(hp, key)
         self._add(tb, start_type, text.strip() if start_type == "HEADER" else text, line)
-        return True, out
 
     def _add(self, tb: OpenTraceback, ttype: str, text: str, line: int) -> None:
         tb.last_line = line

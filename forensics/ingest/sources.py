@@ -26,9 +26,9 @@ from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
+from forensics.ingest.live import MAX_LINE_BYTES, LineCutter, decode
 
 BLOCK_BYTES = 1 << 20
-MAX_LINE_BYTES = 8 << 20  # longer physical lines are clipped (the rest is counted, not kept)
 GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_BYTES = 64 << 10  # how much of the (decompressed) head decides "is this text?"
 
@@ -246,76 +246,66 @@ class Source:
             if line_mode:
                 yield from self._line_blocks(f)
                 return
-            carry = b""
-            clipping = False  # inside a monster line whose middle we drop
-            # GzipFile.read(n) drops everything it decompressed in that call
-            # when the stream turns out truncated; read1 hands each chunk
-            # over as it comes, so a cut .gz loses only its unfinished tail.
-            read = f.read1 if st.compression and hasattr(f, "read1") else f.read
-            cut_errors = _truncation_errors() if st.compression else ()
-            first = True
-
-            def read_block() -> bytes:
-                # A cut compressed stream ends the input (and is reported); other read errors are the user's news.
-                try:
-                    return read(BLOCK_BYTES)
-                except cut_errors:
-                    st.truncated_gzip = True
-                    return b""
-                except OSError as e:
-                    raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
-
-            while True:
-                buf = read_block()
-                if not buf:
-                    if first and st.truncated_gzip:
-                        raise InputError(f"cannot read {self.name}: its {st.compression} data is corrupt "
-                                         "or cut before the first line")
-                    break
-                if first:
-                    first = False
-                    # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
-                    while len(buf) < SNIFF_BYTES:
-                        more = read_block()
-                        if not more:
-                            break
-                        buf += more
-                    what = looks_like(buf[:SNIFF_BYTES])
-                    if what is not None:
-                        packed = f", {st.compression}-compressed" if st.compression else ""
-                        raise InputError(f"{self.name}: not a text log (looks like {what}{packed})")
+            cutter = LineCutter()
+            for buf in self._raw_blocks(f):
                 st.bytes += len(buf)
-                if clipping:
-                    nl = buf.find(b"\n")
-                    if nl < 0:
-                        continue
-                    buf = buf[nl:]
-                    clipping = False
-                if carry:
-                    buf = carry + buf
-                    carry = b""
-                cut = buf.rfind(b"\n")
-                if cut < 0:
-                    carry = buf
-                else:
-                    complete, carry = buf[: cut + 1], buf[cut + 1:]
-                    text = complete.decode("utf-8", "replace")
+                text, clipped = cutter.take(buf)
+                if text:
                     st.lines += text.count("\n")
                     yield text
-                if len(carry) > MAX_LINE_BYTES:
-                    carry = carry[:MAX_LINE_BYTES] + _CLIP_MARK
+                if clipped:
                     st.clipped_lines += 1
-                    clipping = True
-            if carry:
+            last, cut_short = cutter.finish()
+            if last is not None:
                 st.lines += 1
-                st.incomplete_last_line = not clipping
-                yield carry.decode("utf-8", "replace")
+                st.incomplete_last_line = cut_short
+                yield last
         finally:
             if f is not sys.stdin.buffer:
                 try:
                     f.close()
                 except Exception:
                     pass
+
+    def _raw_blocks(self, f: BinaryIO) -> Iterator[bytes]:
+        """The input's bytes in blocks of about ``BLOCK_BYTES``; the first block is
+        a real sample (``SNIFF_BYTES``) and is refused when it is not text."""
+        st = self.stats
+        # GzipFile.read(n) drops everything it decompressed in that call
+        # when the stream turns out truncated; read1 hands each chunk
+        # over as it comes, so a cut .gz loses only its unfinished tail.
+        read = f.read1 if st.compression and hasattr(f, "read1") else f.read
+        cut_errors = _truncation_errors() if st.compression else ()
+
+        def read_block() -> bytes:
+            # A cut compressed stream ends the input (and is reported); other read errors are the user's news.
+            try:
+                return read(BLOCK_BYTES)
+            except cut_errors:
+                st.truncated_gzip = True
+                return b""
+            except OSError as e:
+                raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
+
+        buf = read_block()
+        if not buf:
+            if st.truncated_gzip:
+                raise InputError(f"cannot read {self.name}: its {st.compression} data is corrupt "
+                                 "or cut before the first line")
+            return
+        # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
+        while len(buf) < SNIFF_BYTES:
+            more = read_block()
+            if not more:
+                break
+            buf += more
+        what = looks_like(buf[:SNIFF_BYTES])
+        if what is not None:
+            packed = f", {st.compression}-compressed" if st.compression else ""
+            raise InputError(f"{self.name}: not a text log (looks like {what}{packed})")
+        while buf:
+            yield buf
+            buf = read_block()
 
     def _line_blocks(self, f: BinaryIO) -> Iterator[str]:
         st = self.stats
@@ -336,10 +326,7 @@ class Source:
                 else:
                     st.incomplete_last_line = True
             st.lines += 1
-            yield raw.decode("utf-8", "replace")
-
-
-_CLIP_MARK = b" [...clipped by forensics]"
+            yield decode(raw)
 
 
 class _PeekStream(io.RawIOBase):

@@ -40,7 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from forensics.events.catalogue import INDEX_FILE, INDEX_NL, INDEX_SEP, index_keys, literal_size, phase_from_names
+from forensics.events.catalogue import phase_from_names
+from forensics.events.catalogue_index import INDEX_FILE, INDEX_NL, INDEX_SEP
+from forensics.events.templates import index_keys, literal_size
 from forensics.lab.catalogue_rules import advice_of, guess_label
 
 # ----------------------------------------------------------------- sources

@@ -1,0 +1,251 @@
+"""The catalogue on disk: its entries (one gzip'd JSON-lines file per package)
+and the lookup index the miner writes (templates, key words -> entry numbers),
+loaded lazily; entries are parsed one at a time, when a line matches them."""
+from __future__ import annotations
+
+import bisect
+import gzip
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from forensics.events.templates import index_keys, line_keys, literal_keys, literal_size, split_template, template_regex
+
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    """One distinct message a program prints, with where and in which releases.
+
+    ``kind`` says how it is printed: ``raise`` (an exception), ``assert``,
+    ``log`` (a logger call), ``warn`` (``warnings.warn``), ``print`` (to
+    stderr), ``check`` (a C++ ``TORCH_CHECK``-style check), ``native-log``
+    (NCCL's ``WARN``/``INFO``, Rust ``tracing``), ``error-string`` (a runtime's
+    error name and string, e.g. CUDA's; a Rust error enum's text), ``panic``
+    (Rust ``panic!``/``expect``), ``binary-string`` (a sentence-like string
+    literal of a shared library, e.g. libtorch_cuda's; level unknown),
+    ``progress`` (a progress bar's description, e.g. tqdm's ``desc``). ``template`` is the literal text with
+    ``{}``/``{name}`` placeholders (literal braces doubled); ``match`` (a
+    property: a function of the template) is a regex that finds it in a line.
+    """
+
+    package: str
+    kind: str
+    template: str
+    level: str | None
+    exc_type: str | None
+    module: str | None
+    function: str | None
+    releases: tuple[str, ...]
+    source: str | None
+    phase: str | None
+    label: str | None
+    label_rule: str | None
+    sites: int = 1
+    advice: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CatalogueEntry":
+        return cls(
+            package=d["package"], kind=d["kind"], template=d["template"], level=d.get("level"), exc_type=d.get("exc_type"),
+            module=d.get("module"), function=d.get("function"),
+            releases=tuple(d.get("releases") or ()), source=d.get("source"),
+            phase=d.get("phase"), label=d.get("label"), label_rule=d.get("label_rule"),
+            sites=int(d.get("sites") or 1), advice=d.get("advice"),
+        )
+
+    @property
+    def id(self) -> str:
+        """Stable id: the package and a hash of what makes the entry distinct."""
+        return entry_id(self.package, self.kind, self.exc_type, self.level, self.template)
+
+    @property
+    def remediation(self) -> str | None:
+        """What to do, in the program's own words (``advice``), or None."""
+        return self.advice
+
+    @property
+    def match(self) -> str:
+        """The regex that finds this message in a line (a function of the template)."""
+        return template_regex(self.template)
+
+    def to_dict(self) -> dict:
+        d = {f: (list(getattr(self, f)) if f == "releases" else getattr(self, f))
+             for f in self.__dataclass_fields__}
+        d["id"] = self.id
+        d["match"] = self.match
+        return d
+
+    def render(self, values: Iterable[str] | None = None) -> str:
+        """The template with its placeholders filled (``values`` in order, else
+        a plausible token), literal braces undoubled: what the program would print."""
+        it = iter(values or ())
+        out: list[str] = []
+        for lit, ph in split_template(self.template):
+            out.append(lit)
+            if ph is not None:
+                out.append(next(it, "X" if not ph else ph))
+        return "".join(out)
+
+
+def entry_id(package: str, kind: str, exc_type: str | None, level: str | None, template: str) -> str:
+    h = hashlib.sha1(f"{package}\0{kind}\0{exc_type}\0{level}\0{template}".encode()).hexdigest()[:12]
+    return f"{package}:{h}"
+
+
+def catalogue_dir() -> Path:
+    """``$FORENSICS_CATALOGUE``, else the catalogue shipped in the wheel, else
+    the source tree's ``signatures/catalogue``."""
+    env = os.environ.get("FORENSICS_CATALOGUE")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_signatures" / "catalogue"
+    if packaged.is_dir():
+        return packaged
+    return here.parent / "signatures" / "catalogue"
+
+
+INDEX_FILE = "lookup-index.gz"
+INDEX_SEP = "\x1f"  # between fields of the index's lines
+INDEX_NL = "\x1e"   # a newline inside a template
+_SEP_B = INDEX_SEP.encode()
+
+
+class PackageFile:
+    """One package's entries, decompressed on first use and parsed one line at
+    a time: a match needs only its own entry."""
+
+    def __init__(self, path: Path, package: str) -> None:
+        self.path = path
+        self.package = package
+        self._lines: list[bytes] | None = None
+        self._parsed: dict[int, CatalogueEntry] = {}
+
+    def lines(self) -> list[bytes]:
+        if self._lines is None:
+            with gzip.open(self.path, "rb") as fh:
+                self._lines = [ln for ln in fh.read().split(b"\n") if ln.strip()]
+        return self._lines
+
+    def entry(self, i: int) -> CatalogueEntry:
+        e = self._parsed.get(i)
+        if e is None:
+            d = json.loads(self.lines()[i])
+            d.setdefault("package", self.package)
+            e = self._parsed[i] = CatalogueEntry.from_dict(d)
+        return e
+
+    def all(self) -> list[CatalogueEntry]:
+        return [self.entry(i) for i in range(len(self.lines()))]
+
+
+class CatalogueIndex:
+    """The lookup index (templates, key words, exception types; entries by
+    number) and, separately and lazily, the function table."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.files: dict[str, PackageFile] = {}
+        self.releases: dict[str, list[str]] = {}
+        self.starts: list[int] = []  # first entry number of each package in self.names
+        self.names: list[str] = []
+        self._raw_templates: list[bytes] = []
+        self.by_word: dict[str, list[int]] = {}  # parsed _ids
+        self._ids: dict[str, str] = {}
+        self._functions: dict[str, dict[str, str]] | None = None
+        self._rx: dict[int, tuple[re.Pattern[str], int, frozenset[str]] | None] = {}
+        self._load()
+
+    @property
+    def size(self) -> int:
+        return len(self._raw_templates)
+
+    def template(self, i: int) -> str:
+        t = self._raw_templates[i].decode("utf-8")
+        return t.replace(INDEX_NL, "\n") if INDEX_NL in t else t
+
+    def _load(self) -> None:
+        if not self.directory.is_dir():
+            return
+        for f in sorted(self.directory.glob("*.jsonl.gz")):
+            pkg = f.name[: -len(".jsonl.gz")]
+            self.files[pkg] = PackageFile(f, pkg)
+        ipath = self.directory / INDEX_FILE
+        if ipath.is_file():
+            with gzip.open(ipath, "rb") as fh:
+                head, templates, keys, ids = fh.read().split(b"\n")[:4]
+            packs = json.loads(head)["packages"]
+            # templates stay bytes until one is a candidate (decoding them all
+            # would cost more than the rest of the load)
+            self._raw_templates = templates.split(_SEP_B)
+            # key -> "i,j": the numbers are parsed when the key occurs in a line
+            self._ids = dict(zip(keys.decode("utf-8").split(INDEX_SEP), ids.decode("ascii").split(INDEX_SEP)))
+        else:  # no index (a hand-made catalogue): build it from the entries
+            pk = sorted(self.files)
+            es = [e for p in pk for e in self.files[p].all()]
+            by: dict[str, list[int]] = {}
+            for i, k in enumerate(index_keys([e.template for e in es])):
+                if k:
+                    by.setdefault(k, []).append(i)
+            packs = [[p, len(self.files[p].lines()), sorted({r for e in self.files[p].all() for r in e.releases})]
+                     for p in pk]
+            self._raw_templates = [e.template.encode("utf-8") for e in es]
+            self._ids = {k: ",".join(map(str, v)) for k, v in by.items()}
+        n = 0
+        for pkg, count, releases in packs:
+            self.names.append(pkg)
+            self.starts.append(n)
+            self.releases[pkg] = list(releases)
+            n += count
+
+    def ids(self, key: str) -> list[int] | None:
+        got = self.by_word.get(key)
+        if got is None:
+            raw = self._ids.get(key)
+            if raw is None:
+                return None
+            got = self.by_word[key] = [int(x) for x in raw.split(",")]
+        return got
+
+    @property
+    def functions(self) -> dict[str, dict[str, str]]:
+        if self._functions is None:
+            fpath = self.directory / "functions.json.gz"
+            table: dict[str, dict[str, str]] = {}
+            if fpath.is_file():
+                with gzip.open(fpath, "rt", encoding="utf-8") as fh:
+                    table = json.load(fh)
+            self._functions = table
+        return self._functions
+
+    def entry(self, i: int) -> CatalogueEntry:
+        k = bisect.bisect_right(self.starts, i) - 1
+        return self.files[self.names[k]].entry(i - self.starts[k])
+
+    def compiled(self, i: int) -> tuple[re.Pattern[str], int, frozenset[str]] | None:
+        got = self._rx.get(i, _MISSING)
+        if got is _MISSING:
+            t = self.template(i)
+            try:
+                got = (re.compile(template_regex(t)), literal_size(t), frozenset(literal_keys(t)))
+            except re.error:
+                got = None
+            self._rx[i] = got
+        return got  # type: ignore[return-value]
+
+    def candidates(self, message: str) -> tuple[set[int], set[str]]:
+        out: set[int] = set()
+        raw = self._ids
+        keys = line_keys(message)
+        for w in keys:
+            if w in raw:
+                ids = self.ids(w)
+                if ids:
+                    out.update(ids)
+        return out, set(keys)
+
+
+_MISSING = object()
