@@ -23,7 +23,7 @@ import io
 import os
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Union
 
-from forensics.events.model import Event
+from forensics.events.types import Event
 from forensics.ingest.journal import ChunkStream
 from forensics.ingest.sources import Source, expand_paths
 

@@ -21,7 +21,7 @@ from forensics.envelope.clock import Clock
 from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
 from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
-from forensics.events.model import Event
+from forensics.events.types import Event
 from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, auto_jobs, split_source
 from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events
 from forensics.incidents.lifetimes import Hit, Incident, IncidentBuilder, PhaseSpan

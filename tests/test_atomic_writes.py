@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from forensics.report.atomic import atomic_path, atomic_write_bytes
+from forensics.atomic import atomic_path, atomic_write_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 LOG = b"[2026-01-05 10:00:00] starting\nRuntimeError: boom\n"

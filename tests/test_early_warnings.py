@@ -10,8 +10,8 @@ from conftest import CORPORA, REAL, REPO, needs_real
 
 from forensics.diagnosis import early_warnings as E
 from forensics.lab.evaluate import evaluate_dirs
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 
 SEED1 = REPO / "examples" / "sglang-b300-flash-attn-cute.log"
 
@@ -61,11 +61,11 @@ def test_subjects_ignore_paths_and_boilerplate():
 
 
 def test_text_level_and_noise():
-    ev = Event(K.MESSAGE, 3, " WARN text_generation_launcher: Could not import Mamba")
+    ev = Event(kinds.MESSAGE, 3, " WARN text_generation_launcher: Could not import Mamba")
     assert E.text_level(ev) == "WARNING"
-    assert E.text_level(Event(K.MESSAGE, 1, "node01:5646:5646 [0] init.cc:136 NCCL WARN Missing iommu=pt")) == "WARNING"
-    assert E.text_level(Event(K.MESSAGE, 1, "W0412 10:00:00.1 123 foo.cc:1] slow")) == "WARNING"
-    assert E.text_level(Event(K.MESSAGE, 1, "the error message can be ignored")) is None
+    assert E.text_level(Event(kinds.MESSAGE, 1, "node01:5646:5646 [0] init.cc:136 NCCL WARN Missing iommu=pt")) == "WARNING"
+    assert E.text_level(Event(kinds.MESSAGE, 1, "W0412 10:00:00.1 123 foo.cc:1] slow")) == "WARNING"
+    assert E.text_level(Event(kinds.MESSAGE, 1, "the error message can be ignored")) is None
     for noise in ("", "   ", "Capturing batches (bs=4 avail_mem=1.2 GB):  50%|█████     | 2/4 [00:01<00:01,  1.9it/s]",
                   "Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:06<00:06,  6.66s/it]"):
         assert E.is_noise(noise)
@@ -209,16 +209,16 @@ def test_live_never_prints_blank_or_progress_lines():
             predicts = ("gpu.out-of-memory",)
 
     for text in ("", "Capturing batches (bs=4 avail_mem=1.2 GB):  50%|█████     | 2/4 [00:01<00:01,  1.9it/s]"):
-        assert E.live_decision(Event(K.LOG, 1, text, level="WARNING"), Hit()) is None
+        assert E.live_decision(Event(kinds.LOG, 1, text, level="WARNING"), Hit()) is None
 
 
 def test_live_prints_what_predicts_a_failure():
-    d = E.live_decision(Event(K.LOG, 5, "Available KV cache memory: -0.72 GiB", level="INFO"))
+    d = E.live_decision(Event(kinds.LOG, 5, "Available KV cache memory: -0.72 GiB", level="INFO"))
     assert d is not None and "negative" in d["why"]
-    d = E.live_decision(Event(K.LOG, 9, "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with "
+    d = E.live_decision(Event(kinds.LOG, 9, "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with "
                                         "the current PyTorch installation.", level="WARNING"))
     assert d is not None and "env.gpu-arch-unsupported" in d["predicts"]
-    assert E.live_decision(Event(K.LOG, 9, "Using FLASH_ATTN attention backend.", level="INFO")) is None
+    assert E.live_decision(Event(kinds.LOG, 9, "Using FLASH_ATTN attention backend.", level="INFO")) is None
 
 
 def test_every_early_warning_has_the_contract_fields():

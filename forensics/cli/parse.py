@@ -8,7 +8,7 @@ import sys
 import click
 
 from forensics.cli.options import input_format_option, jobs_option, journal_filter, journal_options, tz_option
-from forensics.events.model import KINDS as EVENT_KINDS
+from forensics.events.types import KINDS as EVENT_KINDS
 
 
 @click.command()

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.incidents.lifetimes import Hit, Incident
 from forensics.diagnosis.confidence import CONFIDENCE as C
 
@@ -178,7 +178,7 @@ _WARN_SITE = re.compile(r"(?:^|\s)(/?[\w./-]+\.py):(\d+): \w*Warning: ")
 def warned_at_failing_call(inc: Incident, fail_line: int, fail_ev: Event | None, label: str) -> bool:
     """A strong precursor predicting ``label`` was a Python warning raised at
     a file:line that is one of the failing traceback's frames."""
-    if fail_ev is None or fail_ev.kind != K.TRACEBACK:
+    if fail_ev is None or fail_ev.kind != kinds.TRACEBACK:
         return False
     sites = {(f.file, f.lineno) for e in (fail_ev.data.get("chain") or ()) for f in e.frames if f.lineno}
     if not sites:

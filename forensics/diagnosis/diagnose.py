@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
 from forensics.diagnosis import arbitrate, phase_infer
@@ -35,7 +35,7 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
     def on_event(inc: Incident, ev: Event) -> None:
         outcome.observe(inc, ev)
         kind = ev.kind
-        if kind == K.ACCESS or (kind == K.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
+        if kind == kinds.ACCESS or (kind == kinds.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
             return
         early_warnings.collect(inc, ev)
         for sig, view in sset.match_event(ev):
@@ -52,7 +52,7 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
 
 
 def _hit_text(ev: Event, view: int) -> tuple[str, int]:
-    if ev.kind == K.TRACEBACK:
+    if ev.kind == kinds.TRACEBACK:
         chain = ev.data.get("chain") or ()
         if view < len(chain):
             exc = chain[view]
@@ -128,8 +128,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         return result
     best = _best_hit(found)
     fail_line, fail_ev = _failure_point(inc, found, best)
-    truncated = bool(fail_ev is not None and fail_ev.kind == K.TRACEBACK and fail_ev.data.get("truncated")
-                     and not (best and best.event.kind != K.TRACEBACK))
+    truncated = bool(fail_ev is not None and fail_ev.kind == kinds.TRACEBACK and fail_ev.data.get("truncated")
+                     and not (best and best.event.kind != kinds.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
     result["phase"] = _failure_phase(inc, fail_line, fail_ev, best)
@@ -271,7 +271,7 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     frames were doing; without a marker, the frames, the signature's hint,
     the message's own words (or the function that prints it), else launch."""
     marker = inc.phase_at(line)
-    framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == K.TRACEBACK else None
+    framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
     if framed is None:
         framed = _nearby_traceback_phase(inc, ev, line)
     if marker is not None:
@@ -288,7 +288,7 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return marker
     if framed is not None:
         return framed
-    if ev is not None and ev.kind == K.TRACEBACK:
+    if ev is not None and ev.kind == kinds.TRACEBACK:
         framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
         if framed is not None:
             return framed
@@ -313,7 +313,7 @@ def _texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) ->
 def _nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
     """A line that is not a traceback often comes with one of the same process
     just before or after it (the log line, then its stack): its frames say where."""
-    if ev is None or ev.kind == K.TRACEBACK and (ev.data.get("frames") or ev.data.get("chain")
+    if ev is None or ev.kind == kinds.TRACEBACK and (ev.data.get("frames") or ev.data.get("chain")
                                                 and any(e.frames for e in ev.data.get("chain") or ())):
         return None
     proc = outcome.process_of(ev)
@@ -400,7 +400,7 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
             if h.signature.root_cause == best.signature.root_cause and h is not best:
                 add(h.line, h.text, "supporting")
     elif fail_ev is not None:
-        if fail_ev.kind == K.TRACEBACK:
+        if fail_ev.kind == kinds.TRACEBACK:
             chain = fail_ev.data.get("chain") or ()
             if chain:
                 add(chain[-1].line or fail_ev.line, _clip_message(chain[-1].rendered), "cause")

@@ -10,7 +10,7 @@ import io
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from forensics.events.model import Event
+from forensics.events.types import Event
 from forensics.events.parser import iter_source_events
 from forensics.ingest.sources import Source
 from forensics.diagnosis.signatures import SignatureSet, event_views

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from forensics.events import model as K
+from forensics.events import types as kinds
 from forensics.incidents.lifetimes import Incident
 
 _MASKS: list[tuple[re.Pattern[str], str]] = [
@@ -85,7 +85,7 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
         modules.extend(_module_tokens(ev.data.get("frames") or ()))
         if ev.data.get("truncated"):
             exc_parts.append("TRUNCATED_TRACEBACK")
-    errors = [mask(ev.text[:400]) for ev in list(inc.error_lines)[-20:] if ev.kind != K.TRACEBACK]
+    errors = [mask(ev.text[:400]) for ev in list(inc.error_lines)[-20:] if ev.kind != kinds.TRACEBACK]
     context = [f"phase_{phase or 'none'}", f"server_{inc.server or 'none'}"]
     for h in inc.precursor_hits[:50]:
         # The label a warning is mainly about, and which warning it was.
@@ -141,4 +141,4 @@ def proof_text(inc: Incident, fail_line: int | None) -> str | None:
 def warning_candidates(inc: Any) -> list:
     """Lines that may be early warnings: WARNING-level lines, and lines of any
     level (SGLang prints none) that read like trouble but are not tracebacks."""
-    return list(inc.warning_lines) + [ev for ev in inc.error_lines if ev.kind != K.TRACEBACK]
+    return list(inc.warning_lines) + [ev for ev in inc.error_lines if ev.kind != kinds.TRACEBACK]

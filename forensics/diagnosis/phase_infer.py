@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from forensics.events import model as K
-from forensics.events.model import Event, Frame
+from forensics.events import types as kinds
+from forensics.events.types import Event, Frame
 
 # (phase, regex over "function file" lines of the frames), most specific first.
 FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
@@ -160,4 +160,4 @@ _FINISHED = re.compile(r"\btook\b|\bend\b|\bfinished\b|\bdone\b", re.I)
 
 
 def is_traceback(ev: Event | None) -> bool:
-    return ev is not None and ev.kind == K.TRACEBACK
+    return ev is not None and ev.kind == kinds.TRACEBACK

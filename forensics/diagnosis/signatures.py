@@ -15,8 +15,8 @@ import regex
 import yaml
 
 from forensics.errors import SignatureError
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.diagnosis import matcher as M
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 
@@ -86,7 +86,7 @@ class View:
 
     def __init__(self, text: str, exc_type: str | None = None, exc_message: str | None = None,
                  frame_file: tuple[str, ...] = (), frame_function: tuple[str, ...] = (),
-                 level: str | None = None, logger: str | None = None, event_kind: str = K.MESSAGE) -> None:
+                 level: str | None = None, logger: str | None = None, event_kind: str = kinds.MESSAGE) -> None:
         self.text = text
         self.exc_type = exc_type
         self.exc_message = exc_message
@@ -98,24 +98,24 @@ class View:
 
 
 def event_views(ev: Event) -> list[View]:
-    if ev.kind != K.TRACEBACK:
+    if ev.kind != kinds.TRACEBACK:
         return [View(ev.text, level=ev.level, logger=ev.logger, event_kind=ev.kind)]
     views: list[View] = []
     chain = ev.data.get("chain") or ()
     for exc in chain:
         files = tuple(f.file for f in exc.frames)
         funcs = tuple(f.function for f in exc.frames if f.function)
-        views.append(View(exc.rendered, exc.exc_type, exc.exc_message, files, funcs, ev.level, ev.logger, K.TRACEBACK))
+        views.append(View(exc.rendered, exc.exc_type, exc.exc_message, files, funcs, ev.level, ev.logger, kinds.TRACEBACK))
     if not chain:
         frames = ev.data.get("frames") or ()
         files = tuple(f.file for f in frames)
         funcs = tuple(f.function for f in frames if f.function)
         texts = list(ev.data.get("orphan_source") or []) or [ev.text]
         for t in texts:
-            views.append(View(t, None, None, files, funcs, ev.level, ev.logger, K.TRACEBACK))
+            views.append(View(t, None, None, files, funcs, ev.level, ev.logger, kinds.TRACEBACK))
     carrier = ev.data.get("carrier")
     if carrier:
-        views.append(View(carrier, level=ev.level, logger=ev.logger, event_kind=K.LOG))
+        views.append(View(carrier, level=ev.level, logger=ev.logger, event_kind=kinds.LOG))
     return views
 
 
@@ -204,7 +204,7 @@ class SignatureSet:
         return [(sig, first[idx[id(sig)]]) for sig in candidates if idx.get(id(sig)) in first]
 
     def match_event(self, ev: Event) -> list[tuple[Signature, int]]:
-        if ev.kind != K.TRACEBACK and self._only_text:
+        if ev.kind != kinds.TRACEBACK and self._only_text:
             # a plain line: only its text can match (exc_* fields exist on tracebacks only)
             if self._text is None:
                 return []

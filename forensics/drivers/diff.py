@@ -25,8 +25,8 @@ from forensics.diagnosis.features import mask
 from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.errors import InputError
 from forensics.report.contract import SCHEMA_VERSION
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
 from forensics.incidents.facts import Fact, RunFacts
 from forensics.incidents.lifetimes import ALARM_RE, Incident, IncidentBuilder
@@ -65,14 +65,14 @@ def template_of(ev: Event) -> str:
 
 def is_notable(ev: Event) -> bool:
     """A warning or an error: what ``diff`` lists when it is new in BAD."""
-    if ev.kind == K.TRACEBACK or ev.kind == K.PACKAGE_WALK_WARNING:
+    if ev.kind == kinds.TRACEBACK or ev.kind == kinds.PACKAGE_WALK_WARNING:
         return True
     lvl = ev.level
     if lvl in ("WARNING", "WARN") or lvl in _FAIL_LEVELS:
         return True
     if lvl in ("INFO", "DEBUG", "TRACE"):
         return False
-    if ev.kind not in (K.MESSAGE, K.LOG):
+    if ev.kind not in (kinds.MESSAGE, kinds.LOG):
         return False
     t = ev.text
     return bool(_GLOG.match(t) or ALARM_RE.search(t) or _WARNY.search(t))
@@ -93,9 +93,9 @@ class LifetimeScan:
             self.last_ts = ev.ts
         self.facts.observe(ev)
         kind = ev.kind
-        if kind in (K.ACCESS, K.BLOB, K.JOURNAL_MARKER, K.UNIT_LIFECYCLE) or _NOISE.search(ev.text):
+        if kind in (kinds.ACCESS, kinds.BLOB, kinds.JOURNAL_MARKER, kinds.UNIT_LIFECYCLE) or _NOISE.search(ev.text):
             return
-        if kind == K.PHASE_MARKER and ev.data.get("marker") == "server_args":
+        if kind == kinds.PHASE_MARKER and ev.data.get("marker") == "server_args":
             return  # its values are compared as facts
         tpl = template_of(ev)
         if not tpl:

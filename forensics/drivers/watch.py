@@ -42,9 +42,9 @@ from forensics.diagnosis.early_warnings import live_early_warnings as early_warn
 from forensics.diagnosis.signatures import signature_set
 from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit,
                                              WatchOptions, answer, ready_line)
-from forensics.events import model as K
+from forensics.events import types as kinds
 from forensics.events.grammars import message_parser, traceback_parser
-from forensics.events.model import Event
+from forensics.events.types import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
 from forensics.ingest.live import LineCutter
@@ -369,7 +369,7 @@ class Watcher:
         for w in early_warnings_for(inc, ev, self.announced):
             self.emit("early_warning", f"EARLY WARNING (line {w['line']}, predicts {', '.join(w['predicts'])}): "
                       f"{w['text'][:200]}", **w)
-        if ev.kind == K.CUDA_GRAPH_REGISTRATION and ("graphs", ev.line) not in self.seen:
+        if ev.kind == kinds.CUDA_GRAPH_REGISTRATION and ("graphs", ev.line) not in self.seen:
             self.seen.add(("graphs", ev.line))
             self.emit("cuda_graph_registration", f"{ev.data['count']} cuda graph addresses registered",
                       line=ev.line, count=ev.data["count"])

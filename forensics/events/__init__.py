@@ -1,4 +1,4 @@
 """Stage 3: messages -> typed events (router regex + Lark grammars)."""
-from forensics.events.model import Event, ExceptionRecord, Frame
+from forensics.events.types import Event, ExceptionRecord, Frame
 
 __all__ = ["Event", "ExceptionRecord", "Frame"]

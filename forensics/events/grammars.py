@@ -15,7 +15,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 from lark.lexer import Lexer
 
-from forensics.events.model import ExceptionRecord, Frame
+from forensics.events.types import ExceptionRecord, Frame
 from forensics.ingest.values import bounded_int, pid_value
 
 

@@ -33,8 +33,8 @@ from typing import Any, Callable, Iterator
 
 from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
                                      number_lines, plan_source, thin_serving)
 from forensics.events.file_ranges import (RangeSource, count_newlines, file_id, number_chunks, offset_of_line,
@@ -133,9 +133,9 @@ class _Keeper:
                 res.keys.append((emit_line, k))
                 res.payloads.append(encode(ev, self.name, self.ts_cache) if encode is not None else ev)
                 res.events += 1
-                if ev.kind == K.MESSAGE:
+                if ev.kind == kinds.MESSAGE:
                     res.unparsed_lines.add(ev.line)
-                elif ev.kind == K.TRACEBACK:
+                elif ev.kind == kinds.TRACEBACK:
                     res.tracebacks += 1
                     res.truncated += bool(ev.data.get("truncated"))
 
@@ -165,7 +165,7 @@ def _feed_chunk(task: ChunkTask, parser: EventParser, gate: BulkGate | None, lin
             gate.open = not tb_open
         if encode is not None and len(evs) == 1:
             ev = evs[0]
-            if start_line <= ev.line and ev.kind != K.MESSAGE and ev.kind != K.TRACEBACK:
+            if start_line <= ev.line and ev.kind != kinds.MESSAGE and ev.kind != kinds.TRACEBACK:
                 keys.append((line, 0))
                 payloads.append(encode(ev, name, ts_cache))
                 res.events += 1

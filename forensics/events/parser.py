@@ -13,9 +13,9 @@ from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
 from forensics.envelope.sniff import detect_format
 from forensics.envelope.wrappers import detect_wrappers, unwrap
-from forensics.events import model as K
+from forensics.events import types as kinds
 from forensics.events.grammars import parse_message
-from forensics.events.model import Event
+from forensics.events.types import Event
 from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
@@ -87,7 +87,7 @@ class EventParser:
         if rec.marker is not None:
             if rec.marker == "boot":
                 out.extend(self._flush_tracebacks())
-            kind = K.JOURNAL_MARKER if rec.marker != "null-message" else K.BLOB
+            kind = kinds.JOURNAL_MARKER if rec.marker != "null-message" else kinds.BLOB
             out.append(Event(kind, rec.line, rec.text, rec.ts, rec.host, rec.ident, rec.pid,
                              source=self.source, data={"marker": rec.marker}))
             return self._count(out)
@@ -97,7 +97,7 @@ class EventParser:
         if self.wrappers:
             text = unwrap(text, self.wrappers)
         if text.startswith("[") and text.endswith(" blob data]") and _BLOB.match(text):
-            out.append(Event(K.BLOB, rec.line, text, rec.ts, rec.host, rec.ident, rec.pid, source=self.source,
+            out.append(Event(kinds.BLOB, rec.line, text, rec.ts, rec.host, rec.ident, rec.pid, source=self.source,
                              data={"size": _BLOB.match(text).group("size")}))  # type: ignore[union-attr]
             return self._count(out)
         pfx = split_prefix(text, self.clock.year)
@@ -125,7 +125,7 @@ class EventParser:
         if consumed:
             return self._count(out)
         ev = self._line_event(rec, pfx, msg, ts)
-        if ev.kind == K.UNIT_LIFECYCLE:
+        if ev.kind == kinds.UNIT_LIFECYCLE:
             # A lifetime boundary: tracebacks of the old process are complete now.
             out.extend(self._flush_tracebacks())
         out.append(ev)
@@ -155,9 +155,9 @@ class EventParser:
         full = "\n".join([ev.text, *parts[1:]])
         merged = Event(ev.kind, ev.line, full, ev.ts, ev.host, ev.ident, ev.pid, ev.rank, ev.level, ev.logger,
                        end if end != ev.line else None, ev.source, ev.data)
-        if ev.kind == K.MESSAGE and step:
+        if ev.kind == kinds.MESSAGE and step:
             self.stats.unparsed += end - rec.line  # the first line was counted by _line_event
-        if ev.kind == K.UNIT_LIFECYCLE:
+        if ev.kind == kinds.UNIT_LIFECYCLE:
             return self._count([*self._flush_tracebacks(), merged])
         self.stats.events += 1
         return [merged]
@@ -176,30 +176,30 @@ class EventParser:
             parsed = parse_message(msg)
             if parsed is not None:
                 kind, fields = parsed
-                if kind == K.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
+                if kind == kinds.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
                     fields["unit"] = rec.unit
                 return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
-                             level or ("WARNING" if kind == K.PACKAGE_WALK_WARNING else None),
+                             level or ("WARNING" if kind == kinds.PACKAGE_WALK_WARNING else None),
                              pfx.logger, source=src, data=fields)
         am = _ACCESS.search(msg) if "HTTP/" in msg else None
         if am is not None:
-            return Event(K.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
+            return Event(kinds.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
                          source=src, data={"method": am.group("method"), "path": am.group("path"),
                                            "status": bounded_int(am.group("status"), 999, 3)})
         name = match_marker(msg)
         if name is not None:
-            return Event(K.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
+            return Event(kinds.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
                          pfx.logger, source=src, data=MARKER_DATA[name])
         if level is None and _LEVEL_HINT.match(msg):
             w = msg.split(None, 1)[0].rstrip(":").upper()
             level = {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(w, w)
         if pfx.dialect is not None or level is not None:
-            return Event(K.LOG, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
+            return Event(kinds.LOG, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
                          source=src)
         if rec.line != self._last_unparsed_line:
             self.stats.unparsed += 1
             self._last_unparsed_line = rec.line
-        return Event(K.MESSAGE, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, None, None, source=src)
+        return Event(kinds.MESSAGE, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, None, None, source=src)
 
     def _flush_tracebacks(self) -> list[Event]:
         return self.tb.close_all() if self.tb.open else []
@@ -221,7 +221,7 @@ class EventParser:
         st = self.stats
         st.events += len(events)
         for ev in events:
-            if ev.kind == K.TRACEBACK:
+            if ev.kind == kinds.TRACEBACK:
                 st.tracebacks += 1
                 if ev.data.get("truncated"):
                     st.truncated_tracebacks += 1

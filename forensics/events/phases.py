@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from forensics.events.model import share_data
+from forensics.events.types import share_data
 
 PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture", "warmup",
           "ready", "serving", "shutdown")

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from forensics.events.grammars import parse_traceback
-from forensics.events.model import TRACEBACK, Event, ExceptionRecord, Frame
+from forensics.events.types import TRACEBACK, Event, ExceptionRecord, Frame
 
 HEADER_TEXT = "Traceback (most recent call last):"
 CAUSE_TEXT = "The above exception was the direct cause of the following exception:"

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from forensics.events.model import Event
+from forensics.events.types import Event
 
 MAX_FACTS = 2000
 MAX_VALUE = 300

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
 
 MAX_TRACEBACKS = 64
@@ -143,17 +143,17 @@ class IncidentBuilder:
 
     def _starts_new_lifetime(self, cur: Incident, ev: Event) -> bool:
         kind = ev.kind
-        if kind == K.JOURNAL_MARKER and ev.data.get("marker") == "boot":
+        if kind == kinds.JOURNAL_MARKER and ev.data.get("marker") == "boot":
             return cur.events > 0
-        if kind == K.UNIT_LIFECYCLE:
+        if kind == kinds.UNIT_LIFECYCLE:
             what = ev.data.get("event")
             if what in ("started", "starting"):
                 # ExecStartPre output comes before "Started": same lifetime.
                 return cur.process_events > 0 and (cur.started or cur.ended)
             return False
-        if cur.ended and kind not in (K.UNIT_LIFECYCLE, K.JOURNAL_MARKER) and ev.pid != 1:
+        if cur.ended and kind not in (kinds.UNIT_LIFECYCLE, kinds.JOURNAL_MARKER) and ev.pid != 1:
             return True
-        if kind == K.PHASE_MARKER and ev.data.get("marker") == "server_args":
+        if kind == kinds.PHASE_MARKER and ev.data.get("marker") == "server_args":
             # A known message logged only as a warning (vLLM's "Failed to import from vllm._C ...")
             # is not a failure of its own: the engine process that starts next is the same lifetime.
             failed = any(h.event.level not in ("WARNING", "INFO") for h in cur.failure_hits)
@@ -170,9 +170,9 @@ class IncidentBuilder:
             if inc.end_ts is None or ev.ts >= inc.end_ts:
                 inc.end_ts = ev.ts
         kind = ev.kind
-        if kind == K.UNIT_LIFECYCLE:
+        if kind == kinds.UNIT_LIFECYCLE:
             self._unit(inc, ev)
-        elif kind != K.JOURNAL_MARKER:
+        elif kind != kinds.JOURNAL_MARKER:
             inc.process_events += 1
             if ev.pid is not None and ev.pid != 1 and len(inc.pids) < 64:
                 inc.pids.add(ev.pid)
@@ -182,26 +182,26 @@ class IncidentBuilder:
                 inc.server = "sglang"
             elif ev.logger and ev.level and any(h in t for h in _VLLM_HINTS):
                 inc.server = "vllm"
-        if kind == K.PHASE_MARKER:
+        if kind == kinds.PHASE_MARKER:
             self._phase(inc, ev)
-        elif kind == K.ACCESS:
+        elif kind == kinds.ACCESS:
             if inc.ready_line is not None:
                 self._enter(inc, "serving", ev)
                 inc.last_activity_line = ev.line
             elif inc.phase is not None:
                 inc.last_progress_ts = ev.ts or inc.last_progress_ts
-        elif kind == K.CUDA_GRAPH_REGISTRATION:
+        elif kind == kinds.CUDA_GRAPH_REGISTRATION:
             self._enter(inc, "cuda-graph-capture", ev)
-        elif kind == K.TRACEBACK:
+        elif kind == kinds.TRACEBACK:
             if len(inc.tracebacks) < MAX_TRACEBACKS:
                 inc.tracebacks.append((ev, inc.phase, inc.ready_line is not None))
             else:
                 inc.dropped += 1
-        if ev.level in ("ERROR", "CRITICAL") or kind == K.TRACEBACK:
+        if ev.level in ("ERROR", "CRITICAL") or kind == kinds.TRACEBACK:
             inc.error_lines.append(ev)
-        elif kind in (K.MESSAGE, K.LOG) and ev.level != "INFO" and _ALARM_LOW.search(ev.text.lower()):
+        elif kind in (kinds.MESSAGE, kinds.LOG) and ev.level != "INFO" and _ALARM_LOW.search(ev.text.lower()):
             inc.error_lines.append(ev)
-        elif ev.level == "WARNING" or kind == K.PACKAGE_WALK_WARNING:
+        elif ev.level == "WARNING" or kind == kinds.PACKAGE_WALK_WARNING:
             inc.warning_lines.append(ev)
         if self.on_event is not None:
             self.on_event(inc, ev)

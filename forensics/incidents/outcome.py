@@ -22,8 +22,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 
 MAX_ERRORS = 200
 MAX_PROOFS = 64
@@ -120,7 +120,7 @@ def proof_class(text: str) -> str | None:
 def observe(inc: Any, ev: Event) -> None:
     """IncidentBuilder hook: keep what the shape of death needs."""
     kind = ev.kind
-    if kind == K.ACCESS or kind == K.UNIT_LIFECYCLE or kind == K.JOURNAL_MARKER:
+    if kind == kinds.ACCESS or kind == kinds.UNIT_LIFECYCLE or kind == kinds.JOURNAL_MARKER:
         return
     st = inc.outcome
     if st is None:
@@ -128,10 +128,10 @@ def observe(inc: Any, ev: Event) -> None:
     if not ev.text.strip():
         return
     st.last_line = ev.end_line or ev.line
-    if kind == K.TRACEBACK:
+    if kind == kinds.TRACEBACK:
         st.tail_error = None  # tracebacks are judged by diagnosis itself
         return
-    if kind == K.PHASE_MARKER:
+    if kind == kinds.PHASE_MARKER:
         st.tail_error = None
         if ev.data.get("marker") != "batch_stats":
             st.markers.append((ev.line, ev.text[:200]))

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident, proc_key
@@ -36,7 +36,7 @@ _REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoin
 def request_level(ev: Event) -> bool:
     """An exception raised while handling one HTTP request (a bad client
     request): the server answers 4xx/5xx and keeps serving."""
-    if ev.kind != K.TRACEBACK:
+    if ev.kind != kinds.TRACEBACK:
         return False
     carrier = ev.data.get("carrier") or ""
     if "Exception in ASGI application" in carrier:
@@ -61,7 +61,7 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     the process: not a benign stop, not survived, not handled as a warning,
     not a wrapper's report of an earlier error."""
     out = []
-    wrapped = {h.event.line for h in inc.wrapper_hits if h.event.kind == K.TRACEBACK}
+    wrapped = {h.event.line for h in inc.wrapper_hits if h.event.kind == kinds.TRACEBACK}
     for ev, phase, after_ready in inc.tracebacks:
         if ev.line in matched_lines:
             continue

@@ -1049,7 +1049,7 @@ def function_table(mined: Mined) -> dict[str, dict[str, str]]:
 
 def write_gz(path: Path, text: str) -> None:
     # mtime=0: the same input gives the same bytes (rebuilds diff cleanly)
-    from forensics.report.atomic import atomic_open
+    from forensics.atomic import atomic_open
 
     with atomic_open(path, "wb") as out, gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=9) as gz:
         gz.write(text.encode("utf-8"))
@@ -1147,7 +1147,7 @@ def write_readme(out_dir: Path, entries: dict[str, list[dict]], mined: Mined, or
             lines.append(f"  - {p}")
     lines += ["", "Repositories: " + ", ".join(f"{pkg} = github `{repo}`" for pkg, (repo, _r) in sorted(REPOS.items())) + "."]
     lines += README_TAIL
-    from forensics.report.atomic import atomic_write_text
+    from forensics.atomic import atomic_write_text
 
     atomic_write_text(out_dir / "README.md", "\n".join(lines))
 
@@ -1180,7 +1180,7 @@ def finish(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[str, l
     prov_path = out_dir / "provenance.json"
     prov = json.loads(prov_path.read_text()) if prov_path.is_file() else {}
     prov.update(provenance or {})
-    from forensics.report.atomic import atomic_write_text
+    from forensics.atomic import atomic_write_text
 
     atomic_write_text(prov_path, json.dumps(prov, indent=1, sort_keys=True) + "\n")
     # release order: as configured here, else as an earlier run wrote it, else by version

@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     data = build(dirs)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    from forensics.report.atomic import atomic_write_text
+    from forensics.atomic import atomic_write_text
 
     atomic_write_text(a.out, json.dumps(data, indent=0, sort_keys=False) + "\n")
     n_t = sum(len(v) for v in data["templates_by_server"].values())

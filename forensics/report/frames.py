@@ -153,7 +153,7 @@ DECIDERS = ("signature", "classifier", "both")
 
 def _known_categories() -> dict[tuple[str, str], tuple[str, ...]]:
     from forensics.diagnosis.taxonomy import LABELS, PHASES
-    from forensics.events.model import KINDS
+    from forensics.events.types import KINDS
 
     return {
         ("event", "kind"): tuple(KINDS), ("event", "level"): _LEVELS, ("event", "phase"): tuple(PHASES),
@@ -380,7 +380,7 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
     """Write an incidents table; the format follows the suffix. Written to a
     private temporary file, fsynced and renamed (``report.atomic``), so a
     crash, a signal or a concurrent run never leaves half a table behind."""
-    from forensics.report.atomic import atomic_path
+    from forensics.atomic import atomic_path
 
     path = Path(path)
     fmt = table_format(path)

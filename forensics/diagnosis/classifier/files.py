@@ -99,7 +99,7 @@ def save_model(obj: Any, meta: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import zipfile
 
-    from forensics.report.atomic import atomic_path, atomic_write_text
+    from forensics.atomic import atomic_path, atomic_write_text
 
     with atomic_path(path) as tmp:
         sio.dump(obj, tmp, compression=zipfile.ZIP_DEFLATED, compresslevel=9)

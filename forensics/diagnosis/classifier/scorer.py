@@ -180,7 +180,7 @@ def export_pipeline(pipe: Any, fields: tuple[str, ...], meta: dict[str, Any]) ->
 
 
 def save_scorer(data: dict[str, Any], path: Path) -> None:
-    from forensics.report.atomic import atomic_open
+    from forensics.atomic import atomic_open
 
     raw = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
     with atomic_open(path, "wb") as out, gzip.GzipFile(fileobj=out, mode="wb", mtime=0, filename=str(path)) as f:

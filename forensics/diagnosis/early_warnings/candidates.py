@@ -9,8 +9,8 @@ from typing import Any, Iterator
 
 from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
 from forensics.diagnosis.early_warnings.vocab import _lazy
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 
 WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
 # A level written into the text by loggers the envelope does not know (TGI's
@@ -148,8 +148,8 @@ def collect(inc: Any, ev: Event) -> None:
     warning, and remember the facts arithmetic needs. Cheap on the hot path:
     most lines fail the first checks."""
     kind = ev.kind
-    marker = kind == K.PHASE_MARKER
-    if kind not in (K.LOG, K.MESSAGE, K.PACKAGE_WALK_WARNING) and not marker:
+    marker = kind == kinds.PHASE_MARKER
+    if kind not in (kinds.LOG, kinds.MESSAGE, kinds.PACKAGE_WALK_WARNING) and not marker:
         return
     text = ev.text
     notes = inc.ew_notes
@@ -167,7 +167,7 @@ def collect(inc: Any, ev: Event) -> None:
         level: str | None = lvl
     elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
         level = "WARNING" if lvl.upper() in ("WARNING", "WARN") else "ERROR"
-    elif kind == K.PACKAGE_WALK_WARNING:
+    elif kind == kinds.PACKAGE_WALK_WARNING:
         level = "WARNING"
     else:
         low = head.lower()

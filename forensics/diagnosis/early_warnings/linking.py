@@ -11,8 +11,8 @@ from forensics.diagnosis.early_warnings.scoring import (
     FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, STRONG, Failure, failure_context, score_candidate)
 from forensics.diagnosis.early_warnings.subjects import subjects
 from forensics.diagnosis.early_warnings.vocab import _lazy
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 
 _CALL_SITE = _lazy(r"[\w.-]+\.(?:py|cc|cpp|cu|h|c):\d+\]")
 
@@ -54,7 +54,7 @@ def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
         latest.pop(key, None)
         latest[key] = (ev, chain[-1])
     for ev, exc in list(latest.values())[-MAX_HANDLED:]:
-        view = Event(K.LOG, exc.line or ev.line, exc.rendered[:600], ev.ts, ev.host, ev.ident, ev.pid, ev.rank,
+        view = Event(kinds.LOG, exc.line or ev.line, exc.rendered[:600], ev.ts, ev.host, ev.ident, ev.pid, ev.rank,
                      ev.level, ev.logger)
         yield Candidate(view, "TRACEBACK")
 
@@ -142,7 +142,7 @@ class _Linker:
             if hit.signature.id in seen_sigs:
                 continue
             seen_sigs.add(hit.signature.id)
-            self.consider(Candidate(Event(K.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level),
+            self.consider(Candidate(Event(kinds.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level),
                                     text_level(hit.event)))
 
     def consider(self, cand: Candidate) -> None:

@@ -9,8 +9,8 @@ from forensics.diagnosis.early_warnings.resources import arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import LABEL_TOPICS, _lazy
-from forensics.events import model as K
-from forensics.events.model import Event
+from forensics.events import types as kinds
+from forensics.events.types import Event
 
 # Wording that says a failure will follow, not merely that something is off.
 LIVE_CUE = _lazy(
@@ -27,7 +27,7 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     unusual against the healthy baseline *and* about a failure topic."""
     text = ev.text
     kind = ev.kind
-    if signature_hit is None and kind not in (K.LOG, K.MESSAGE, K.PACKAGE_WALK_WARNING, K.PHASE_MARKER):
+    if signature_hit is None and kind not in (kinds.LOG, kinds.MESSAGE, kinds.PACKAGE_WALK_WARNING, kinds.PHASE_MARKER):
         return None  # the cheap test first: watch asks this for every line
     if is_noise(text):
         return None
@@ -43,7 +43,7 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if arith is not None:
         return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": ["gpu.out-of-memory"]
                 if "GiB" in arith or "KV" in arith else ["config.invalid-argument"], "subjects": sorted(subjects(text))[:12]}
-    if kind == K.PHASE_MARKER:
+    if kind == kinds.PHASE_MARKER:
         return None
     level = text_level(ev)
     if level not in ("WARNING", "ERROR"):
@@ -77,7 +77,7 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
             continue  # one announcement per signature and per line (two signatures may name one line)
         announced.add(h.signature.id)
         announced.add(f"line:{h.line}")
-        d = live_decision(ev if h.line == ev.line else Event(K.LOG, h.line, h.text, h.event.ts), h)
+        d = live_decision(ev if h.line == ev.line else Event(kinds.LOG, h.line, h.text, h.event.ts), h)
         if d is not None:
             out.append(d)
     if hits:

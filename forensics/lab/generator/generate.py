@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 from random import Random
 
-from forensics.report.atomic import atomic_write_bytes, atomic_write_text
+from forensics.atomic import atomic_write_bytes, atomic_write_text
 
 from .catalog import GPUS, HOSTNAMES, MODELS, SGLANG_VERSIONS, SITE_ROOTS, TORCH_BUILDS, USERS, VLLM_VERSIONS, Ctx, Failure, Precursor, pick
 from .cut import MAX_BYTES, apply_cut, load_real_blocks, splice_block

@@ -206,7 +206,7 @@ def _exception_index(exc: list[str]) -> int | None:
 def main() -> None:
     """``python -m forensics.lab.generator.wording``: rebuild ``wording.json``."""
     snap = build_snapshot()
-    from forensics.report.atomic import atomic_write_text
+    from forensics.atomic import atomic_write_text
 
     atomic_write_text(SNAPSHOT, json.dumps(snap, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     print(f"{SNAPSHOT}: {sum(len(v) for v in snap.values())} messages over {len(snap)} labels")
