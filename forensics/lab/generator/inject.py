@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from .catalog import CAPTURE_HINTS_NEW, CAPTURE_HINTS_OLD, Ctx, Failure, import_frames, pick, sglang_sched_head, tb, vllm_core_head
-from .records import ts_sg
+from .records import RunParts, ts_sg
 
 
 # How each failure scope is written (the method of FailureInjection); "systemd" writes nothing here.
@@ -15,7 +15,7 @@ SCOPE_EMITTERS = {"ranks": "_fail_ranks", "rank0": "_fail_ranks", "main": "_fail
                   "warmup": "_fail_warmup", "cxx": "_fail_cxx", "log": "_fail_log", "kernel": "_fail_kernel"}
 
 
-class FailureInjection:
+class FailureInjection(RunParts):
     """The failure half of :class:`~forensics.lab.generator.run.Run`."""
 
     # -- precursor

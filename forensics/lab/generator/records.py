@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from random import Random
 
-from .catalog import Ctx
+from .catalog import Ctx, Failure, Precursor
 
 
 @dataclass
@@ -216,3 +217,16 @@ class Emitter:
 
 def sd(em: Emitter, st: LogState, text: str, unit_prefix: bool = True, tag: str = "") -> None:
     em.add(f"{st.unit}: {text}" if unit_prefix else text, src="systemd", pid=1, tag=tag)
+
+
+class RunParts:
+    """What the parts of one run (the server stories, failure injection) share;
+    :class:`~forensics.lab.generator.run.Run` sets it in ``__init__``."""
+    st: LogState
+    c: Ctx
+    r: Random
+    em: Emitter
+    failure: Failure | None
+    precursor: Precursor | None
+    pre_done: bool
+    outcome: str

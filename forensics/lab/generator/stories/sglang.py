@@ -7,6 +7,7 @@ import time
 from random import Random
 
 from ..catalog import Ctx, pick
+from ..records import RunParts
 from .noise import noise_lines
 
 
@@ -33,7 +34,7 @@ def server_args_line(c: Ctx, r: Random) -> str:
     return "server_args=ServerArgs(" + ", ".join(fields[:n]) + ")"
 
 
-class SglangStory:
+class SglangStory(RunParts):
     """The SGLang phases of :class:`~forensics.lab.generator.run.Run`."""
 
     def sglang_launch(self, partial: bool) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 
 from ..catalog import pick
+from ..records import RunParts
 from .noise import noise_lines
 
 
-class VllmStory:
+class VllmStory(RunParts):
     """The vLLM phases of :class:`~forensics.lab.generator.run.Run`."""
 
     def wproc(self, i: int = 0):
