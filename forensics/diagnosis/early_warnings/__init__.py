@@ -20,7 +20,7 @@ what the rest of the tool uses):
 
 Precursor signatures stay the strongest prior; they are no longer the only way
 in. The healthy baseline (``data/healthy_baseline.json``) is built by
-``python -m forensics.corpus.ew_baseline`` from the project's healthy corpora.
+``python -m forensics.lab.ew_baseline`` from the project's healthy corpora.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The healthy baseline (data, built from the project's healthy corpora by
-``python -m forensics.corpus.ew_baseline``)."""
+``python -m forensics.lab.ew_baseline``)."""
 from __future__ import annotations
 
 import json
