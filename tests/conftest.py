@@ -11,13 +11,19 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 REAL = SHARED / "corpora-real"
 CORPORA = REPO / "corpora"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def run_python(*args: str, input: bytes | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``python ARGS`` of this checkout in a subprocess."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, *args], input=input, capture_output=True,
+                          timeout=timeout, env=env, cwd=REPO)
 
 
 def run_cli(*args: str, input: bytes | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the real CLI in a subprocess (what users run)."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "forensics", *args], input=input, capture_output=True,
-                          timeout=timeout, env=env, cwd=REPO)
+    return run_python("-m", "forensics", *args, input=input, timeout=timeout)
 
 
 @pytest.fixture
@@ -29,14 +35,37 @@ SHARED_MISSING = (f"needs ../shared/corpora-real (the real labelled logs, not in
                   f"lay shared/ beside the checkout ({REAL} is absent)")
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason=SHARED_MISSING)
 
+# Modules that quietly leave out their real-corpus cases when ../shared is absent
+# (a parametrize list built from a glob): named in the one summary line.
+_WITHOUT_REAL: set[str] = set()
+
+
+def real_logs(subset: str, pattern: str = "*.log") -> list[Path]:
+    """The logs of one real set, sorted; [] (and the caller is named in the
+    summary line) when ../shared is absent."""
+    if not REAL.is_dir():
+        _WITHOUT_REAL.add(Path(sys._getframe(1).f_code.co_filename).name)
+        return []
+    return sorted((REAL / subset).glob(pattern))
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     # In CI a missing ../shared must fail the run, not skip tests quietly.
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes") and not REAL.is_dir():
+    if IN_CI and not REAL.is_dir():
         pytest.exit(f"CI: {SHARED_MISSING}", returncode=2)
+
+
+def shared_missing_line(skipped: int, without: list[str]) -> str | None:
+    """The one line a run without ../shared prints (None when nothing was left out)."""
+    if not skipped and not without:
+        return None
+    also = f"; {', '.join(without)} ran without their real-corpus cases" if without else ""
+    return (f"../shared/corpora-real missing: {skipped} real-corpus tests not run{also} "
+            f"(lay shared/ beside the checkout; in CI this fails)")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if SHARED_MISSING in str(r.longrepr)]
-    if skipped:
-        terminalreporter.write_line(f"{len(skipped)} tests skipped: {SHARED_MISSING}", yellow=True, bold=True)
+    line = shared_missing_line(len(skipped), sorted(_WITHOUT_REAL))
+    if line:
+        terminalreporter.write_line(line, yellow=True, bold=True)
