@@ -40,13 +40,14 @@ needs_real = pytest.mark.skipif(not REAL.is_dir(), reason=SHARED_MISSING)
 _WITHOUT_REAL: set[str] = set()
 
 
-def real_logs(subset: str, pattern: str = "*.log") -> list[Path]:
-    """The logs of one real set, sorted; [] (and the caller is named in the
-    summary line) when ../shared is absent."""
-    if not REAL.is_dir():
+def shared_logs(folder: str, pattern: str = "*.log") -> list[Path]:
+    """The files of one folder of ../shared (e.g. "corpora-real/healthy"), sorted;
+    [] when it is absent, and then the caller is named in the summary line."""
+    where = SHARED / folder
+    if not where.is_dir():
         _WITHOUT_REAL.add(Path(sys._getframe(1).f_code.co_filename).name)
         return []
-    return sorted((REAL / subset).glob(pattern))
+    return sorted(where.glob(pattern))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

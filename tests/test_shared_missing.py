@@ -11,9 +11,9 @@ from pathlib import Path
 from conftest import REPO
 
 PROBE = '''\
-from conftest import needs_real, real_logs
+from conftest import needs_real, shared_logs
 
-CASES = real_logs("healthy")
+CASES = shared_logs("corpora-real/healthy")
 
 
 @needs_real
