@@ -23,7 +23,9 @@ CORPORA = ("corpora/seeds", "corpora/journald", "corpora/gpu", "corpora/gpu-earl
 
 
 def corpus_logs() -> list[Path]:
-    return [p for c in CORPORA for p in sorted((REPO / c).glob("*.log"))]
+    """Every log that must carry an approved answer: the fixture corpora's, and
+    any small ``tests/fixtures/<folder>/<name>.log`` kept beside its expectation."""
+    return [p for c in CORPORA for p in sorted((REPO / c).glob("*.log"))] + sorted(FIXTURES.rglob("*.log"))
 
 
 def sidecar_for(log: Path) -> Path:
