@@ -39,5 +39,6 @@ def test_the_fixtures_are_the_ones_the_expectations_name():
     # Two logs never share a sidecar name (a corpus folder name is the key).
     logs = A.corpus_logs()
     assert len({A.sidecar_for(p) for p in logs}) == len(logs)
-    assert len(SIDECARS) >= len(logs) >= 200
-    assert {"failed", "ready"} <= {A.read_sidecar(s)["expected"]["verdict"] for s in SIDECARS}
+    sidecars = A.sidecars()  # read again: an update run may have just written some
+    assert len(sidecars) >= len(logs) >= 200
+    assert {"failed", "ready"} <= {A.read_sidecar(s)["expected"]["verdict"] for s in sidecars}
