@@ -9,7 +9,7 @@ never crash on its input.
 libFuzzer writes new interesting inputs into the FIRST directory, so give it
 a scratch directory first and ``fuzz/corpus`` (seeds + regressions) second.
 See fuzz/README.md. ``check_one`` is also imported by
-tests/test_fuzz_regressions.py, which replays fuzz/corpus without atheris.
+tests/robustness/test_fuzz_regressions.py, which replays fuzz/corpus without atheris.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The notebooks are generated so that their source stays reviewable as Python
 here, and so the repository never carries outputs. CI executes them
-(``tests/test_notebooks.py``) from the repository root.
+(``tests/lab/test_notebooks.py``) from the repository root.
 """
 from __future__ import annotations
 

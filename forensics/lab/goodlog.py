@@ -25,10 +25,10 @@ from pathlib import Path
 
 import yaml
 
-from forensics import exitcodes
 from forensics.api import parse
 from forensics.diagnosis.signatures import SignatureSet, load_signatures
 from forensics.errors import ForensicsError
+from forensics.exitcodes import FAILURE, OK, USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN = Path("corpora") / "goodlog-known.yaml"
@@ -205,7 +205,7 @@ def run(root: Path, shared: Path, known_path: Path, out=sys.stdout) -> int:
     print(f"goodlog: {len(sigs)} signatures over {len(logs)} healthy logs ({n_project} project, "
           f"{len(logs) - n_project} real): {explained} known false-positive hits ({len(known)} entries), "
           f"{len(unknown)} unknown, {len(stale)} stale", file=out)
-    return exitcodes.FAILURE if unknown or stale else exitcodes.OK
+    return FAILURE if unknown or stale else OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,12 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root.resolve()
     if not (root / "corpora").is_dir():
         print(f"goodlog: {root}/corpora not found (run from a checkout of the project)", file=sys.stderr)
-        return exitcodes.USAGE
+        return USAGE
     try:
         return run(root, args.shared or root.parent / "shared", args.known or root / KNOWN)
     except ForensicsError as e:
         print(f"goodlog: {e}", file=sys.stderr)
-        return exitcodes.USAGE
+        return USAGE
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # The checkout whose CLI the cases run (another one shows what the battery catches there).
 TARGET = Path(os.environ.get("FORENSICS_BATTERY_TARGET", REPO))
 AS_LIMIT = 3 << 30  # address space of one case: a bomb fails inside it, not on the machine

@@ -1,7 +1,7 @@
 """Whole-log answers carried in-band: every log of the fixture corpora has an
 approved expectation (tests/fixtures/<corpus>/<name>.expected.json) and
 classify must give it. After an intended change:
-``FORENSICS_UPDATE_FIXTURES=1 python -m pytest tests/test_fixtures.py`` rewrites
+``FORENSICS_UPDATE_FIXTURES=1 python -m pytest tests/pipeline/test_fixtures.py`` rewrites
 them; review ``git diff tests/fixtures`` and commit."""
 from __future__ import annotations
 

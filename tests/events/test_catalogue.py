@@ -17,7 +17,7 @@ import forensics
 from forensics.events import catalogue as cat
 from forensics.events.templates import literal_size, split_template
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CAT_DIR = REPO / "signatures" / "catalogue"
 
 # Packages and the releases each must cover (>= 3 where that many exist).

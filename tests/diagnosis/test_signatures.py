@@ -1,4 +1,4 @@
-"""Signatures are data: every file validates, every example holds (healthy logs stay quiet: tests/test_goodlog.py)."""
+"""Signatures are data: every file validates, every example holds (healthy logs stay quiet: tests/goodlog/test_goodlog.py)."""
 from __future__ import annotations
 
 from pathlib import Path

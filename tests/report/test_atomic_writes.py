@@ -13,7 +13,7 @@ import pytest
 
 from forensics.atomic import atomic_path, atomic_write_bytes
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LOG = b"[2026-01-05 10:00:00] starting\nRuntimeError: boom\n"
 
 

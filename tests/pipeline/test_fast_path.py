@@ -9,10 +9,10 @@ import pytest
 from forensics.pipeline import diagnose_source
 from forensics.ingest.sources import Source
 
-from conftest import CORPORA, REAL, REPO
+from conftest import CORPORA, REPO, shared_logs
 
 SAMPLES = sorted((CORPORA / "seeds").glob("*.log")) + sorted((CORPORA / "journald").glob("fixture.short*.log")) + \
-    sorted((CORPORA / "generated").glob("g7-00[0-4]*.log")) + sorted((REAL / "healthy").glob("*.log"))
+    sorted((CORPORA / "generated").glob("g7-00[0-4]*.log")) + shared_logs("corpora-real/healthy")
 
 
 def _both(path: Path) -> tuple[str, str]:

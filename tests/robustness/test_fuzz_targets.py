@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TARGETS = {"fuzz_envelope": "corpus-envelope", "fuzz_tables": "corpus-tables", "fuzz_files": "corpus-files",
            "fuzz_parse": "corpus"}
 

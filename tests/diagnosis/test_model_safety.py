@@ -17,7 +17,7 @@ from forensics.diagnosis.classifier.files import check_model_file
 from forensics.diagnosis.classifier.scorer import load_scorer
 from forensics.errors import ModelError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LOG = b"[2026-01-05 10:00:00] starting\nRuntimeError: boom\n"
 
 

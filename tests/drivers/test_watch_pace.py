@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import forensics
-from conftest import CORPORA, REAL, REPO, SHARED, needs_real
+from conftest import CORPORA, REPO, needs_real, shared_logs
 
 PACES = (0.0, 0.001, 0.05, 0.2, 1.0)
 WINDOW = {0.0: None, 0.001: 60, 0.05: 8, 0.2: 3, 1.0: 1}  # paced lines each side of the proving line
@@ -179,11 +179,10 @@ class Replay:
 def _cases() -> list[tuple[Path, str]]:
     seeds = [CORPORA / "seeds" / "seed1.short.log", CORPORA / "seeds" / "seed2.full.log",
              CORPORA / "seeds" / "seed1.json.log"]  # the last one: journalctl -o json
-    seeds += sorted((SHARED / "seeds").glob("*.txt"))
+    seeds += shared_logs("seeds", "*.txt")
     real = sorted((CORPORA / "gpu").glob("*.log"))[:3] + sorted((CORPORA / "cpu").glob("*.log"))[:2]
-    if REAL.is_dir():
-        real += sorted((REAL / "dev").glob("*.log"))[:6] + sorted((REAL / "dev-b").glob("*.log"))[:3]
-        real += sorted((REAL / "early-warning").glob("*.log"))[:3] + sorted((REAL / "healthy").glob("*.log"))[:3]
+    real += shared_logs("corpora-real/dev")[:6] + shared_logs("corpora-real/dev-b")[:3]
+    real += shared_logs("corpora-real/early-warning")[:3] + shared_logs("corpora-real/healthy")[:3]
     out = []
     for p in seeds + real:
         verdict = forensics.classify(p, use_classifier=False)["verdict"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -1,0 +1,200 @@
+"""Issue 13: failures, causes and phases on logs of servers and releases the
+project did not grow up with. Each mechanism on realistic logs built here
+around the exact strings the programs print (never copied from corpora-real),
+plus floors on the real collections."""
+from __future__ import annotations
+
+import pytest
+
+from forensics import classify
+from forensics.lab.evaluate import evaluate_dirs
+from forensics.diagnosis.remedies import LABEL_REMEDIES, remediation_for
+from forensics.diagnosis.taxonomy import LABELS
+
+from conftest import REAL, needs_real
+
+VLLM_START = [
+    "INFO 07-01 09:38:56 [api_server.py:1000] vLLM API server version 0.10.1",
+    "INFO 07-01 09:38:58 [model.py:611] Resolved architecture: LlamaForCausalLM",
+]
+TGI_START = [
+    "2025-02-11T17:03:00.000000Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(1) }",
+    "2025-02-11T17:03:01.000000Z  INFO download: text_generation_launcher: Starting download process.",
+    "2025-02-11T17:03:05.000000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+]
+
+
+def _run(lines: list[str]) -> dict:
+    return classify("\n".join(lines) + "\n")
+
+
+# ------------------------------------------------------------ phase without a marker
+def _tb(frames: list[tuple[str, str]], exc: str) -> list[str]:
+    out = ["Traceback (most recent call last):"]
+    for path, fn in frames:
+        out += [f'  File "/usr/local/lib/python3.12/dist-packages/{path}", line 10, in {fn}', "    x = y()"]
+    return out + [exc]
+
+
+@pytest.mark.parametrize("frames,phase", [
+    ([("vllm/v1/worker/gpu_worker.py", "determine_available_memory"), ("vllm/v1/worker/gpu_model_runner.py", "profile_run")],
+     "memory-plan"),
+    ([("vllm/v1/worker/gpu_model_runner.py", "execute_model"), ("vllm/v1/sample/sampler.py", "sample")], "serving"),
+    ([("vllm/model_executor/model_loader/default_loader.py", "load_model"),
+      ("vllm/model_executor/model_loader/weight_utils.py", "safetensors_weights_iterator")], "load-weights"),
+    ([("sglang/srt/model_executor/cuda_graph_runner.py", "capture"),
+      ("sglang/srt/model_executor/cuda_graph_runner.py", "capture_one_batch_size")], "cuda-graph-capture"),
+])
+def test_phase_from_the_enclosing_function_of_the_frames(frames, phase):
+    d = _run(_tb(frames, "RuntimeError: something the signatures do not know went wrong"))
+    assert d["verdict"] == "failed" and d["phase"] == phase
+
+
+def test_phase_from_the_message_words():
+    d = _run(["(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700] EE9999: Inner Error!",
+              "(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700]        rtStreamBeginCapture execution failed, reason=driver error:resource alloc fail[FUNC:FuncErrorReason]"])
+    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
+
+
+def test_weights_loaded_then_died_is_the_memory_plan():
+    lines = VLLM_START + [
+        "INFO 07-01 09:39:15 [gpu_model_runner.py:1897] Starting to load model m...",
+        "INFO 07-01 09:39:29 [default_loader.py:272] Loading weights took 9.99 seconds",
+        "ERROR 07-01 09:39:31 [core.py:700] EngineCore failed to start.",
+        "ERROR 07-01 09:39:31 [core.py:700] Traceback (most recent call last):",
+        'ERROR 07-01 09:39:31 [core.py:700]   File "/x/site-packages/torch/_ops.py", line 1123, in __call__',
+        "ERROR 07-01 09:39:31 [core.py:700]     return self._op(*args, **(kwargs or {}))",
+        "ERROR 07-01 09:39:31 [core.py:700] RuntimeError: something the signatures do not know went wrong",
+    ]
+    assert _run(lines)["phase"] == "memory-plan"
+
+
+# ------------------------------------------------------------ evidence: the proving line
+def test_the_compilers_own_error_comes_before_the_build_wrapper():
+    lines = [
+        "[2026-01-01 10:00:00] Capture cuda graph begin. This can take up to several minutes. avail mem=70.00 GB",
+        "[1/3] /usr/local/cuda/bin/nvcc -c /root/.cache/flashinfer/batch_decode.cu -o batch_decode.cuda.o",
+        "FAILED: batch_decode.cuda.o",
+        "/root/.cache/flashinfer/batch_decode.cu(41): error: identifier \"__nv_fp8_e4m3\" is undefined",
+        "1 error detected in the compilation of \"/root/.cache/flashinfer/batch_decode.cu\".",
+        "ninja: build stopped: subcommand failed.",
+        "Traceback (most recent call last):",
+        '  File "/x/site-packages/torch/utils/cpp_extension.py", line 2107, in _run_ninja_build',
+        "    raise RuntimeError(message) from e",
+        "RuntimeError: Error building extension 'batch_decode'",
+    ]
+    d = _run(lines)
+    assert d["verdict"] == "failed"
+    roles = [(e["role"], e["text"]) for e in d["evidence"]]
+    build = [i for i, (role, text) in enumerate(roles) if role == "build-error"]
+    assert build, roles
+    assert any("error: identifier" in roles[i][1] for i in build)
+    wrapper = [i for i, (role, _) in enumerate(roles) if role == "wrapper"]
+    assert not wrapper or min(build) < min(wrapper)
+
+
+def test_a_device_runtime_line_proves_a_wrapped_failure():
+    lines = [
+        "gpu-b7:2211:2240 [1] net_ib.cc:1021 NCCL WARN NET/IB : Got completion from peer 10.1.0.7<41913> with error 12, opcode 0, len 0, vendor err 129 (Send) localGid fe80::1 remoteGid fe80::2 hca mlx5_0 Failed",
+        "gpu-b7:2211:2240 [1] NCCL INFO transport/net.cc:1012 -> 6",
+        "gpu-b7: Test NCCL failure common.cu:1005 'internal error - please report this issue to the NCCL developers / '",
+        "mpirun detected that one or more processes exited with non-zero status, thus causing",
+    ]
+    d = _run(lines)
+    assert d["root_cause"] == "dist.nccl"
+    assert any("NCCL WARN NET/IB : Got completion from peer" in e["text"] for e in d["evidence"])
+
+
+def test_a_raw_kernel_assertion_does_not_beat_the_error_that_names_it():
+    lines = ["/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [5,0,0], thread: [64,0,0] "
+             "Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed."] * 3 + [
+        "Traceback (most recent call last):",
+        '  File "/x/site-packages/vllm/v1/worker/gpu_model_runner.py", line 10, in execute_model',
+        "    out = self.model(x)",
+        "torch.AcceleratorError: CUDA error: device-side assert triggered",
+    ]
+    d = _run(lines)
+    assert d["root_cause"] == "gpu.illegal-access"
+    assert "device-side assert triggered" in d["evidence"][0]["text"]
+
+
+# ------------------------------------------------------------ remediation
+def test_every_label_has_a_remediation():
+    assert set(LABELS) <= set(LABEL_REMEDIES)
+    assert all(len(LABEL_REMEDIES[lab]) > 40 for lab in LABELS)
+
+
+def test_remediation_names_what_the_message_names():
+    text = "FileNotFoundError: [Errno 2] No such file or directory: 'ninja'"
+    assert "ninja" in remediation_for("toolchain.compiler-missing", [text])
+    assert "flash_attn" in remediation_for("env.module-missing", ["ModuleNotFoundError: No module named 'flash_attn'"])
+    assert "libnuma.so.1" in remediation_for("env.library-missing",
+                                             ["ImportError: libnuma.so.1: cannot open shared object file"])
+
+
+def test_a_classifier_decided_missing_ninja_says_install_ninja():
+    lines = [
+        "[2026-05-21 03:13:38] Capture cuda graph begin. This can take up to several minutes. avail mem=7.61 GB",
+        "[2026-05-21 03:13:39] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/root/venv/lib/python3.12/site-packages/torch/utils/cpp_extension.py", line 2107, in _run_ninja_build',
+        "    subprocess.run(",
+        '  File "/usr/lib/python3.12/subprocess.py", line 1955, in _execute_child',
+        "    raise child_exception_type(errno_num, err_msg, err_filename)",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'ninja'",
+    ]
+    d = _run(lines)
+    assert d["root_cause"] == "toolchain.compiler-missing"
+    assert "ninja" in d["remediation"].lower() and "environment" in d["remediation"]
+
+
+# ------------------------------------------------------------ floors on the real collections
+# Measured on this branch (see the report); the floors sit at what was reached so
+# that a regression fails. dev-b phase: two labels rest on judgement (the issue's
+# notes say UNSURE); healthy-b phase: two identical-looking logs carry different
+# labels (ready / serving).
+FLOORS = {
+    "dev": {"top1": 1.0, "evidence": 1.0, "phase": 1.0},
+    "dev-b": {"top1": 0.95, "evidence": 0.92, "phase": 0.85},
+    "early-warning": {"top1": 1.0, "evidence": 1.0, "phase": 0.93},
+    "early-warning-b": {"top1": 0.95, "evidence": 0.95, "phase": 0.95},
+}
+
+
+@needs_real
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_floors_on_real_failure_sets(name):
+    rep = evaluate_dirs([REAL / name])
+    mode = rep["modes"].get("hybrid") or rep["modes"]["rules"]
+    f = FLOORS[name]
+    assert mode["accuracy"] >= f["top1"], mode["misses"]
+    assert rep["evidence_hit_rate"] >= f["evidence"]
+    assert rep["phase_accuracy"] >= f["phase"]
+    # Never "not failed" for a failure log.
+    assert all(m["pred"] != "none" for m in mode["misses"]), mode["misses"]
+
+
+@needs_real
+@pytest.mark.parametrize("name", ["healthy", "healthy-b"])
+def test_no_healthy_log_is_called_failed(name):
+    rep = evaluate_dirs([REAL / name])
+    for mode in rep["modes"].values():
+        assert mode["healthy_called_failed"] == 0
+
+
+# ------------------------------------------------ the project's own GPU captures
+# corpora/gpu-early-warning: real failures captured on an H200 (README there). The cases
+# that were wrong before a generic change are approved answers whose note names the
+# mechanism: tests/fixtures/gpu-early-warning/*.expected.json.
+
+from conftest import CORPORA  # noqa: E402
+
+GPU_EW = CORPORA / "gpu-early-warning"
+
+
+def test_gpu_early_warning_corpus_floor_and_healthy_verdicts():
+    rep = evaluate_dirs([GPU_EW])
+    mode = rep["modes"].get("hybrid") or rep["modes"]["rules"]
+    assert mode["correct"] >= 19, mode["misses"]
+    assert mode["healthy_called_failed"] == 0
+    # labels.csv says ready (not "healthy") for the healthy captures, and they reach it.
+    assert rep["healthy_verdicts"] == {"match": 4, "n": 4}

@@ -1,0 +1,138 @@
+"""Issue 13, incidents: the shape of a process's death (launchers, supervisors, shells,
+containers, Ray, Rust, C++), clean exits and stops, the rank that failed first and its
+consequences."""
+from __future__ import annotations
+
+import pytest
+
+from forensics import classify
+from forensics.incidents import outcome
+
+
+VLLM_START = [
+    "INFO 07-01 09:38:56 [api_server.py:1000] vLLM API server version 0.10.1",
+    "INFO 07-01 09:38:58 [model.py:611] Resolved architecture: LlamaForCausalLM",
+]
+
+
+TGI_START = [
+    "2025-02-11T17:03:00.000000Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(1) }",
+    "2025-02-11T17:03:01.000000Z  INFO download: text_generation_launcher: Starting download process.",
+    "2025-02-11T17:03:05.000000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+]
+
+
+def _run(lines: list[str]) -> dict:
+    return classify("\n".join(lines) + "\n")
+
+
+# ------------------------------------------------------------ the shape of death
+DEATHS = {
+    "supervisord": ["2026-01-01 10:00:09,000 INFO exited: vllm (exit status 1; not expected)"],
+    "docker compose": ["vllm-1 exited with code 1"],
+    "kubectl": ["  Warning  BackOff  12s (x4 over 60s)  kubelet  Back-off restarting failed container vllm in pod vllm-0_ml(1b2c)"],
+    "shell segfault": ["Segmentation fault (core dumped)"],
+    "shell killed": ["./serve.sh: line 12: 40213 Killed                  python3 -m vllm.entrypoints.openai.api_server --model m"],
+    "ray": ["ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task."],
+    "tgi launcher": ["2025-02-11T17:03:12.000000Z ERROR text_generation_launcher: Shard 0 failed to start",
+                     "Error: ShardCannotStart"],
+    "rust panic": ["thread 'main' panicked at router/src/main.rs:300:10:", "called `Result::unwrap()` on an `Err` value"],
+    "c++ terminate": ["terminate called after throwing an instance of 'std::runtime_error'",
+                      "  what():  could not open device"],
+    "mpirun": ["mpirun detected that one or more processes exited with non-zero status, thus causing",
+               "the job to be terminated. The first process to do so was:"],
+    "multiprocessing": ["WARNING 07-01 09:41:30 [multiproc_executor.py:449] Worker proc VllmWorker-1 died unexpectedly (exit code: -9), shutting down executor."],
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DEATHS))
+def test_a_process_that_died_after_an_error_is_a_failure(shape):
+    lines = VLLM_START + ["ERROR 07-01 09:41:21 [worker.py:200] Worker failed to initialise its device",
+                          *DEATHS[shape]]
+    d = _run(lines)
+    assert d["verdict"] == "failed", shape
+    texts = [e["text"] for e in d["evidence"]]
+    # The error that came before the death is the cause; the death line is a wrapper, never the cause.
+    assert "Worker failed to initialise its device" in texts[0], (shape, texts)
+
+
+@pytest.mark.parametrize("shape", ["docker compose", "shell segfault", "ray", "rust panic", "c++ terminate"])
+def test_a_death_line_alone_is_a_failure(shape):
+    d = _run(VLLM_START + DEATHS[shape])
+    assert d["verdict"] == "failed", shape
+
+
+def test_clean_exits_and_stops_are_not_deaths():
+    lines = VLLM_START + [
+        "INFO 07-01 09:40:00 [launcher.py:46] Route: /v1/models, Methods: GET",
+        "INFO:     Application startup complete.",
+        "INFO:     127.0.0.1:43692 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+        "vllm-1 exited with code 0",
+        "2026-01-01 10:00:09,000 INFO exited: vllm (exit status 0; expected)",
+    ]
+    assert _run(lines)["verdict"] != "failed"
+
+
+def test_an_operator_stop_during_startup_is_not_a_failure():
+    lines = VLLM_START + [
+        "INFO 07-01 09:38:59 [core.py:70] Initializing a V1 LLM engine (v0.10.1) with config: model='m'",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.12/site-packages/vllm/entrypoints/openai/api_server.py", line 1775, in signal_handler',
+        '    raise KeyboardInterrupt("terminated")',
+        "KeyboardInterrupt: terminated",
+    ]
+    assert _run(lines)["verdict"] != "failed"
+
+
+def test_an_error_line_that_ends_the_log_is_the_failure():
+    lines = TGI_START + [
+        "2025-02-11T17:03:08.530117Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named 'flash_attn_2_cuda'",
+        "2025-02-11T17:03:10.120440Z ERROR text_generation_launcher: Method Warmup encountered an error.",
+    ]
+    d = _run(lines)
+    assert d["verdict"] == "failed"
+    assert "Method Warmup encountered an error" in d["evidence"][0]["text"]
+
+
+def test_healthy_tail_with_an_early_harmless_error_is_not_a_failure():
+    lines = VLLM_START + [
+        "ERROR 07-01 09:38:59 [config.py:100] Error retrieving safetensors: Repo id must be in the form 'repo_name'",
+        "INFO 07-01 09:39:20 [gpu_model_runner.py:1000] Model loading took 15.2 GiB and 9.1 seconds",
+        "INFO 07-01 09:39:40 [core.py:210] init engine (profile, create kv cache, warmup model) took 20.1 seconds",
+        "INFO:     Application startup complete.",
+    ]
+    assert _run(lines)["verdict"] != "failed"
+
+
+# ------------------------------------------------------------ multi-rank
+def test_the_rank_that_failed_first_is_named_and_the_others_are_consequences():
+    lines = [
+        "[2026-01-01 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=2.00 GB",
+        "[2026-01-01 10:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/x/site-packages/sglang/srt/model_executor/cuda_graph_runner.py", line 385, in capture',
+        "    self.capture_one_batch_size(bs)",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.00 GiB is free.",
+        "[2026-01-01 10:10:01 TP1] [rank1]:[E1108 10:10:01.123456789 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.",
+        "[2026-01-01 10:10:02 TP1] Connection closed by remote peer 10.0.0.1<35187>",
+    ]
+    d = _run(lines)
+    assert d["root_cause"] == "gpu.out-of-memory"
+    assert d.get("failed_first") and "TP0" in (d["failed_first"]["process"] or "")
+    cons = d.get("consequences") or []
+    assert any("Watchdog caught collective operation timeout" in c["text"] for c in cons)
+    assert all("TP1" in (c["process"] or "") for c in cons)
+
+
+def test_consequence_wording():
+    assert outcome.CONSEQUENCE.search("socketProgress: Connection closed by remote peer node02<35187>")
+    assert outcome.CONSEQUENCE.search("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId "
+                                      "from [0] via c10d key-value store by key '0', but store->get('0') got error: "
+                                      "Connection reset by peer")
+    assert not outcome.CONSEQUENCE.search("torch.OutOfMemoryError: CUDA out of memory.")
+
+
+def test_every_diagnosed_failure_carries_a_remediation():
+    for shape in sorted(DEATHS):
+        d = _run(VLLM_START + DEATHS[shape])
+        assert d["remediation"], shape
