@@ -10,20 +10,7 @@ import sys
 import pytest
 
 from conftest import CORPORA, REPO, run_cli
-
-
-def one_line_error(proc: subprocess.CompletedProcess, needle: str) -> str:
-    err = proc.stderr.decode()
-    assert proc.returncode == 2, (proc.returncode, err)
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    assert needle in err, err
-    return err
-
-
-def classify_json(*args: str, input: bytes | None = None) -> tuple[int, list[dict]]:
-    proc = run_cli("classify", "--format", "json", *args, input=input)
-    assert proc.returncode in (0, 1), proc.stderr.decode()
-    return proc.returncode, [json.loads(ln) for ln in proc.stdout.decode().splitlines()]
+from helpers import classify_json, one_line_error
 
 
 # ---------------------------------------------------------------- time

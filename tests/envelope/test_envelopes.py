@@ -7,25 +7,11 @@ from forensics.api import to_sources
 from forensics.events.parser import iter_source_events
 
 from conftest import CORPORA
+from helpers import traceback_lines as _traceback_lines
 
 
 def _events(path_or_text):
     return list(parse(path_or_text))
-
-
-def _short(pid: int, text: str, sec: int = 1) -> str:
-    return f"Jun 01 12:00:{sec:02d} gpu-node-7 python3[{pid}]: {text}"
-
-
-def _traceback_lines(rank: int) -> list[str]:
-    return [
-        f"[2025-06-01 12:00:01 TP{rank}] Scheduler hit an exception: Traceback (most recent call last):",
-        '  File "/usr/lib/python3/dist-packages/sglang/srt/managers/scheduler.py", line 2300, in run_scheduler_process',
-        "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)",
-        '  File "/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py", line 300, in load_model',
-        "    self.model = get_model(model_config=self.model_config)",
-        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {rank} has a total capacity of 79.10 GiB",
-    ]
 
 
 def test_line_accounting_and_journald_fixture_modes():

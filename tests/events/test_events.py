@@ -5,6 +5,7 @@ from __future__ import annotations
 from forensics import parse
 
 from conftest import CORPORA
+from helpers import short_line as _short, traceback_lines as _traceback_lines
 
 SEED1 = CORPORA / "seeds" / "seed1.short.log"
 
@@ -61,21 +62,6 @@ def test_seed2_truncated_traceback_keeps_frames():
     assert any(f.endswith("hybrid_linear_attn_backend.py") for f in files)
     assert files[-1].endswith("flashinfe")  # the path cut mid-word is kept as a partial frame
     assert last.data["frames"][-1].partial
-
-
-def _short(pid: int, text: str, sec: int = 1) -> str:
-    return f"Jun 01 12:00:{sec:02d} gpu-node-7 python3[{pid}]: {text}"
-
-
-def _traceback_lines(rank: int) -> list[str]:
-    return [
-        f"[2025-06-01 12:00:01 TP{rank}] Scheduler hit an exception: Traceback (most recent call last):",
-        '  File "/usr/lib/python3/dist-packages/sglang/srt/managers/scheduler.py", line 2300, in run_scheduler_process',
-        "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)",
-        '  File "/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py", line 300, in load_model',
-        "    self.model = get_model(model_config=self.model_config)",
-        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {rank} has a total capacity of 79.10 GiB",
-    ]
 
 
 def test_eight_ranks_interleaved_line_by_line():

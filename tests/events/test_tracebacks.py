@@ -1,11 +1,8 @@
 """Traceback assembly across handled and fatal tracebacks of one start-up."""
 from __future__ import annotations
 
-from forensics import classify
 
-
-def _run(lines: list[str]) -> dict:
-    return classify("\n".join(lines) + "\n")
+from helpers import classify_lines as _run
 
 
 def test_frames_after_an_exception_line_start_no_chain_in_that_traceback():

@@ -5,25 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from forensics import classify
 from forensics.incidents import outcome
 
-
-VLLM_START = [
-    "INFO 07-01 09:38:56 [api_server.py:1000] vLLM API server version 0.10.1",
-    "INFO 07-01 09:38:58 [model.py:611] Resolved architecture: LlamaForCausalLM",
-]
-
-
-TGI_START = [
-    "2025-02-11T17:03:00.000000Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(1) }",
-    "2025-02-11T17:03:01.000000Z  INFO download: text_generation_launcher: Starting download process.",
-    "2025-02-11T17:03:05.000000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
-]
-
-
-def _run(lines: list[str]) -> dict:
-    return classify("\n".join(lines) + "\n")
+from helpers import TGI_START, VLLM_START, classify_lines as _run
 
 
 # ------------------------------------------------------------ the shape of death

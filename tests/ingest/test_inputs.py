@@ -22,26 +22,13 @@ import pytest
 
 import forensics
 from conftest import CORPORA, REPO, run_cli
+from helpers import classify_json, one_line_error
 
 SEED1 = CORPORA / "seeds" / "seed1.short.log"
 EXAMPLE = REPO / "examples" / "sglang-b300-flash-attn-cute.log"
 JOURNAL_GZ = CORPORA / "journald" / "fixture.journal.gz"  # made by systemd-journal-remote 252 (README there)
 needs_journalctl = pytest.mark.skipif(shutil.which("journalctl") is None,
                                       reason="journalctl not installed (apt-get install systemd)")
-
-
-def one_line_error(proc: subprocess.CompletedProcess, needle: str) -> str:
-    err = proc.stderr.decode()
-    assert proc.returncode == 2, (proc.returncode, err)
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    assert needle in err, err
-    return err
-
-
-def classify_json(*args: str, input: bytes | None = None) -> tuple[int, list[dict]]:
-    proc = run_cli("classify", "--format", "json", *args, input=input)
-    assert proc.returncode in (0, 1), proc.stderr.decode()
-    return proc.returncode, [json.loads(ln) for ln in proc.stdout.decode().splitlines()]
 
 
 # ---------------------------------------------------------------- compressors
