@@ -15,7 +15,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, phase_infer
+from forensics.diagnosis import arbitrate, phase_infer, phase_priors
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
 from forensics.diagnosis import early_warnings
@@ -132,7 +132,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                      and not (best and best.event.kind != kinds.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
-    result["phase"] = _failure_phase(inc, fail_line, fail_ev, best)
+    phase = _marked_phase(inc, fail_line, fail_ev, best)
+    result["phase"] = phase or "launch"  # what the classifier sees; refined by the label below
     rule_conf = arbitrate.rule_confidence(best, found.fails, truncated) if best else None
     clf_answer = None
     if classifier is not None and (arbitrate.needs_classifier(best, truncated, rule_conf) or always_classify):
@@ -142,6 +143,10 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     predicted = arbitrate.predicted_by_precursors(inc, fail_line) if best is None else None
     decision = arbitrate.decide(inc, best, truncated, rule_conf, clf_answer, predicted, fail_line, fail_ev)
     label = decision.label
+    if phase is None:
+        # Nothing in the excerpt says where: where failures of this kind happen.
+        startup = phase_priors.startup_failed(_texts_near(inc, fail_ev, fail_line, best))
+        result["phase"] = phase_priors.typical_phase(label, startup) or "launch"
     result["root_cause"] = label
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by
@@ -263,6 +268,17 @@ def _clip_message(text: str, limit: int = 600) -> str:
 
 def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
     return ev.ts if ev is not None else None
+
+
+def _marked_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None) -> str | None:
+    """The failure's phase from what the log says (markers, frames, wording,
+    the signature's hint), or None when it says nothing. A signature's
+    serving hint assumes a running server: not when the log says start-up failed."""
+    phase = _failure_phase(inc, line, ev, best, fallback=None)
+    if phase in ("ready", "serving") and best is not None and best.signature.phase == phase \
+            and phase_priors.startup_failed(_texts_near(inc, ev, line, best)):
+        return None
+    return phase
 
 
 def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,

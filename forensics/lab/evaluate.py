@@ -191,13 +191,34 @@ def _score_mode(failures: list[dict[str, Any]], healthy: list[dict[str, Any]], m
     }
 
 
+def evidence_names(fatal: str, evidence: list[dict[str, Any]], path: str | None) -> bool:
+    """An evidence entry names the labelled fatal line: by its text, or by the
+    line it points to (the text drops the envelope and the process prefix that
+    a label may quote, e.g. ``(APIServer pid=N) OSError: ...``)."""
+    if any(fatal in e["text"] for e in evidence):
+        return True
+    lines = _raw_lines(path)
+    return any(isinstance(e.get("line"), int) and 0 < e["line"] <= len(lines) and fatal in lines[e["line"] - 1]
+               for e in evidence)
+
+
+def _raw_lines(path: str | None) -> list[str]:
+    if not path:
+        return []
+    try:
+        text = "".join(Source(name=path, path=Path(path)).blocks())
+    except Exception:  # noqa: BLE001 - a log that cannot be read again just has no raw lines
+        return []
+    return text.split("\n")
+
+
 def _count_row(n: Counter, it: dict[str, Any], res: dict[str, Any]) -> None:
     """Add one log's evidence, early-warning, phase and verdict hits to the counts."""
     row = it["row"]
     fatal = row.get("fatal_substring") or ""
     if row.get("root_cause") and fatal:
         n["ev_n"] += 1
-        n["ev_hit"] += any(fatal in e["text"] for e in res.get("evidence") or [])
+        n["ev_hit"] += evidence_names(fatal, res.get("evidence") or [], row.get("_path"))
     early = row.get("early_warning_substring") or ""
     if row.get("root_cause") and early:
         n["ew_n"] += 1

@@ -1,0 +1,50 @@
+"""Where a failure happened when the excerpt has no phase marker, no frames
+that say so and no wording that does: where failures of its kind happen.
+
+Two facts decide: the label (host RAM runs out while weights are read into
+memory; a JIT toolchain fails while kernels compile) and whether the log says
+that start-up itself failed (then a kernel fault happened in the first forward
+pass of start-up, the memory profile run, not while serving).
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+# What servers print when start-up (not serving) failed. Exact wording from
+# the programs' sources (the message catalogue, signatures/catalogue/):
+# vLLM 0.6-0.33 (core.py run_engine_core, multiproc_executor worker_main,
+# core_client wait_for_engine_startup, build_async_engine_client), vLLM 0.7.3
+# BackgroundProcHandle, TGI v2-v3 launcher spawn_shards / spawn_webserver.
+STARTUP_FAILED = re.compile(
+    r"EngineCore(?:Proc)? failed to start|WorkerProc failed to start|Engine core initialization failed|"
+    r"Engine process failed to start|\b\w+ initialization failed\. See root cause above|"
+    r"Shard \d+ failed to start|Failed to start webserver")
+
+# label -> (phase when nothing says where, phase when start-up is known to have failed)
+TYPICAL_PHASE: dict[str, tuple[str | None, str | None]] = {
+    # Host RAM peaks while checkpoint shards are read into memory.
+    "host.out-of-memory": ("load-weights", "load-weights"),
+    # Kernels fault where kernels run: serving; during start-up the first
+    # forward pass is the memory profile run (vLLM profile_run, SGLang's
+    # memory pool sizing comes right after the weights).
+    "gpu.illegal-access": ("serving", "memory-plan"),
+    "gpu.out-of-memory": (None, "memory-plan"),
+    # A compiler is only run by a JIT build.
+    "toolchain.compiler-missing": ("kernel-jit", "kernel-jit"),
+    "toolchain.compile-failed": ("kernel-jit", "kernel-jit"),
+    "gpu.cuda-graph-capture": ("cuda-graph-capture", "cuda-graph-capture"),
+}
+
+
+def startup_failed(texts: Iterable[str]) -> bool:
+    """The failing lines (and the wrapper printed with them) say start-up failed."""
+    return any(STARTUP_FAILED.search(t[:4000]) for t in texts if t)
+
+
+def typical_phase(label: str | None, during_startup: bool) -> str | None:
+    """Where a failure of ``label`` happens, when the log says nothing more."""
+    known = TYPICAL_PHASE.get(label or "")
+    if known is None:
+        return None
+    return known[1] if during_startup else known[0]
