@@ -55,7 +55,6 @@ def test_weights_loaded_then_died_is_the_memory_plan():
     assert _run(lines)["phase"] == "memory-plan"
 
 
-# ------------------------------------------------------------ evidence: the proving line
 # A kernel fault in a worker, re-raised by vLLM V1's engine core ("EngineCore
 # failed to start."): start-up failed, so the fault was in start-up's first
 # forward pass (the memory profile run), not while serving.
@@ -104,6 +103,7 @@ def test_evidence_counts_when_the_label_quotes_the_process_prefix(tmp_path):
     assert rep["evidence"] == {"hit": 1, "n": 1}
 
 
+# ------------------------------------------------------------ evidence: the proving line
 def test_the_compilers_own_error_comes_before_the_build_wrapper():
     lines = [
         "[2026-01-01 10:00:00] Capture cuda graph begin. This can take up to several minutes. avail mem=70.00 GB",
