@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from forensics.events.tables import joined, load_rows
+from forensics.events.tables import joined, load_table
 from forensics.events.types import share_data
 
 PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture", "warmup",
@@ -17,7 +17,7 @@ PHASE_ORDER = {p: i for i, p in enumerate(PHASES)}
 
 # (marker name, phase, regex), from phases.yaml.
 MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], joined(row["regex"]))
-                                       for row in load_rows(__file__, "phases.yaml")]
+                                       for row in load_table(__file__, "phases.yaml")]
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
 

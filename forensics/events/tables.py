@@ -1,4 +1,4 @@
-"""Rule tables kept as data: a YAML list of rows next to the module that uses it."""
+"""Rule tables kept as data: a YAML file next to the module that uses it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +9,8 @@ import yaml
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def load_rows(module_file: str, name: str) -> list[dict[str, Any]]:
-    """The rows of the table ``name`` (a file in the folder of ``module_file``);
+def load_table(module_file: str, name: str) -> Any:
+    """The table ``name`` (a YAML file in the folder of ``module_file``);
     callers read it once, at import, and compile what they need then."""
     return yaml.load(Path(module_file).with_name(name).read_text(encoding="utf-8"), Loader=_LOADER)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from forensics.events.tables import joined, load_rows
+from forensics.events.tables import joined, load_table
 
 
 class LabelRule(NamedTuple):
@@ -24,7 +24,7 @@ class LabelRule(NamedTuple):
 
 LABEL_RULES: tuple[LabelRule, ...] = tuple(
     LabelRule(r["id"], r["label"], joined(r.get("exc")), joined(r.get("text")), r.get("phase"))
-    for r in load_rows(__file__, "catalogue_rules.yaml"))
+    for r in load_table(__file__, "catalogue_rules.yaml"))
 
 _COMPILED = [(r, re.compile(r.exc) if r.exc else None, re.compile(r.text, re.I) if r.text else None)
              for r in LABEL_RULES]
