@@ -60,29 +60,33 @@ class MessageTransformer(Transformer):
     def restart_scheduled(self, items: list[Any]) -> tuple[str, dict]:
         return "restart-scheduled", {"restart_counter": bounded_int(str(items[0]))}
 
-    def oom_killed(self, items: list[Any]) -> tuple[str, dict]:
-        return "oom-killed", {}
-
-    def deactivated(self, items: list[Any]) -> tuple[str, dict]:
-        return "deactivated", {}
-
-    def start_limit(self, items: list[Any]) -> tuple[str, dict]:
-        return "start-limit-hit", {}
-
     def operation_timeout(self, items: list[Any]) -> tuple[str, dict]:
         return "operation-timeout", {"operation": str(items[0]).split(" ", 1)[0].lower()}
-
-    def watchdog_timeout(self, items: list[Any]) -> tuple[str, dict]:
-        return "watchdog-timeout", {}
 
     def killing(self, items: list[Any]) -> tuple[str, dict]:
         return "killing", {"killed_pid": pid_value(str(items[0]))}
 
-    def consumed(self, items: list[Any]) -> tuple[str, dict]:
-        return "consumed", {}
 
-    def unit_other(self, items: list[Any]) -> tuple[str, dict]:
-        return "other", {}
+# Unit events whose message carries no field: grammar rule -> event. Lark looks
+# the rules up as methods of the transformer, so each becomes one.
+_BARE_UNIT_EVENTS = {
+    "oom_killed": "oom-killed",
+    "deactivated": "deactivated",
+    "start_limit": "start-limit-hit",
+    "watchdog_timeout": "watchdog-timeout",
+    "consumed": "consumed",
+    "unit_other": "other",
+}
+
+
+def _bare_event(event: str) -> Any:
+    def rule(self: MessageTransformer, items: list[Any]) -> tuple[str, dict]:
+        return event, {}
+    return rule
+
+
+for _rule, _event in _BARE_UNIT_EVENTS.items():
+    setattr(MessageTransformer, _rule, _bare_event(_event))
 
 
 @lru_cache(maxsize=1)

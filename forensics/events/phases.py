@@ -1,6 +1,6 @@
 """Phase markers: the lines that say where in start-up a server is.
 
-Data, not code: (marker, phase, regex). SGLang and vLLM changed these
+Data, not code: (marker, phase, regex) rows in phases.yaml. SGLang and vLLM changed these
 strings between versions; each regex matches the stable core of every
 variant listed in reference/log-formats.md §5.3 and §6.4.
 """
@@ -8,32 +8,16 @@ from __future__ import annotations
 
 import re
 
+from forensics.events.tables import joined, load_table
 from forensics.events.types import share_data
 
 PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-capture", "warmup",
           "ready", "serving", "shutdown")
 PHASE_ORDER = {p: i for i, p in enumerate(PHASES)}
 
-# (marker name, phase, regex). Order matters only for readability.
-MARKERS: list[tuple[str, str, str]] = [
-    ("server_args", "launch", r"server_args=ServerArgs\(|^ServerArgs\(|non-default args: \{|vLLM API server version \d|^args: Namespace\(|Initializing an? (?:V\d )?LLM engine"),
-    ("dist_init", "launch", r"Init torch distributed begin|Init parallel begin|Initializing distributed environment|world_size=\d+ rank=\d+ local_rank="),
-    ("load_begin", "load-weights", r"Load weight begin|Starting to load model |Loading safetensors checkpoint shards|Multi-thread loading shards|Loading weights (?:from|with)|Loading model weights"),
-    ("load_end", "load-weights", r"Load weight end\.|Loading weights took \d|Model loading took \d"),
-    ("memory_plan", "memory-plan", r"KV Cache is allocated\.|Memory pool end\.|# GPU blocks: \d|GPU KV cache size: |Available KV cache memory: |Maximum concurrency for |# cpu blocks: \d|The memory capacity is unbalanced"),
-    ("kernel_jit", "kernel-jit", r"Entering DeepGEMM JIT Pre-Compile|DeepGEMM warmup|Compiling num tokens|Capturing num tokens|Dynamo bytecode transform time|torch\.compile takes \d|Compiling a graph for|Building extension module|Emitting ninja build file|FlashInfer JIT|flashinfer\.jit: |PP-parallel DeepGEMM warmup"),
-    ("capture_begin", "cuda-graph-capture", r"(?i:Capture (?:target |draft )?(?:decode |verify |prefill )?cuda graph begin)|Capture cuda graph bs |Capturing batches \(|Capturing CUDA graphs?|Capturing cudagraphs|Capturing the model for CUDA graphs"),
-    ("capture_end", "cuda-graph-capture", r"(?i:Capture (?:target |draft )?(?:decode |verify |prefill )?cuda graph end)|Graph capturing finished in"),
-    ("app_startup", "warmup", r"Application startup complete\.|Uvicorn running on |Started server process \[\d+\]"),
-    ("warmup", "warmup", r"GET /(?:get_)?model_info HTTP|startup warmup|Warmup ended|init engine \(profile, create kv cache, warmup model\) took|Start warmup|warmup requests completed|Starting warmup|Warming up"),
-    ("ready", "ready", r"The server is fired up and ready to roll"),
-    # vLLM's offline engine (``LLM(...)``, logger llm.py) has no HTTP server: built means ready.
-    ("offline_ready", "ready", r"Supported_tasks: \[|^Processed prompts: +\d"),
-    ("batch_stats", "serving", r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: |Engine \d+: Avg prompt throughput"),
-    ("shutdown", "shutdown", r"Shutting down|Received SIGTERM|SIGTERM received|Finished server process|^\[shutdown\]|Gracefully stopping|Stopping gracefully|Terminating process group"
-                              r"|resource_tracker: There appear to be \d+ leaked|\*\*\* JOB \d+ ON \S+ CANCELLED"
-                              r"|destroy_process_group\(\) was not called before program exit"),
-]
+# (marker name, phase, regex), from phases.yaml.
+MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], joined(row["regex"]))
+                                       for row in load_table(__file__, "phases.yaml")]
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
 

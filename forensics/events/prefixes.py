@@ -8,33 +8,14 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from forensics.events.tables import joined, load_table
 from forensics.ingest.values import pid_value
 
 UTC = timezone.utc
 
-_SGL = re.compile(
-    r"\[(?P<d>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,](?P<ms>\d{3}))?"
-    r"(?P<tags>(?: [A-Za-z_]+\d+)*| encode_server| encode_dp_worker\[\d+\])\] "
-)
-_SGL_SHORT = re.compile(r"\[(?P<hms>\d\d:\d\d:\d\d)(?P<tags>(?: [A-Za-z_]+\d+)+)\] ")
-_GPU_ID = re.compile(r"\[gpu_id=(?P<gpu>\d+)\] ")
-_RANK = re.compile(r"\[(?:rank|Rank |RANK )(?P<rank>\d+)\]:? ?")
-_GLOG = re.compile(r"\[?(?P<lvl>[IWEF])(?P<md>\d{3,4}) (?P<hms>\d\d:\d\d:\d\d)\.\d+(?: +\d+)? (?P<file>[\w.\-]+):(?P<lno>\d+)\]\]? ?")
-_PROC = re.compile(r"\((?P<proc>[A-Za-z_][\w\-]*)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=[^)]*)?\) ")
-_VLLM = re.compile(
-    r"(?P<lvl>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?P<md>\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d+)? "
-    r"\[?(?P<file>[^\]\s:]+?):(?P<lno>\d+)\] ?"
-)
-_UVICORN = re.compile(r"(?P<lvl>INFO|WARNING|ERROR|CRITICAL|DEBUG|TRACE):\s+")
-_LEVEL_NAME = re.compile(r"(?P<lvl>WARNING|ERROR|INFO|DEBUG|CRITICAL):(?P<logger>[\w.]+):")
-_PYLOG = re.compile(
-    r"(?P<d>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)(?:[,.](?P<ms>\d{1,6}))?(?:Z|[+-]\d\d:?\d\d)?"
-    r"(?: - (?P<logger>[\w.\-]+) - (?P<lvl>[A-Z]+) - (?:\[(?P<func>\w+)\] - )?"
-    r"|\s+(?:\|\s*)?(?P<lvl2>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b[:\s|]*(?:(?P<logger2>[\w.]+(?::\d+)?)\s*[-:|]\s+)?"
-    # other products' loggers: "2024-07-08 09:49:13,123 xinference.api.restful_api 1 ERROR    [address=..., pid=1] "
-    r"|\s+(?P<logger3>[A-Za-z_][\w.]+)\s+\d+\s+(?P<lvl3>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:\[[^\]]*\]\s*)?"
-    r"| )"
-)
+_RX = {name: re.compile(joined(rx)) for name, rx in load_table(__file__, "prefixes.yaml").items()}
+(_SGL, _SGL_SHORT, _GPU_ID, _RANK, _GLOG, _PROC, _VLLM, _UVICORN, _LEVEL_NAME, _PYLOG) = (_RX[name] for name in (
+    "sglang", "sglang_short", "gpu_id", "rank", "glog", "proc", "vllm", "uvicorn", "level_name", "pylog"))
 _VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
 _UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:")
 _LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}

@@ -2,7 +2,7 @@
 
 ``RunFacts`` is fed the events of one lifetime and keeps, for each fact, the
 first value printed and the line it came from (bounded: ``MAX_FACTS`` keys).
-The rules are data (``VERSION_RULES`` ...): each names a fact and a regex over
+The rules are data (``VERSION_RULES`` ... in facts.yaml): each names a fact and a regex over
 the message text of what real programs print, e.g. vLLM's ``vLLM API server
 version 0.11.0``, SGLang's ``server_args=ServerArgs(...)`` and ``sglang is
 using nccl==2.21.5``, NCCL's ``NCCL version 2.28.9+cuda13.0`` and
@@ -15,52 +15,21 @@ import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
+from forensics.events.tables import joined, load_table
 from forensics.events.types import Event
 
 MAX_FACTS = 2000
 MAX_VALUE = 300
 
-_VER = r"v?(\d+\.\d+(?:\.\d+)*(?:(?:\.post|\.dev|rc|a|b)\d+)?(?:\+[\w.]+)?)"
-
+_TABLES = load_table(__file__, "facts.yaml")
 # (fact, regex): the first group is the value. First match in the run wins.
-VERSION_RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("server.vllm", re.compile(r"\bvLLM API server version " + _VER)),
-    ("server.vllm", re.compile(r"\bInitializing an? (?:V\d )?LLM engine \(v([^)\s]+)\)")),
-    ("server.vllm", re.compile(r"\bvllm(?:==| version:? )" + _VER)),
-    ("server.sglang", re.compile(r"\bsglang(?:==| version:? )" + _VER)),
-    ("server.tgi", re.compile(r"\btext-generation-(?:launcher|router)[ /]" + _VER)),
-    ("torch", re.compile(r"\b(?:torch|PyTorch)(?: version)?(?:==|[: =]+)" + r"v?(\d+\.\d+\.\d+(?:[.+][\w.]+)?)")),
-    ("cuda", re.compile(r"\bCUDA(?: Version| version| runtime(?: version)?| toolkit)?(?::|=| )\s*v?(\d{2}\.\d)\b")),
-    ("cuda", re.compile(r"\bcuda(?:==|=| )(\d{2}\.\d)\b")),
-    ("nvcc", re.compile(r"\bCuda compilation tools, release (\d+\.\d+)")),
-    ("driver", re.compile(r"\bDriver Version:\s*(\d{3}\.\d+(?:\.\d+)?)")),
-    ("driver", re.compile(r"(?i)\bdriver version(?: is)?[: =]+(\d{3}\.\d+(?:\.\d+)?)")),
-    ("nccl", re.compile(r"\bNCCL version (\d+\.\d+\.\d+)")),
-    ("nccl", re.compile(r"\bnccl==(\d+\.\d+\.\d+)")),
-    ("flashinfer", re.compile(r"(?i)\bflashinfer(?:[-_]python)?(?:==| version:? | )" + _VER)),
-    ("triton", re.compile(r"(?i)\btriton(?: version)?(?:==| )" + r"v?(\d+\.\d+\.\d+)")),
-    ("python", re.compile(r"\bPython (\d\.\d+\.\d+)\b")),
-    ("python.site-packages", re.compile(r"/python(3\.\d+)/(?:site|dist)-packages/")),
-]
-
-# GPU model as torch / nvidia-smi / vLLM's MoE config file names print it.
-_GPU_NAME = (r"((?:NVIDIA|Tesla|AMD Instinct|AMD Radeon)[ _](?:GeForce[ _]|RTX[ _]|Quadro[ _])?"
-             r"[A-Z]{0,4}\d{2,4}[\w-]*(?:[ _][\w-]+){0,5}?)")
-GPU_RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("gpu", re.compile(r"\bdevice_name=" + _GPU_NAME + r"(?:\.json|[,'\"\s]|$)")),
-    ("gpu", re.compile(r"\bGPU \d+: " + _GPU_NAME + r"(?= \(UUID|$)")),
-    ("gpu", re.compile(r"\|\s+\d+\s+" + _GPU_NAME + r"(?=\s{2,})")),
-    ("gpu", re.compile(r"\b(?:on|device|GPU|gpu)[ :=]+" + _GPU_NAME + r"(?= with| \(|[,;)'\"]|\s*$)")),
-    ("compute_capability", re.compile(r"(?i)\bcompute capability[: =]+(\d+\.\d+)\b")),
-    ("compute_capability", re.compile(r"(?i)\bcuda capability (sm_\d+)\b")),
-    ("compute_capability", re.compile(r"\bget_device_capability\(\d*\)\s*[=:]?\s*\((\d+), ?(\d+)\)")),
-    ("gpu_free_gib", re.compile(r"\bLoad weight begin\. avail mem=(\d+(?:\.\d+)?) GB")),
-    ("gpu_free_gib", re.compile(r"\bInitial free memory:? (\d+(?:\.\d+)?) ?GiB")),
-    ("gpu_count", re.compile(r"(?i)\b(?:found|detected|using|visible)[: ]+(\d+) (?:CUDA |NVIDIA )?(?:GPU|device)s?\b")),
-    ("gpu_count", re.compile(r"(?i)\bdevice_count\(\)\s*[=:]\s*(\d+)")),
-]
+VERSION_RULES: list[tuple[str, re.Pattern[str]]] = [(r["fact"], re.compile(joined(r["regex"])))
+                                                    for r in _TABLES["version_rules"]]
+# GPU model, compute capability, free memory and count as torch / nvidia-smi / the servers print them.
+GPU_RULES: list[tuple[str, re.Pattern[str]]] = [(r["fact"], re.compile(joined(r["regex"])))
+                                                for r in _TABLES["gpu_rules"]]
 
 # A kernel's file or module names the architecture it was built for: flash_fwd_sm100, sm90_gemm, sm_120.
 _KERNEL_ARCH = re.compile(r"(?<![A-Za-z])sm_?(\d{2,3})[a-z]?(?![\d])")
@@ -206,35 +175,32 @@ class RunFacts:
             if tag not in self.kernel_archs and len(self.kernel_archs) < 32:
                 self.kernel_archs[tag] = line
 
+    def _arg_dump(self, text: str, line: int, tag: str, rx: re.Pattern[str],
+                  parse: Callable[[str], dict[str, Any]], prefix: str) -> bool:
+        """Record the arguments of the first dump of form ``tag`` in the run as
+        ``<prefix>.<name>`` facts; True when this line is that dump."""
+        if tag in self._args_seen:
+            return False
+        m = rx.search(text)
+        if not m:
+            return False
+        self._args_seen.add(tag)
+        for k, v in parse(m.group(1)).items():
+            self._put(f"{prefix}.{k}", v, line)
+        return True
+
     def observe_text(self, text: str, line: int) -> None:
-        if "ServerArgs(" in text and "server_args" not in self._args_seen:
-            m = _SERVER_ARGS.search(text)
-            if m:
-                self._args_seen.add("server_args")
-                for k, v in parse_kwargs(m.group(1)).items():
-                    self._put(f"arg.{k}", v, line)
-                self._put("server", "sglang", line)
-                return
+        if "ServerArgs(" in text and self._arg_dump(text, line, "server_args", _SERVER_ARGS, parse_kwargs, "arg"):
+            self._put("server", "sglang", line)
+            return
         if "args" in text:
-            m = _VLLM_NONDEFAULT.search(text)
-            if m and "non-default" not in self._args_seen:
-                self._args_seen.add("non-default")
-                for k, v in parse_vllm_dict(m.group(1)).items():
-                    self._put(f"arg.{k}", v, line)
+            if self._arg_dump(text, line, "non-default", _VLLM_NONDEFAULT, parse_vllm_dict, "arg"):
                 self._put("server", "vllm", line)
                 return
-            m = _VLLM_NAMESPACE.search(text)
-            if m and "namespace" not in self._args_seen:
-                self._args_seen.add("namespace")
-                for k, v in parse_kwargs(m.group(1)).items():
-                    self._put(f"arg.{k}", v, line)
+            if self._arg_dump(text, line, "namespace", _VLLM_NAMESPACE, parse_kwargs, "arg"):
                 return
         if "with config:" in text:
-            m = _VLLM_ENGINE_CONFIG.search(text)
-            if m and "engine" not in self._args_seen:
-                self._args_seen.add("engine")
-                for k, v in parse_kwargs(m.group(1)).items():
-                    self._put(f"engine.{k}", v, line)
+            self._arg_dump(text, line, "engine", _VLLM_ENGINE_CONFIG, parse_kwargs, "engine")
         for key, rx in VERSION_RULES:
             if key in self.facts:
                 continue

@@ -550,6 +550,18 @@ def _c_message(args: list[str], printf: bool) -> str | None:
 _C_FUNC = re.compile(r"^(?:[\w:<>\*&,~]+[ \t\*&]+)+\**([A-Za-z_~][\w:~]*)\s*\([^;]*$")
 
 
+def _macro_calls(text: str, rx: re.Pattern[str]) -> Iterator[tuple[re.Match[str], list[str], int]]:
+    """Each call of a C/C++ macro that ``rx`` finds (its ``#define`` skipped):
+    the match, the call's arguments and its line number."""
+    for m in rx.finditer(text):
+        if text[max(0, m.start() - 8):m.start()].rstrip().endswith("define"):
+            continue
+        got = _scan_call_args(text, m.end() - 1)
+        if not got:
+            continue
+        yield m, got[0], text.count("\n", 0, m.start()) + 1
+
+
 def _c_function_at(lines: list[str], lineno: int) -> str | None:
     for i in range(lineno - 1, max(-1, lineno - 400), -1):
         ln = lines[i]
@@ -579,18 +591,11 @@ _TORCH_MACRO_RX = re.compile(r"\b(" + "|".join(sorted(_TORCH_MACROS, key=len, re
 
 def mine_torch_cpp(text: str, relpath: str, release: str, out: Mined) -> None:
     lines = text.split("\n")
-    for m in _TORCH_MACRO_RX.finditer(text):
-        if text[max(0, m.start() - 8):m.start()].rstrip().endswith("define"):
-            continue
-        got = _scan_call_args(text, m.end() - 1)
-        if not got:
-            continue
-        args, _end = got
+    for m, args, line in _macro_calls(text, _TORCH_MACRO_RX):
         kind, exc, first = _TORCH_MACROS[m.group(1)]
         msg = _c_message(args[first:], printf=False)
         if not msg or literal_size(msg) < 4:
             continue
-        line = text.count("\n", 0, m.start()) + 1
         level = "WARNING" if kind == "warn" else None
         out.records.append(Record("torch", release, kind, msg, level, exc, relpath.rsplit(".", 1)[0].replace("/", "."),
                                   _c_function_at(lines, line - 1), f"{relpath}:{line}"))
@@ -601,13 +606,7 @@ _NCCL_RX = re.compile(r"\b(WARN|INFO|TRACE)\s*\(")
 
 def mine_nccl(text: str, relpath: str, release: str, out: Mined) -> None:
     lines = text.split("\n")
-    for m in _NCCL_RX.finditer(text):
-        if text[max(0, m.start() - 8):m.start()].rstrip().endswith("define"):
-            continue
-        got = _scan_call_args(text, m.end() - 1)
-        if not got:
-            continue
-        args, _ = got
+    for m, args, line in _macro_calls(text, _NCCL_RX):
         which = m.group(1)
         if which == "TRACE":
             continue
@@ -615,7 +614,6 @@ def mine_nccl(text: str, relpath: str, release: str, out: Mined) -> None:
         msg = _c_message(fmt_args, printf=True)
         if not msg or literal_size(msg) < 4:
             continue
-        line = text.count("\n", 0, m.start()) + 1
         level = "WARNING" if which == "WARN" else "INFO"
         out.records.append(Record("nccl", release, "native-log", msg, level, None, relpath, _c_function_at(lines, line - 1),
                                   f"{relpath}:{line}"))
@@ -631,14 +629,10 @@ _DG_RX = re.compile(r"\b(DG_HOST_ASSERT|DG_HOST_UNREACHABLE|DG_CUDA_RUNTIME_CHEC
 
 def mine_deepgemm_cpp(text: str, relpath: str, release: str, out: Mined) -> None:
     lines = text.split("\n")
-    for m in _DG_RX.finditer(text):
-        if text[max(0, m.start() - 8):m.start()].rstrip().endswith("define"):
+    for m, args, line in _macro_calls(text, _DG_RX):
+        if not args:
             continue
-        got = _scan_call_args(text, m.end() - 1)
-        if not got or not got[0]:
-            continue
-        arg = " ".join(got[0][0].split())
-        line = text.count("\n", 0, m.start()) + 1
+        arg = " ".join(args[0].split())
         if m.group(1) == "DG_HOST_ASSERT":
             # DGException: "<name> error (<file>:<line>): <the condition's text>"
             tmpl = "Assertion error ({file}:{line}): " + _esc(arg)

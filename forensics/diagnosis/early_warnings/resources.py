@@ -7,14 +7,10 @@ from typing import Any
 from forensics.diagnosis.early_warnings.candidates import _read_facts
 from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
 from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.events.tables import joined, load_table
 
-_WEIGHTS = _lazy(r"(?i)(?:model loading took|loading model weights took|weights took|mem usage=)\s*"
-                      r"(-?\d+(?:\.\d+)?)\s?(GiB|GB)")
-_LEFT = _lazy(r"(?i)(?:available kv cache memory|kv cache memory|avail(?:able)? mem(?:ory)?)\s*[=:]?\s*"
-                   r"(-?\d+(?:\.\d+)?)\s?(GiB|GB)")
-_BLOCKS = _lazy(r"(?i)# ?(?:gpu|cuda) blocks:\s*(-?\d+)|gpu kv cache size:\s*(-?[\d,]+) tokens|"
-                     r"maximum concurrency for [\d,]+ tokens per request:\s*(\d+(?:\.\d+)?)x|max_total_num_tokens=(-?\d+)")
-_START_GPU = _lazy(r"(?i)(?:starting at gpu #|gpu_id=|cuda:|gpu #)(\d+)")
+_RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.yaml").items()}
+_WEIGHTS, _LEFT, _BLOCKS, _START_GPU = (_RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu"))
 
 
 def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str | None:

@@ -11,6 +11,13 @@ from .vocab import NEW_ARCHS, SGLANG_USAGE, VLLM_USAGE
 Drawn = tuple[str, list[str], str, Precursor | None]
 
 
+def _raised(phase: str, stack: list[str], lines: list[str], fatal: str) -> Drawn:
+    """A variant that ends in one traceback and no precursor: the stack
+    (outermost frame first), then the exception's lines. The caller builds
+    ``stack`` before ``lines``, the order in which they draw from the run's rng."""
+    return phase, tb(stack) + lines, fatal, None
+
+
 def _ml_arch(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
     r = c.rng
     phase, pre = "launch", None
@@ -40,120 +47,86 @@ def _ml_arch(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
 
 
 def _ml_no_config(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    if c.server == "vllm" and r.random() < 0.5:
+    if c.server == "vllm" and c.rng.random() < 0.5:
         last = "ValueError: Could not detect config format for no config file found. Ensure your model has either config.json (HF format) or params.json (Mistral format)."
         fatal = "Could not detect config format for no config file found"
     else:
         last = f"OSError: {mp} does not appear to have a file named config.json. Checkout 'https://huggingface.co/{mp}/tree/None' for available files."
         fatal = "does not appear to have a file named config.json"
-    exc = tb(launch_frames + c.frames([(f"{c.sp}/transformers/configuration_utils.py", "get_config_dict", "config_dict, kwargs = cls._get_config_dict(pretrained_model_name_or_path, **kwargs)", True),
-                                       (f"{c.sp}/transformers/utils/hub.py", "cached_files", "raise OSError(")])) + [last]
-    return phase, exc, fatal, pre
+    return _raised("launch", launch_frames + c.frames([(f"{c.sp}/transformers/configuration_utils.py", "get_config_dict", "config_dict, kwargs = cls._get_config_dict(pretrained_model_name_or_path, **kwargs)", True),
+                                                      (f"{c.sp}/transformers/utils/hub.py", "cached_files", "raise OSError(")]), [last], fatal)
 
 
 def _ml_model_type(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    mt = pick(r, ["qwen3_vl_moe", "qwen3_next", "glm4v_moe", "gpt_oss", "deepseek_v32", "gemma3n", "kimi_k2", "minimax_m2", "olmo3"])
-    exc = tb(launch_frames + c.frames([(f"{c.sp}/transformers/models/auto/configuration_auto.py", "from_pretrained", "raise ValueError(")])) + [
+    mt = pick(c.rng, ["qwen3_vl_moe", "qwen3_next", "glm4v_moe", "gpt_oss", "deepseek_v32", "gemma3n", "kimi_k2", "minimax_m2", "olmo3"])
+    return _raised("launch", launch_frames + c.frames([(f"{c.sp}/transformers/models/auto/configuration_auto.py", "from_pretrained", "raise ValueError(")]), [
         f"ValueError: The checkpoint you are trying to load has model type `{mt}` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date.",
-        "", "You can update Transformers with the command `pip install --upgrade transformers`. If this does not work, and the checkpoint is very new, then there may not be a release version that supports this model yet. In this case, you can get the most up-to-date code by installing Transformers from source with the command `pip install git+https://github.com/huggingface/transformers.git`"]
-    fatal = f"has model type `{mt}` but Transformers does not recognize this architecture"
-    return phase, exc, fatal, pre
+        "", "You can update Transformers with the command `pip install --upgrade transformers`. If this does not work, and the checkpoint is very new, then there may not be a release version that supports this model yet. In this case, you can get the most up-to-date code by installing Transformers from source with the command `pip install git+https://github.com/huggingface/transformers.git`"],
+        f"has model type `{mt}` but Transformers does not recognize this architecture")
 
 
 def _ml_safetensors(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    phase = "load-weights"
-    err = pick(r, ["HeaderTooLarge", "MetadataIncompleteBuffer", "InvalidHeaderDeserialization", "incomplete metadata, file not fully covered"])
-    exc = tb(head(c, "load-weights") + c.frames([("sglang/srt/model_loader/weight_utils.py" if c.server == "sglang" else "vllm/model_executor/model_loader/weight_utils.py",
-                                                  "safetensors_weights_iterator", "with safe_open(st_file, framework=\"pt\") as f:", True)])) + [
-        f"safetensors_rust.SafetensorError: Error while deserializing header: {err}"]
-    fatal = f"Error while deserializing header: {err}"
-    return phase, exc, fatal, pre
+    err = pick(c.rng, ["HeaderTooLarge", "MetadataIncompleteBuffer", "InvalidHeaderDeserialization", "incomplete metadata, file not fully covered"])
+    return _raised("load-weights", head(c, "load-weights") + c.frames([("sglang/srt/model_loader/weight_utils.py" if c.server == "sglang" else "vllm/model_executor/model_loader/weight_utils.py",
+                                                                       "safetensors_weights_iterator", "with safe_open(st_file, framework=\"pt\") as f:", True)]),
+                   [f"safetensors_rust.SafetensorError: Error while deserializing header: {err}"], f"Error while deserializing header: {err}")
 
 
 def _ml_tokenizer(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    tk = pick(r, ["LlamaTokenizerFast", "Qwen2TokenizerFast", "PreTrainedTokenizerFast", "GemmaTokenizerFast"])
-    exc = tb(launch_frames[:2] + c.frames([("sglang/srt/hf_transformers_utils.py" if c.server == "sglang" else "vllm/transformers_utils/tokenizer.py", "get_tokenizer", "tokenizer = AutoTokenizer.from_pretrained(", True),
-                                           (f"{c.sp}/transformers/tokenization_utils_base.py", "from_pretrained", "raise EnvironmentError(")])) + [
-        f"OSError: Can't load tokenizer for '{mp}'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name. Otherwise, make sure '{mp}' is the correct path to a directory containing all relevant files for a {tk} tokenizer."]
-    fatal = f"Can't load tokenizer for '{mp}'"
-    return phase, exc, fatal, pre
+    tk = pick(c.rng, ["LlamaTokenizerFast", "Qwen2TokenizerFast", "PreTrainedTokenizerFast", "GemmaTokenizerFast"])
+    return _raised("launch", launch_frames[:2] + c.frames([("sglang/srt/hf_transformers_utils.py" if c.server == "sglang" else "vllm/transformers_utils/tokenizer.py", "get_tokenizer", "tokenizer = AutoTokenizer.from_pretrained(", True),
+                                                          (f"{c.sp}/transformers/tokenization_utils_base.py", "from_pretrained", "raise EnvironmentError(")]), [
+        f"OSError: Can't load tokenizer for '{mp}'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name. Otherwise, make sure '{mp}' is the correct path to a directory containing all relevant files for a {tk} tokenizer."],
+        f"Can't load tokenizer for '{mp}'")
 
 
 def _ml_gated(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
     r = c.rng
-    phase, pre = "launch", None
     repo = pick(r, ["meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.3-70B-Instruct", "google/gemma-3-27b-it", "mistralai/Mistral-Small-3.1-24B-Instruct-2503"])
     rid = f"Root=1-{r.randbytes(4).hex()}-{r.randbytes(12).hex()}"
-    exc = tb(launch_frames + c.frames([(f"{c.sp}/huggingface_hub/utils/_http.py", "hf_raise_for_status", "raise _format(GatedRepoError, message, response) from e")])) + [
+    return _raised("launch", launch_frames + c.frames([(f"{c.sp}/huggingface_hub/utils/_http.py", "hf_raise_for_status", "raise _format(GatedRepoError, message, response) from e")]), [
         f"huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: {rid})", "",
         f"Cannot access gated repo for url https://huggingface.co/{repo}/resolve/main/config.json.",
-        f"Access to model {repo} is restricted. You must have access to it and be authenticated to access it. Please log in."]
-    fatal = "Cannot access gated repo for url"
-    return phase, exc, fatal, pre
+        f"Access to model {repo} is restricted. You must have access to it and be authenticated to access it. Please log in."],
+        "Cannot access gated repo for url")
 
 
 def _ml_not_found(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
     r = c.rng
-    phase, pre = "launch", None
     repo = pick(r, ["Qwen/Qwen3-8B-Instruct", "meta-llama/Llama-3.1-8B-instruct", "deepseek-ai/DeepSeek-V3.2", "openai/gpt-oss-20B", "Qwen/Qwen2.5-7B-Instruct-AWQ-4bit"])
-    exc = tb(launch_frames + c.frames([(f"{c.sp}/huggingface_hub/utils/_http.py", "hf_raise_for_status", "raise _format(RepositoryNotFoundError, message, response) from e")])) + [
+    return _raised("launch", launch_frames + c.frames([(f"{c.sp}/huggingface_hub/utils/_http.py", "hf_raise_for_status", "raise _format(RepositoryNotFoundError, message, response) from e")]), [
         f"huggingface_hub.errors.RepositoryNotFoundError: 404 Client Error. (Request ID: Root=1-{r.randbytes(4).hex()}-{r.randbytes(12).hex()})", "",
         f"Repository Not Found for url: https://huggingface.co/{repo}/resolve/main/config.json.",
         "Please make sure you specified the correct `repo_id` and `repo_type`.",
-        "If you are trying to access a private or gated repo, make sure you are authenticated. For more details, see https://huggingface.co/docs/huggingface_hub/authentication"]
-    fatal = "Repository Not Found for url"
-    return phase, exc, fatal, pre
+        "If you are trying to access a private or gated repo, make sure you are authenticated. For more details, see https://huggingface.co/docs/huggingface_hub/authentication"],
+        "Repository Not Found for url")
 
 
 def _ml_no_weights(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    phase, pre = "launch", None
-    phase = "load-weights"
-    exc = tb(head(c, "load-weights") + c.frames([("sglang/srt/model_loader/loader.py" if c.server == "sglang" else "vllm/model_executor/model_loader/default_loader.py", "_prepare_weights", "raise RuntimeError(")])) + [
-        f"RuntimeError: Cannot find any model weights with `{mp}`"]
-    fatal = "Cannot find any model weights with"
-    return phase, exc, fatal, pre
+    return _raised("load-weights", head(c, "load-weights") + c.frames([("sglang/srt/model_loader/loader.py" if c.server == "sglang" else "vllm/model_executor/model_loader/default_loader.py", "_prepare_weights", "raise RuntimeError(")]),
+                   [f"RuntimeError: Cannot find any model weights with `{mp}`"], "Cannot find any model weights with")
 
 
 def _ml_keyerror(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    phase = "load-weights"
-    key = pick(r, ["model.layers.0.mlp.experts.w13_weight", "model.layers.12.self_attn.qkv_proj.weight_scale", "lm_head.weight", "model.visual.blocks.0.attn.qkv.weight",
-                   "model.layers.3.mlp.gate.e_score_correction_bias"])
-    exc = tb(head(c, "load-weights") + c.frames([("sglang/srt/model_loader/loader.py" if c.server == "sglang" else "vllm/model_executor/model_loader/default_loader.py", "load_weights" if c.server == "vllm" else "load_weights_and_postprocess", "model.load_weights(weights)" if c.server == "sglang" else "loaded_weights = model.load_weights(", True),
-                                                 ((f"sglang/srt/models/{c.model.arch.lower()[:6]}.py") if c.server == "sglang" else f"vllm/model_executor/models/{c.model.arch.lower()[:6]}.py", "load_weights", "param = params_dict[name]")])) + [f"KeyError: '{key}'"]
-    fatal = f"KeyError: '{key}'"
-    return phase, exc, fatal, pre
+    key = pick(c.rng, ["model.layers.0.mlp.experts.w13_weight", "model.layers.12.self_attn.qkv_proj.weight_scale", "lm_head.weight", "model.visual.blocks.0.attn.qkv.weight",
+                       "model.layers.3.mlp.gate.e_score_correction_bias"])
+    return _raised("load-weights", head(c, "load-weights") + c.frames([("sglang/srt/model_loader/loader.py" if c.server == "sglang" else "vllm/model_executor/model_loader/default_loader.py", "load_weights" if c.server == "vllm" else "load_weights_and_postprocess", "model.load_weights(weights)" if c.server == "sglang" else "loaded_weights = model.load_weights(", True),
+                                                                       ((f"sglang/srt/models/{c.model.arch.lower()[:6]}.py") if c.server == "sglang" else f"vllm/model_executor/models/{c.model.arch.lower()[:6]}.py", "load_weights", "param = params_dict[name]")]),
+                   [f"KeyError: '{key}'"], f"KeyError: '{key}'")
 
 
 def _ml_quant(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    q = pick(r, ["mxfp4", "nvfp4", "modelopt_fp4", "w4a8", "fp8_pertensor", "auto-round"])
-    exc = tb(launch_frames + c.frames([("sglang/srt/configs/model_config.py" if c.server == "sglang" else "vllm/config/model.py", "_verify_quantization", "raise ValueError(")])) + [
-        f"ValueError: Unknown quantization method: {q}. Must be one of ['awq', 'fp8', 'gptq', 'marlin', 'gptq_marlin', 'awq_marlin', 'bitsandbytes', 'compressed-tensors', 'moe_wna16', 'w8a8_int8', 'w8a8_fp8']."]
-    fatal = f"Unknown quantization method: {q}"
-    return phase, exc, fatal, pre
+    q = pick(c.rng, ["mxfp4", "nvfp4", "modelopt_fp4", "w4a8", "fp8_pertensor", "auto-round"])
+    return _raised("launch", launch_frames + c.frames([("sglang/srt/configs/model_config.py" if c.server == "sglang" else "vllm/config/model.py", "_verify_quantization", "raise ValueError(")]), [
+        f"ValueError: Unknown quantization method: {q}. Must be one of ['awq', 'fp8', 'gptq', 'marlin', 'gptq_marlin', 'awq_marlin', 'bitsandbytes', 'compressed-tensors', 'moe_wna16', 'w8a8_int8', 'w8a8_fp8']."],
+        f"Unknown quantization method: {q}")
 
 
 def _ml_shard_missing(c: Ctx, mp: str, launch_frames: list[str]) -> Drawn:
-    r = c.rng
-    phase, pre = "launch", None
-    phase = "load-weights"
     n = c.model.shards
-    k = r.randint(1, max(1, n))
-    exc = tb(head(c, "load-weights") + c.frames([(f"{c.sp}/safetensors/torch.py", "load_file", "with safe_open(filename, framework=\"pt\", device=device) as f:")])) + [
-        f"FileNotFoundError: No such file or directory: \"{mp}/model-{k:05d}-of-{n:05d}.safetensors\""]
-    fatal = f"model-{k:05d}-of-{n:05d}.safetensors"
-    return phase, exc, fatal, pre
+    k = c.rng.randint(1, max(1, n))
+    return _raised("load-weights", head(c, "load-weights") + c.frames([(f"{c.sp}/safetensors/torch.py", "load_file", "with safe_open(filename, framework=\"pt\", device=device) as f:")]),
+                   [f"FileNotFoundError: No such file or directory: \"{mp}/model-{k:05d}-of-{n:05d}.safetensors\""], f"model-{k:05d}-of-{n:05d}.safetensors")
 
 
 # One function per way a model fails to load.
