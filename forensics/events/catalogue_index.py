@@ -31,13 +31,13 @@ class CatalogueEntry:
     property: a function of the template) is a regex that finds it in a line.
     """
 
-    package: str
-    kind: str
+    package: str  # where it is printed: the package, its module and function
+    module: str | None
+    function: str | None
+    kind: str  # what is printed
     template: str
     level: str | None
     exc_type: str | None
-    module: str | None
-    function: str | None
     releases: tuple[str, ...]
     source: str | None
     phase: str | None

@@ -84,10 +84,9 @@ class SglangStory(RunParts):
             em.sg_ranks(lambda i: f"Load weight end. type={c.model.arch}, dtype=torch.bfloat16, avail mem={self.avail[i] - self.wt:.2f} GB, mem usage={self.wt:.2f} GB.")
 
     def sglang_memory_plan(self, partial: bool) -> None:
-        em, c, r = self.em, self.c, self.r
-        em.adv(0.2, 3)
-        if partial:
+        if self.step_cut_short(0.2, 3, partial):
             return
+        em, c, r = self.em, self.c, self.r
         n = r.randint(20000, 2000000)
         kv = r.uniform(2, 60)
         if c.model.mla:

@@ -110,10 +110,9 @@ class VllmStory(RunParts):
         self.vlog_ranks("INFO", "monitor.py", lambda i: f"torch.compile takes {t1 + t2:.2f} s in total", [0])
 
     def vllm_memory_plan(self, partial: bool) -> None:
-        em, c, r = self.em, self.c, self.r
-        em.adv(1, 10)
-        if partial:
+        if self.step_cut_short(1, 10, partial):
             return
+        em, c, r = self.em, self.c, self.r
         kv = r.uniform(1.5, 80)
         self.vlog_ranks("INFO", "gpu_worker.py" if c.gen != "v06" else "worker.py", lambda i: f"Available KV cache memory: {kv:.2f} GiB" if c.gen != "v06" else f"Memory profiling takes {r.uniform(1, 9):.2f} seconds", [0] if r.random() < 0.5 else None)
         n = r.randint(30000, 3000000)
