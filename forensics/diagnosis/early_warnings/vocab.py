@@ -117,3 +117,32 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
     "host.out-of-memory": (frozenset({"qty"}), _lazy(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
     "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
 }
+
+# Subject relations: one subsystem that programs name in many ways, so a line
+# about one of its parts and a failure about another are about the same thing.
+# (Built from what the programs print; each entry says which.)
+FAMILIES: dict[str, Any] = {
+    # NCCL/RCCL's network transport ("NET"): its plugins (IB verbs, sockets,
+    # UCX, OFI/EFA, SHARP/CollNet -- "NET/Plugin: Loaded net plugin ...",
+    # "NET/IB : Using [0]mlx5_0:1/RoCE", "via NET/UCX/0/GDRDMA"), GPUDirect RDMA
+    # (NCCL registers GPU memory on the NIC through the plugin's regMr; UCX's
+    # registration cache reports "rcache.c ... failed to insert region"), DMA-BUF
+    # registration, and the variables that steer them (NCCL_NET_*, NCCL_IB_*,
+    # NCCL_NET_GDR_LEVEL, NCCL_DMABUF_ENABLE, UCX_*). nccl 2.18-2.28, rccl 2.18.
+    "net-transport": _lazy(
+        r"(?i)\bNET/(?:IB|Socket|Plugin|UCX|OFI|AWS|GDR)\b|\bnet plugin|\bncclNet|\bncclCollNet|ucx_plugin|"
+        r"\bUCX\b|\bUCX_[A-Z_]+|\bNCCL_(?:NET|IB|UCX|COLLNET|DMABUF|GDR)\w*|\bGDR(?:DMA|COPY)?\b|"
+        r"GPU ?Direct ?RDMA|\bgdrcopy\b|\bnv_?peer_?mem\b|nvidia[_-]peermem|\bdma-?buf\b|\brcache\b|"
+        r"\breg_?mr\b|\bibv_\w+|\bRoCE\b|\bmlx5\w*|\bbnxt_re\w*|\bhfi1\b|\befa\b|aws-ofi|\bOFI\b|\bSHARP\b|"
+        r"lib(?:nccl|rccl)-net"),
+}
+# Wording a program prints when it goes on after an error: the line is not
+# where the process died, so a failure later is what it warned of.
+SURVIVED_RE = _lazy(
+    r"(?i)\bfall(?:ing)? ?back\b|\bfell back\b|\bretrying\b|\bwill retry\b|\bcontinuing\b|\bproceeding\b|"
+    r"\bignoring\b|\bskipping\b|\busing [\w .-]{1,40} instead\b")
+# A default the user changed (NCCL's "X set by environment to Y", vLLM's
+# "non-default args", "Overriding ..."): a deliberate change about the failing
+# subsystem is a likely cause.
+OVERRIDE_RE = _lazy(r"(?i)\bset by environment\b|\bnon-default args\b|\boverrid(?:e|es|ing|den)\b|"
+                    r"\bset (?:by|from) (?:the )?user\b|\bforced? (?:by|via) (?:the )?(?:env|environment)")
