@@ -138,9 +138,13 @@ FAMILIES: dict[str, Any] = {
 }
 # Wording a program prints when it goes on after an error: the line is not
 # where the process died, so a failure later is what it warned of.
-SURVIVED_RE = _lazy(
-    r"(?i)\bfall(?:ing)? ?back\b|\bfell back\b|\bretrying\b|\bwill retry\b|\bcontinuing\b|\bproceeding\b|"
-    r"\bignoring\b|\bskipping\b|\busing [\w .-]{1,40} instead\b")
+_GOES_ON = (r"(?i)\bfall(?:ing)? ?back\b|\bfell back\b|\bretrying\b|\bwill retry\b|\bcontinuing\b|\bproceeding\b|"
+            r"\bignoring\b|\bskipping\b|\busing [\w .-]{1,40} instead\b")
+SURVIVED_RE = _lazy(_GOES_ON)
+# ... or goes on without a feature. Live, either is a degraded start, not a
+# failure foretold (a precursor signature still speaks; classify still links
+# the line if a failure follows).
+DEGRADED_RE = _lazy(_GOES_ON + r"|\bwill not be (?:available|used|enabled)\b|\bwill be disabled\b")
 # A default the user changed (NCCL's "X set by environment to Y", vLLM's
 # "non-default args", "Overriding ..."): a deliberate change about the failing
 # subsystem is a likely cause.
