@@ -30,7 +30,7 @@ CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled"
              "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
              "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
              "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform",
-             "out of memory", "ran out of", "exhausted")
+             "out of")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory")
 # Numbers that resource arithmetic reads, whatever the level.
