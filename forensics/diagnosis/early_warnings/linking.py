@@ -123,9 +123,9 @@ def survived(text: str, level: bool = False) -> str | None:
     None if it may have died there."""
     m = SURVIVED_RE.search(text[:1000])
     if m is not None:
-        return f"the program went on after it ({m.group(0).lower()!r})"
+        return f"the program went on after it ({m.group(0).lower()!r}), then failed"
     if level and text_level(Event(kinds.LOG, 0, text.split("\n", 1)[0])) == "WARNING":
-        return "logged as a warning before the failure"
+        return "logged as a warning before the process failed"
     return None
 
 
@@ -226,7 +226,7 @@ class _Linker:
         foretold = hit is not None and label in hit.signature.predicts
         s, reasons, subs = score_candidate(cand, self.fail, self.base, self.facts, self.server, foretold)
         if went_on is not None and (ev.line >= self.fail.line or ev.line in self.survivors):
-            reasons.insert(0, went_on + ", then failed")
+            reasons.insert(0, went_on)
         sig = None
         predicts: list[str] = []
         if hit is not None:

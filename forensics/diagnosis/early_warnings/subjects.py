@@ -124,6 +124,7 @@ def subjects(text: str) -> frozenset[str]:
     if not text:
         return frozenset()
     text = text[:1000]
+    fams = ["fam:" + name for name, rx in FAMILIES.items() if rx.search(text)]  # before paths are rewritten
     if "/" in text:
         text = _PATH.sub(_path_subject, text)
         text = _REL_PY.sub(lambda m: " " + m.group(1).replace("/", ".") + " ", text)
@@ -134,9 +135,7 @@ def subjects(text: str) -> frozenset[str]:
     _hardware_subjects(out, text)
     _vocabulary_subjects(out, text, low)
     _address_and_amount_subjects(out, text, low)
-    for name, rx in FAMILIES.items():
-        if rx.search(text):
-            out.add("fam:" + name)  # a part of one subsystem, however the program names it
+    out.update(fams)  # a part of one subsystem, however the program names it
     return frozenset(out)
 
 
