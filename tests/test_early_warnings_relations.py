@@ -198,3 +198,39 @@ def test_each_real_early_warning_set_meets_issue_12(name):
     assert ew["found_by_linking_alone"] / ew["n"] >= 0.80, ew
     assert ew["found"] / ew["n"] >= 0.90, ew
     assert ew["mean_listed_per_failure"] <= 3.0, ew
+
+
+GENERATED = CORPORA / "generated"
+
+
+@pytest.mark.parametrize("name, needle", [
+    # journald, one pid: torch's import-time UserWarning, then SGLang's server_args starts a lifetime
+    ("g7-0095.log", "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old"),
+    # plain stderr, no pids: the warning is the process's preamble (no start-up phase, no traceback)
+    ("g7-0018.log", "UserWarning: CUDA initialization:"),
+])
+def test_start_up_warnings_cross_a_lifetime_boundary_that_is_no_exit(name, needle):
+    path = _needs(GENERATED / name)
+    incs: list = []
+    res = diagnose_source(Source(str(path), path), keep_incidents=incs)
+    main = incs[res["incident"]]
+    assert res["incident"] > 0  # the lifetime boundary is there
+    for ws in (res["early_warnings"], E.relink(main, use_signatures=False) or []):
+        w = _find(ws, needle)
+        assert w is not None and w["line"] < main.start_line, ws
+
+
+def test_a_process_exit_or_another_process_stops_the_carry():
+    from forensics.diagnosis.early_warnings.carry import continues
+    from forensics.incidents.lifetimes import Incident
+
+    def inc(pids=(), exit=None, transitions=(), tracebacks=()):
+        i = Incident(0, "-", 1)
+        i.pids, i.exit, i.transitions, i.tracebacks = set(pids), exit, list(transitions), list(tracebacks)
+        return i
+
+    assert continues(inc(pids={7}), inc(pids={7}))
+    assert not continues(inc(pids={7}), inc(pids={8}))  # another process
+    assert not continues(inc(pids={7}, exit={"code": "exited", "line": 9}), inc(pids={7}))  # it exited
+    assert continues(inc(), inc())  # no pids: a preamble
+    assert not continues(inc(transitions=[(3, "launch")]), inc())  # no pids, a start-up of its own

@@ -110,8 +110,10 @@ class Notes:
     recent: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)
     failure: tuple | None = None  # (label, fail_line, fail_ts, evidence) of the last link(), for relink()
+    carried: list = field(default_factory=list)  # the previous lifetime's, when its boundary was no process exit
 
     def candidates(self) -> Iterator[Candidate]:
+        yield from self.carried
         seen: set[int] = set()
         for cands in self.templates.values():
             for c in cands:
