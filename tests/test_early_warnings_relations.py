@@ -111,6 +111,24 @@ def test_net_transport_family(text, in_family):
     assert ("fam:net-transport" in E.subjects(text)) is in_family, sorted(E.subjects(text))
 
 
+@pytest.mark.parametrize("text, family", [
+    ("No CUDA runtime is found, using CUDA_HOME='/usr'", "cuda-toolkit"),
+    ("/bin/sh: 1: /usr/local/cuda-13.0/bin/nvcc: not found", "cuda-toolkit"),
+    ("ptxas fatal   : Value 'sm_120a' is not defined for option 'gpu-name'", "cuda-toolkit"),
+    ("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12020)",
+     "cuda-driver"),
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices()", "cuda-driver"),
+    ("RuntimeError: jaxlib/cuda/versions_helpers.cc:135: operation cuInit(0) failed: CUDA_ERROR_NO_DEVICE",
+     "cuda-driver"),
+    ("RuntimeError: No CUDA GPUs are available", "cuda-driver"),
+])
+def test_cuda_families(text, family):
+    assert "fam:" + family in E.subjects(text), sorted(E.subjects(text))
+    other = {"cuda-toolkit": "cuda-driver", "cuda-driver": "cuda-toolkit"}[family]
+    assert "fam:" + other not in E.subjects(text)
+
+
 # A composed RCCL start-up (formats of RCCL/NCCL 2.21, vLLM 0.10): the user set
 # the IB GID index, RCCL warns about NUMA balancing as it does on every such
 # host, and the queue pair cannot move to RTR with that GID.

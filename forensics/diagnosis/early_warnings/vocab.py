@@ -135,6 +135,22 @@ FAMILIES: dict[str, Any] = {
         r"GPU ?Direct ?RDMA|\bgdrcopy\b|\bnv_?peer_?mem\b|nvidia[_-]peermem|\bdma-?buf\b|\brcache\b|"
         r"\breg_?mr\b|\bibv_\w+|\bRoCE\b|\bmlx5\w*|\bbnxt_re\w*|\bhfi1\b|\befa\b|aws-ofi|\bOFI\b|\bSHARP\b|"
         r"lib(?:nccl|rccl)-net"),
+    # The CUDA toolkit a JIT build runs: torch.utils.cpp_extension finds nvcc
+    # under CUDA_HOME ("No CUDA runtime is found, using CUDA_HOME=...", then
+    # "<CUDA_HOME>/bin/nvcc: not found"); ptxas/nvlink/fatbinary are its parts.
+    # torch 2.x, triton 3.x, flashinfer JIT.
+    "cuda-toolkit": _lazy(
+        r"\bCUDA_(?:HOME|PATH|ROOT)\b|\bnvcc\b|\bptxas\b|\bnvlink\b|\bfatbinary\b|\bcuda toolkit\b|"
+        r"No CUDA runtime is found|/cuda(?:-\d+(?:\.\d+)?)?/bin\b", re.I),
+    # The driver under the CUDA runtime: what torch warns at initialisation
+    # ("CUDA initialization: The NVIDIA driver on your system is too old",
+    # "Unexpected error from cudaGetDeviceCount()"), cuInit/NVML errors, forward
+    # compatibility ("Error 804"), and "No CUDA GPUs are available". torch 2.x, jaxlib 0.4+.
+    "cuda-driver": _lazy(
+        r"\bNVIDIA driver\b|\bdriver version\b|\bCUDA driver\b|\bcuInit\b|CUDA_ERROR_(?:NO_DEVICE|"
+        r"INSUFFICIENT_DRIVER|COMPAT_NOT_SUPPORTED_ON_DEVICE|SYSTEM_DRIVER_MISMATCH)|cudaGetDeviceCount|\bNVML\b|"
+        r"forward compatibility|no CUDA GPUs|Found no NVIDIA driver|libcuda\.so|unsupported display driver|"
+        r"CUDA initialization", re.I),
 }
 # Wording a program prints when it goes on after an error: the line is not
 # where the process died, so a failure later is what it warned of.
