@@ -27,8 +27,8 @@ import pytest
 from conftest import CORPORA, REAL, needs_real
 
 from forensics.diagnosis import early_warnings as E
-from forensics.diagnosis.evaluate import evaluate_dirs
-from forensics.diagnosis.run import diagnose_source
+from forensics.lab.evaluate import evaluate_dirs
+from forensics.pipeline import diagnose_source
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.ingest.sources import Source

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from forensics.diagnosis.early_warnings.candidates import Notes, collect
-from forensics.events.model import Event
+from forensics.events.types import Event
 
 MAX_CARRIED = 64  # the latest candidates of the previous lifetime
 

@@ -110,7 +110,7 @@ CATCH_ALL_LITERAL = 12  # a signature whose text is this short names a kind of l
 def catch_all(sg: Any) -> bool:
     """A precursor that matches a level marker, not a message: every text it
     requires is short (``NCCL WARN``)."""
-    from forensics.diagnosis.signatures import required_literals
+    from forensics.diagnosis.matcher import required_literals
 
     lits = [required_literals(p.pattern) for c in sg.conditions for _f, p in c.patterns]
     return bool(lits) and all(ls is not None and max((len(x) for x in ls), default=0) <= CATCH_ALL_LITERAL
