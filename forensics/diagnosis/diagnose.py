@@ -31,13 +31,14 @@ def infer_phase_from_frames(ev: Event) -> str | None:
 
 def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
     """An IncidentBuilder hook that matches signatures as events stream by."""
+    collect = early_warnings.Collector()  # one per builder: start-up warnings cross a boundary that is no exit
 
     def on_event(inc: Incident, ev: Event) -> None:
         outcome.observe(inc, ev)
         kind = ev.kind
         if kind == kinds.ACCESS or (kind == kinds.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
             return
-        early_warnings.collect(inc, ev)
+        collect(inc, ev)
         for sig, view in sset.match_event(ev):
             text, line = _hit_text(ev, view)
             hit = Hit(sig, ev, view, inc.phase, inc.ready_line is not None, line, text)

@@ -23,13 +23,14 @@ CUE_RE = re.compile(
     r"exceed|deprecat|could not|couldn't|cannot|can't|unable|retry|retrying|not supported|unsupported|not found|"
     r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
     r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
-    r"does not support|only supported|below|requires?\b")
+    r"does not support|only supported|below|requires?\b|out of memory|ran out of|exhausted")
 # The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
 # match contains; the regexes confirm at link time.
 CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
              "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
              "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
-             "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform")
+             "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform",
+             "out of")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory")
 # Numbers that resource arithmetic reads, whatever the level.
@@ -109,8 +110,10 @@ class Notes:
     recent: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)
     failure: tuple | None = None  # (label, fail_line, fail_ts, evidence) of the last link(), for relink()
+    carried: list = field(default_factory=list)  # the previous lifetime's, when its boundary was no process exit
 
     def candidates(self) -> Iterator[Candidate]:
+        yield from self.carried
         seen: set[int] = set()
         for cands in self.templates.values():
             for c in cands:

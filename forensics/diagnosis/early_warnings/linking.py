@@ -1,6 +1,7 @@
 """Retrospective linking (``classify``): the early warnings of a failed incident."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
@@ -8,9 +9,9 @@ from forensics.diagnosis.early_warnings.candidates import (
     _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
-    FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, STRONG, Failure, failure_context, score_candidate)
+    FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
 from forensics.diagnosis.early_warnings.subjects import subjects
-from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, _lazy
 from forensics.events import types as kinds
 from forensics.events.types import Event
 
@@ -38,17 +39,19 @@ def record_key(ev: Event) -> tuple | None:
     return (site, ev.ts, stamp.group(0) if stamp else None, ev.pid, ev.rank, ev.level)
 
 
-def _handled_tracebacks(inc: Any, fail: Failure) -> Iterator[Candidate]:
+def _handled_tracebacks(inc: Any, fail: Failure, death: int = 0) -> Iterator[Candidate]:
     """Tracebacks before the failure that the process survived: warnings too
     (one per distinct message, the latest few: a serving log can hold dozens
-    of request errors)."""
+    of request errors). After the first evidence line, only those that say
+    the program went on (a handled error that fell back), before it died."""
     latest: dict[str, tuple[Event, Any]] = {}
     for ev, _phase, _after in getattr(inc, "tracebacks", ()):
         end = ev.end_line or ev.line
-        if end >= fail.line or ev.line == fail.line:
-            continue
         chain = ev.data.get("chain") or ()
         if not chain:
+            continue
+        if (end >= fail.line or ev.line == fail.line) and (end >= death
+                                                           or not SURVIVED_RE.search(chain[-1].rendered[:1000])):
             continue
         key = _FAST_KEY.sub("N", chain[-1].rendered[:160])
         latest.pop(key, None)
@@ -75,8 +78,10 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
     notes: Notes | None = getattr(inc, "ew_notes", None)
     if notes is not None:
         notes.failure = (label, fail_line, fail_ts, evidence, list(rivals))
-    linker = _Linker(inc, label, fail, base, _evidence_lines(inc, evidence), use_signatures,
+    survivors, death = survived_evidence(evidence, fail_line)
+    linker = _Linker(inc, label, fail, base, _evidence_lines(inc, evidence) - set(survivors), use_signatures,
                      dict(notes.facts) if notes is not None else {})
+    linker.survivors, linker.death = survivors, death
     linker.gather(notes)
     _few_bonus(linker.scored)
     out = _rank(linker.scored)
@@ -96,6 +101,50 @@ def _fatal_failure(fail_line: int, evidence: list[dict[str, Any]]) -> tuple[int,
         evidence = [e for e in evidence if e.get("role") == "fatal"] + [
             e for e in evidence if e.get("role") != "fatal" and (e.get("line") or 0) >= fail_line]
     return fail_line, evidence
+
+
+CATCH_ALL_LITERAL = 12  # a signature whose text is this short names a kind of line ("NCCL WARN"), not a message
+
+
+@lru_cache(maxsize=256)
+def catch_all(sg: Any) -> bool:
+    """A precursor that matches a level marker, not a message: every text it
+    requires is short (``NCCL WARN``)."""
+    from forensics.diagnosis.matcher import required_literals
+
+    lits = [required_literals(p.pattern) for c in sg.conditions for _f, p in c.patterns]
+    return bool(lits) and all(ls is not None and max((len(x) for x in ls), default=0) <= CATCH_ALL_LITERAL
+                              for ls in lits)
+
+
+def survived(text: str, level: bool = False) -> str | None:
+    """Why the program did not die at this line: the wording it printed to go
+    on (falling back, retrying, continuing), or (``level``) a warning level.
+    None if it may have died there."""
+    m = SURVIVED_RE.search(text[:1000])
+    if m is not None:
+        return f"the program went on after it ({m.group(0).lower()!r}), then failed"
+    if level and text_level(Event(kinds.LOG, 0, text.split("\n", 1)[0])) == "WARNING":
+        return "logged as a warning before the process failed"
+    return None
+
+
+def survived_evidence(evidence: list[dict[str, Any]], fail_line: int) -> tuple[dict[int, str], int]:
+    """Evidence lines the process survived -- before the line where it died,
+    worded as going on, or logged as a warning before the failure's first
+    line -- with why; and that last line. Such a line warned before it became
+    evidence: an early warning too."""
+    lines = [int(e["line"]) for e in evidence if e.get("line") is not None]
+    death = max(lines, default=0)
+    out: dict[int, str] = {}
+    for e in evidence:
+        line = e.get("line")
+        if line is None or int(line) >= death or int(line) in out:
+            continue
+        why = survived(str(e.get("text", "")), level=int(line) < fail_line)
+        if why is not None:
+            out[int(line)] = why
+    return out, death
 
 
 def _evidence_lines(inc: Any, evidence: list[dict[str, Any]]) -> set[Any]:
@@ -122,6 +171,8 @@ class _Linker:
                     self.sig_by_line[h.line] = h
         self.scored: dict[int, dict[str, Any]] = {}
         self.seen_text: dict[str, int] = {}
+        self.survivors: dict[int, str] = {}  # evidence lines the process went on after, with why
+        self.death = fail.line  # the last evidence line: lines the process survived before it are candidates
 
     def gather(self, notes: Notes | None) -> None:
         """Collected lines, handled tracebacks, then precursor lines the
@@ -135,7 +186,7 @@ class _Linker:
                         continue  # a multi-line message logged line by line: its first line speaks for it
                     records.add(key)
                 self.consider(cand)
-        for cand in _handled_tracebacks(self.inc, self.fail):
+        for cand in _handled_tracebacks(self.inc, self.fail, self.death):
             self.consider(cand)
         seen_sigs: set[str] = set()
         for _line, hit in sorted(self.sig_by_line.items()):
@@ -145,10 +196,26 @@ class _Linker:
             self.consider(Candidate(Event(kinds.LOG, hit.line, hit.text, hit.event.ts, level=hit.event.level),
                                     text_level(hit.event)))
 
+    def _prior(self, sg: Any, subs: frozenset[str]) -> float:
+        """What a precursor signature that predicts this label adds. A
+        weak one is a weaker prior; a catch-all one (any NCCL WARN) weaker
+        still when the line shares nothing specific with the failure (NUMA
+        balancing, iommu advice: start-up chatter of the same library)."""
+        if sg.strength == "strong" and sg.status != "experimental" and sg.priority >= 40:
+            return 5.0
+        if catch_all(sg) and _shared(self.fail, subs, self.base)[0] < SPECIFIC:
+            return 1.5
+        return 3.0
+
     def consider(self, cand: Candidate) -> None:
         ev = cand.event
-        if ev.line >= self.fail.line or ev.line in self.ev_lines or is_noise(ev.text):
+        if ev.line in self.ev_lines or is_noise(ev.text):
             return
+        went_on = self.survivors.get(ev.line)
+        if ev.line >= self.fail.line:
+            # after the first evidence line: only what the process survived on its way to dying
+            if ev.line >= self.death or (went_on is None and (went_on := survived(ev.text)) is None):
+                return
         text = ev.text.strip()[:300]
         key = text if _START_GPU.search(text) else _FAST_KEY.sub("N", text)  # GPU indices matter to arithmetic
         if key in self.seen_text:
@@ -158,15 +225,15 @@ class _Linker:
         hit = self.sig_by_line.pop(ev.line, None)
         foretold = hit is not None and label in hit.signature.predicts
         s, reasons, subs = score_candidate(cand, self.fail, self.base, self.facts, self.server, foretold)
+        if went_on is not None and (ev.line >= self.fail.line or ev.line in self.survivors):
+            reasons.insert(0, went_on)
         sig = None
         predicts: list[str] = []
         if hit is not None:
             sig = hit.signature.id
             predicts = list(hit.signature.predicts)
             if label in hit.signature.predicts:
-                sg = hit.signature
-                firm = sg.strength == "strong" and sg.status != "experimental" and sg.priority >= 40
-                s += 5.0 if firm else 3.0  # a catch-all precursor (any NCCL WARN) is a weaker prior
+                s += self._prior(hit.signature, subs)
                 reasons.insert(0, f"precursor {sig} predicts {label}")
             else:
                 s += 0.5

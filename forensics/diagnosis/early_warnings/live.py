@@ -8,7 +8,7 @@ from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS,
 from forensics.diagnosis.early_warnings.resources import arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
-from forensics.diagnosis.early_warnings.vocab import LABEL_TOPICS, _lazy
+from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy
 from forensics.events import types as kinds
 from forensics.events.types import Event
 
@@ -52,8 +52,8 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if base.usual(template(text), server) or base.familiar(text):
         return None
     m = LIVE_CUE.search(text)
-    if m is None:
-        return None
+    if m is None or DEGRADED_RE.search(text):
+        return None  # (a line that says how the program copes announces a degraded start, not a failure)
     subs = subjects(text)
     strong = [s for s in subs if s.split(":", 1)[0] in ("pkg", "mod", "lib", "tool", "arch", "env", "model")
               and base.rarity(s) >= 0.5]

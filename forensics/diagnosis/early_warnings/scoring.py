@@ -9,13 +9,15 @@ from forensics.diagnosis.early_warnings.baseline import Baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Candidate, template
 from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
-from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS
+from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, OVERRIDE_RE
 
 KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
-               "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5}
+               "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5,
+               "fam": 0.8}
 KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package", "mod": "module", "lib": "library", "tool": "tool", "env": "environment variable",
              "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
-             "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings"}
+             "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings",
+             "fam": "subsystem"}
 LIST_THRESHOLD = 1.7
 MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
 STRONG = 5.0
@@ -132,11 +134,13 @@ def _why_shared(shared: list[str]) -> str:
         kind, val = s.split(":", 1)
         by_kind.setdefault(KIND_WORD.get(kind, kind), []).append(val)
     order = ["package", "library", "tool", "environment variable", "GPU architecture", "model type", "quantity",
-             "GPU", "module"]
+             "GPU", "module", "subsystem"]
     kinds = sorted(by_kind, key=lambda k: order.index(k) if k in order else len(order))[:2]
     return "; ".join([f"same {k} as the failure: {', '.join(dict.fromkeys(by_kind[k]))}" for k in kinds] + out)
 
 
+SPECIFIC = 0.3  # shared-subject weight that names more than the ubiquitous (nccl, torch)
+OVERRIDE_BONUS = 0.6
 SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
 
 
@@ -171,6 +175,9 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
     if arith:
         score += 2.5
         reasons.append(arith)
+    if shared_w >= SPECIFIC and OVERRIDE_RE.search(text):
+        score += OVERRIDE_BONUS  # a deliberate change to the subsystem that failed
+        reasons.append("a setting changed from its default")
     reasons += reasons_extra
     if topic >= 0.6 and not shared and not reasons_extra and fail.label and fail.label != "unknown":
         reasons.append(f"about the topic of {fail.label}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from forensics.diagnosis.early_warnings.vocab import (
-    ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, GENERIC, KNOWN_PACKAGES, QUANT, TOOLS,
-    _lazy)
+    ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
+    QUANT, TOOLS, _lazy)
 
 # --------------------------------------------------------------------------
 _DOTTED = _lazy(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
@@ -124,6 +124,7 @@ def subjects(text: str) -> frozenset[str]:
     if not text:
         return frozenset()
     text = text[:1000]
+    fams = ["fam:" + name for name, rx in FAMILIES.items() if rx.search(text)]  # before paths are rewritten
     if "/" in text:
         text = _PATH.sub(_path_subject, text)
         text = _REL_PY.sub(lambda m: " " + m.group(1).replace("/", ".") + " ", text)
@@ -134,6 +135,7 @@ def subjects(text: str) -> frozenset[str]:
     _hardware_subjects(out, text)
     _vocabulary_subjects(out, text, low)
     _address_and_amount_subjects(out, text, low)
+    out.update(fams)  # a part of one subsystem, however the program names it
     return frozenset(out)
 
 

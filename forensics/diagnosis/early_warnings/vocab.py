@@ -117,3 +117,52 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
     "host.out-of-memory": (frozenset({"qty"}), _lazy(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
     "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
 }
+
+# Subject relations: one subsystem that programs name in many ways, so a line
+# about one of its parts and a failure about another are about the same thing.
+# (Built from what the programs print; each entry says which.)
+FAMILIES: dict[str, Any] = {
+    # NCCL/RCCL's network transport ("NET"): its plugins (IB verbs, sockets,
+    # UCX, OFI/EFA, SHARP/CollNet -- "NET/Plugin: Loaded net plugin ...",
+    # "NET/IB : Using [0]mlx5_0:1/RoCE", "via NET/UCX/0/GDRDMA"), GPUDirect RDMA
+    # (NCCL registers GPU memory on the NIC through the plugin's regMr; UCX's
+    # registration cache reports "rcache.c ... failed to insert region"), DMA-BUF
+    # registration, and the variables that steer them (NCCL_NET_*, NCCL_IB_*,
+    # NCCL_NET_GDR_LEVEL, NCCL_DMABUF_ENABLE, UCX_*). nccl 2.18-2.28, rccl 2.18.
+    "net-transport": _lazy(
+        r"(?i)\bNET/(?:IB|Socket|Plugin|UCX|OFI|AWS|GDR)\b|\bnet plugin|\bncclNet|\bncclCollNet|ucx_plugin|"
+        r"\bUCX\b|\bUCX_[A-Z_]+|\bNCCL_(?:NET|IB|UCX|COLLNET|DMABUF|GDR)\w*|\bGDR(?:DMA|COPY)?\b|"
+        r"GPU ?Direct ?RDMA|\bgdrcopy\b|\bnv_?peer_?mem\b|nvidia[_-]peermem|\bdma-?buf\b|\brcache\b|"
+        r"\breg_?mr\b|\bibv_\w+|\bRoCE\b|\bmlx5\w*|\bbnxt_re\w*|\bhfi1\b|\befa\b|aws-ofi|\bOFI\b|\bSHARP\b|"
+        r"lib(?:nccl|rccl)-net"),
+    # The CUDA toolkit a JIT build runs: torch.utils.cpp_extension finds nvcc
+    # under CUDA_HOME ("No CUDA runtime is found, using CUDA_HOME=...", then
+    # "<CUDA_HOME>/bin/nvcc: not found"); ptxas/nvlink/fatbinary are its parts.
+    # torch 2.x, triton 3.x, flashinfer JIT.
+    "cuda-toolkit": _lazy(
+        r"\bCUDA_(?:HOME|PATH|ROOT)\b|\bnvcc\b|\bptxas\b|\bnvlink\b|\bfatbinary\b|\bcuda toolkit\b|"
+        r"No CUDA runtime is found|/cuda(?:-\d+(?:\.\d+)?)?/bin\b", re.I),
+    # The driver under the CUDA runtime: what torch warns at initialisation
+    # ("CUDA initialization: The NVIDIA driver on your system is too old",
+    # "Unexpected error from cudaGetDeviceCount()"), cuInit/NVML errors, forward
+    # compatibility ("Error 804"), and "No CUDA GPUs are available". torch 2.x, jaxlib 0.4+.
+    "cuda-driver": _lazy(
+        r"\bNVIDIA driver\b|\bdriver version\b|\bCUDA driver\b|\bcuInit\b|CUDA_ERROR_(?:NO_DEVICE|"
+        r"INSUFFICIENT_DRIVER|COMPAT_NOT_SUPPORTED_ON_DEVICE|SYSTEM_DRIVER_MISMATCH)|cudaGetDeviceCount|\bNVML\b|"
+        r"forward compatibility|no CUDA GPUs|Found no NVIDIA driver|libcuda\.so|unsupported display driver|"
+        r"CUDA initialization", re.I),
+}
+# Wording a program prints when it goes on after an error: the line is not
+# where the process died, so a failure later is what it warned of.
+_GOES_ON = (r"(?i)\bfall(?:ing)? ?back\b|\bfell back\b|\bretrying\b|\bwill retry\b|\bcontinuing\b|\bproceeding\b|"
+            r"\bignoring\b|\bskipping\b|\busing [\w .-]{1,40} instead\b")
+SURVIVED_RE = _lazy(_GOES_ON)
+# ... or goes on without a feature. Live, either is a degraded start, not a
+# failure foretold (a precursor signature still speaks; classify still links
+# the line if a failure follows).
+DEGRADED_RE = _lazy(_GOES_ON + r"|\bwill not be (?:available|used|enabled)\b|\bwill be disabled\b")
+# A default the user changed (NCCL's "X set by environment to Y", vLLM's
+# "non-default args", "Overriding ..."): a deliberate change about the failing
+# subsystem is a likely cause.
+OVERRIDE_RE = _lazy(r"(?i)\bset by environment\b|\bnon-default args\b|\boverrid(?:e|es|ing|den)\b|"
+                    r"\bset (?:by|from) (?:the )?user\b|\bforced? (?:by|via) (?:the )?(?:env|environment)")
