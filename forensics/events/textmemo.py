@@ -14,8 +14,8 @@ from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 _MISS = object()
-LIMIT = 2048  # answers kept per memo
-MAX_LEN = 4000  # longer texts are answered every time, not kept
+LIMIT = 1024  # answers kept per memo
+MAX_LEN = 2000  # longer texts are answered every time, not kept
 
 
 def memo_by_text(fn: Callable[[str], T]) -> Callable[[str], T]:
