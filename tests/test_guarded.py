@@ -2,10 +2,12 @@
 the needle test only ever skips texts the pattern cannot match."""
 from __future__ import annotations
 
+import importlib
 import re
 
-from forensics.diagnosis import early_warnings as ew
 from forensics.diagnosis.guarded import Guarded
+
+ew = importlib.import_module("forensics.diagnosis.early_warnings.subjects")  # the module (the package exports its function)
 
 LINES = [
     "WARNING 04-12 10:01:02 [cuda.py:88] Using FlashInfer backend; sm_90a capability 9.0 on GPU #3",
