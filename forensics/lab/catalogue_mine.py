@@ -1153,12 +1153,11 @@ def _read_entries(out_dir: Path) -> dict[str, list[dict]]:
 
 def write_entries(out_dir: Path, pkg: str, es: list[dict]) -> None:
     """One gzip member per block of entries, so a lookup reads one member (catalogue_blocks)."""
-    from forensics.atomic import atomic_open
+    from forensics.atomic import atomic_write_bytes
     from forensics.events.catalogue_blocks import gzip_blocks
 
     data, _starts = gzip_blocks([json.dumps(e, ensure_ascii=False, sort_keys=True).encode("utf-8") for e in es])
-    with atomic_open(out_dir / f"{pkg}.jsonl.gz", "wb") as out:
-        out.write(data)
+    atomic_write_bytes(out_dir / f"{pkg}.jsonl.gz", data)
 
 
 def relabel(out_dir: Path) -> int:
