@@ -14,7 +14,6 @@ from forensics.events.catalogue_blocks import BLOCK_LINES, block_info, blocked_l
 from forensics.events.catalogue_index import INDEX_FILE
 from forensics.lab import catalogue_mine
 
-CAT_DIR = Path(__file__).resolve().parent.parent / "signatures" / "catalogue"
 
 
 def _whole(path: Path) -> list[bytes]:
