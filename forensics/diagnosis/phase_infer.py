@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from forensics.events import types as kinds
 from forensics.events.types import Event, Frame
+from forensics.events.textmemo import memo_by_text
 
 # (phase, regex over "function file" lines of the frames), most specific first.
 FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
@@ -74,11 +75,20 @@ def phase_of_frames(frames: list[Frame], use_catalogue: bool = False) -> str | N
     names = frame_names(frames)
     if not names:
         return None
-    blob = "\n".join(names)
+    phase = _function_phase("\n".join(names))
+    if phase is not None:
+        return phase
+    return _catalogue_phase(frames) if use_catalogue else None
+
+
+@memo_by_text
+def _function_phase(blob: str) -> str | None:
+    """The first of FUNCTION_PHASES whose regex finds the frames' names (the
+    ranks of a crash loop fail in the same frames every lifetime)."""
     for phase, rx in FUNCTION_PHASES:
         if rx.search(blob):
             return phase
-    return _catalogue_phase(frames) if use_catalogue else None
+    return None
 
 
 def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:

@@ -11,8 +11,9 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
+from forensics.events.catalogue_blocks import blocked_lines
 from forensics.events.templates import index_keys, line_keys, literal_keys, literal_size, split_template, template_regex
 
 @dataclass(frozen=True, slots=True)
@@ -121,19 +122,29 @@ class PackageFile:
     def __init__(self, path: Path, package: str) -> None:
         self.path = path
         self.package = package
-        self._lines: list[bytes] | None = None
+        self._lines: Sequence[bytes] | None = None
         self._parsed: dict[int, CatalogueEntry] = {}
+        self.blocks: object = None  # the index's member offsets of this file (catalogue_blocks)
 
-    def lines(self) -> list[bytes]:
+    def lines(self) -> Sequence[bytes]:
+        if self._lines is None:
+            self._lines = blocked_lines(self.path, self.blocks) if self.blocks is not None else None
         if self._lines is None:
             with gzip.open(self.path, "rb") as fh:
                 self._lines = [ln for ln in fh.read().split(b"\n") if ln.strip()]
         return self._lines
 
+    def _line(self, i: int) -> bytes:
+        try:
+            return self.lines()[i]
+        except ValueError:  # a member that does not match the index: read the file whole
+            self.blocks = self._lines = None
+            return self.lines()[i]
+
     def entry(self, i: int) -> CatalogueEntry:
         e = self._parsed.get(i)
         if e is None:
-            d = json.loads(self.lines()[i])
+            d = json.loads(self._line(i))
             d.setdefault("package", self.package)
             e = self._parsed[i] = CatalogueEntry.from_dict(d)
         return e
@@ -177,7 +188,11 @@ class CatalogueIndex:
         if ipath.is_file():
             with gzip.open(ipath, "rb") as fh:
                 head, templates, keys, ids = fh.read().split(b"\n")[:4]
-            packs = json.loads(head)["packages"]
+            header = json.loads(head)
+            packs = header["packages"]
+            for pkg, info in (header.get("blocks") or {}).items():
+                if pkg in self.files:
+                    self.files[pkg].blocks = info
             # templates stay bytes until one is a candidate (decoding them all
             # would cost more than the rest of the load)
             self._raw_templates = templates.split(_SEP_B)

@@ -230,7 +230,28 @@ def traceback_parser() -> Lark:
 
 
 def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None:
-    try:
-        return traceback_parser().parse(tokens)  # type: ignore[arg-type,return-value]
-    except LarkError:
+    """The parse of a traceback's classified lines, memoised by their types
+    and texts (every rank of a crash loop prints the same traceback, in every
+    lifetime): the parse is made with positions for line numbers, and an
+    exception's input line is looked up from its position."""
+    key = tuple((t, text) for t, text, _line in tokens)
+    got = _TB_MEMO.get(key, _MISS)
+    if got is _MISS:
+        try:
+            got = traceback_parser().parse([(t, text, i) for i, (t, text) in enumerate(key)])  # type: ignore[arg-type]
+        except LarkError:
+            got = None
+        if len(key) <= 400 and sum(len(text) for _t, text in key) <= 20000:
+            if len(_TB_MEMO) >= 256:
+                _TB_MEMO.clear()
+            _TB_MEMO[key] = got
+    if got is None:
         return None
+    chain = [ExceptionRecord(e.exc_type, e.exc_message, e.frames, e.relation, tokens[e.line][2])  # type: ignore[index]
+             for e in got["chain"]]
+    return {"chain": chain, "dangling_frames": list(got["dangling_frames"]), "has_header": got["has_header"],
+            "orphan_source": list(got["orphan_source"])}
+
+
+_TB_MEMO: dict[tuple[tuple[str, str], ...], Any] = {}
+_MISS = object()

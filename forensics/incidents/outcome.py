@@ -24,6 +24,7 @@ from typing import Any
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
+from forensics.events.textmemo import MemoSearch, memo_by_text
 
 MAX_ERRORS = 200
 MAX_PROOFS = 64
@@ -57,12 +58,12 @@ _COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal er
 # asserted, never a better answer than the error that names what failed.
 _KERNEL_ASSERT = re.compile(r"Assertion `.{1,300}` failed\.|block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\]")
 # What the other ranks print once one rank has failed: they lost their peer.
-CONSEQUENCE = re.compile(
+CONSEQUENCE = MemoSearch(re.compile(  # asked of the same lines many times per incident
     r"(?i)timed? ?out|timeout|connection (?:reset|closed|refused|aborted)|closed by (?:the )?(?:remote )?peer|"
     r"remote (?:process|peer|end) (?:exited|closed|hung up)|broken pipe|\bEOFError\b|socket ?recv|socketProgress|"
     r"peer (?:closed|disconnected|exited)|heartbeat|communicator (?:was )?abort|\baborting\b|watchdog|"
     r"connection was likely closed|did the remote server shutdown or crash|terminated by signal|\bSIGTERM\b|"
-    r"proxy service|failed to execute operation|sigquit|died unexpectedly|is dead|shutting down")
+    r"proxy service|failed to execute operation|sigquit|died unexpectedly|is dead|shutting down"))
 # NCCL's own prefix "host:pid:tid [dev]" names the process of unprefixed lines.
 _NCCL_PROC = re.compile(r"^(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[\d+\]")
 
@@ -105,6 +106,7 @@ def is_error(ev: Event) -> bool:
     return _ERROR_LEVEL.search(text) is not None
 
 
+@memo_by_text
 def proof_class(text: str) -> str | None:
     """"runtime" (a device runtime's error), "build" (a compiler's or build
     tool's error), "assert" (a raw kernel assertion) or None."""

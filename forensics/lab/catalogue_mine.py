@@ -1152,7 +1152,12 @@ def _read_entries(out_dir: Path) -> dict[str, list[dict]]:
 
 
 def write_entries(out_dir: Path, pkg: str, es: list[dict]) -> None:
-    write_gz(out_dir / f"{pkg}.jsonl.gz", "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in es))
+    """One gzip member per block of entries, so a lookup reads one member (catalogue_blocks)."""
+    from forensics.atomic import atomic_write_bytes
+    from forensics.events.catalogue_blocks import gzip_blocks
+
+    data, _starts = gzip_blocks([json.dumps(e, ensure_ascii=False, sort_keys=True).encode("utf-8") for e in es])
+    atomic_write_bytes(out_dir / f"{pkg}.jsonl.gz", data)
 
 
 def relabel(out_dir: Path) -> int:
@@ -1221,7 +1226,10 @@ def write_index(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[s
     for i, k in enumerate(index_keys([e["template"] for p in pkgs for e in all_entries[p]])):
         if k:
             keys.setdefault(k, []).append(i)
-    header = {"packages": [[p, len(all_entries[p]), order.get(p, [])] for p in pkgs]}
+    from forensics.events.catalogue_blocks import block_info
+
+    header = {"packages": [[p, len(all_entries[p]), order.get(p, [])] for p in pkgs],
+              "blocks": {p: block_info(out_dir / f"{p}.jsonl.gz", len(all_entries[p])) for p in pkgs}}
     body = "\n".join([json.dumps(header, ensure_ascii=False, separators=(",", ":")),
                       INDEX_SEP.join(templates), INDEX_SEP.join(keys),
                       INDEX_SEP.join(",".join(map(str, v)) for v in keys.values())])

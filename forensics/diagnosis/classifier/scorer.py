@@ -20,6 +20,7 @@ import re
 import zlib
 from array import array
 from collections import Counter
+from operator import mul
 from pathlib import Path
 from typing import Any, Callable
 
@@ -127,12 +128,20 @@ class CompactScorer:
         x: dict[int, float] = {}
         for vec in self.vectorizers:
             x.update(vec.transform(feats[self.fields[vec.column]]))
+        return self._dot(x)
+
+    def _dot(self, x: dict[int, float]) -> list[float]:
+        """intercept + x . coef for each class, summed in x's order (as
+        ``sum(v * coef[j] ...)`` would), with the loops in C: map over each
+        class's row of coefficients (a memoryview slice, not a copy)."""
         nf = self.n_features
-        coef = self.coef
+        rows = memoryview(self.coef)
+        cols = list(x)
+        vals = list(x.values())
         out = []
         for k in range(len(self.classes)):
-            base = k * nf
-            out.append(self.intercept[k] + sum(v * coef[base + j] for j, v in x.items()))
+            row = rows[k * nf:(k + 1) * nf]
+            out.append(self.intercept[k] + sum(map(mul, vals, map(row.__getitem__, cols))))
         return out
 
     def predict_proba(self, feats: dict[str, str]) -> list[float]:

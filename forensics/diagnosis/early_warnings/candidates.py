@@ -10,6 +10,7 @@ from typing import Any, Iterator
 from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.events import types as kinds
+from forensics.events.textmemo import memo_by_text
 from forensics.events.types import Event
 
 WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
@@ -124,11 +125,20 @@ class Notes:
                 yield c
 
 
+_TEMPLATES: dict[str, str] = {}  # the same lines recur in every lifetime of a crash loop
+
+
 def template(text: str) -> str:
     """The masked form of a line (numbers, paths, versions, hex -> tokens)."""
-    from forensics.diagnosis.features import mask
+    head = text[:240]
+    got = _TEMPLATES.get(head)
+    if got is None:
+        from forensics.diagnosis.features import mask
 
-    return mask(text[:240]).lower()
+        if len(_TEMPLATES) >= 4096:
+            _TEMPLATES.clear()
+        got = _TEMPLATES[head] = mask(head).lower()
+    return got
 
 
 _COARSE = _lazy(r"['\"`][^'\"`]{1,120}['\"`]|\b[A-Za-z_]\w*(?:\.\w+)+\b|\b\w*\d\w*\b")
@@ -198,9 +208,13 @@ def collect(inc: Any, ev: Event) -> None:
             del notes.recent[: len(notes.recent) - RECENT]
 
 
+@memo_by_text
+def _fact_groups(text: str) -> tuple[tuple[str | None, ...], ...]:
+    return tuple(m.groups() for m in FACT_RE.finditer(text))
+
+
 def _read_facts(facts: dict[str, Any], text: str) -> None:
-    for m in FACT_RE.finditer(text):
-        g = m.groups()
+    for g in _fact_groups(text):
         if g[0]:
             facts["mem_fraction"] = float(g[0])
         elif g[1]:

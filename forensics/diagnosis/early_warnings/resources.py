@@ -13,10 +13,20 @@ _RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.y
 _WEIGHTS, _LEFT, _BLOCKS, _START_GPU = (_RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu"))
 
 
+_FAILURE_FACTS: list[Any] = [None, {}]  # (failure text, its facts): every candidate of a failure asks
+
+
+def _failure_facts(failure_text: str) -> dict[str, Any]:
+    if _FAILURE_FACTS[0] != failure_text:
+        ffacts: dict[str, Any] = {}
+        _read_facts(ffacts, failure_text)
+        _FAILURE_FACTS[:] = [failure_text, ffacts]
+    return _FAILURE_FACTS[1]  # type: ignore[no-any-return]
+
+
 def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str | None:
     """Why the numbers on this line predict a failure, or None."""
-    ffacts: dict[str, Any] = {}
-    _read_facts(ffacts, failure_text)
+    ffacts = _failure_facts(failure_text)
     total = facts.get("total_gib") or ffacts.get("total_gib")
     frac = facts.get("mem_fraction")
     m = _WEIGHTS.search(text)

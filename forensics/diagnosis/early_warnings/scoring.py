@@ -144,6 +144,24 @@ OVERRIDE_BONUS = 0.6
 SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
 
 
+_TRAITS: dict[str, tuple[bool, bool, bool, bool]] = {}
+
+
+def _traits(text: str) -> tuple[bool, bool, bool, bool]:
+    """(resource numbers, a GPU index, trouble wording, quantities) of a
+    candidate line: the same for every failure it is scored against."""
+    got = _TRAITS.get(text)
+    if got is None:
+        arith = ARITH_RE.search(text) is not None
+        got = (arith, _START_GPU.search(text) is not None, CUE_RE.search(text) is not None,
+               arith and bool(quantities_gib(text)))
+        if len(text) <= 2000:  # (a long request dump is not worth keeping)
+            if len(_TRAITS) >= 2048:
+                _TRAITS.clear()
+            _TRAITS[text] = got
+    return got
+
+
 def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any],
                     server: str | None = None, foretold: bool = False) -> tuple[float, list[str], frozenset[str]]:
     """(score, reasons, subjects) of one candidate against one failure.
@@ -154,14 +172,14 @@ def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[
     shared_w, shared = _shared(fail, subs, base)
     topic = _topic(fail.label, subs, text, fail.rivals)
     usual = base.usual(template(text), server)
-    arith = arithmetic(text, facts, fail.text) if ARITH_RE.search(text) or _START_GPU.search(text) else None
-    if arith is None and fail.label in MEMORY_LABELS and ARITH_RE.search(text) and quantities_gib(text):
+    has_arith, has_gpu, cue, has_qty = _traits(text)
+    arith = arithmetic(text, facts, fail.text) if has_arith or has_gpu else None
+    if arith is None and fail.label in MEMORY_LABELS and has_arith and has_qty:
         reasons_extra = ["memory figure before a memory failure"]
     else:
         reasons_extra = []
-    cue = CUE_RE.search(text) is not None
     # A budget line (weights, KV cache, free memory) matters to a memory failure or when its numbers trip.
-    resource = ARITH_RE.search(text) is not None and (arith is not None or fail.label in MEMORY_LABELS or any(
+    resource = has_arith and (arith is not None or fail.label in MEMORY_LABELS or any(
         r in MEMORY_LABELS for r in fail.rivals))
     level = cand.level if cand.level is not None or not cue else "WARNING"  # no level, but reads as trouble
     score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1)

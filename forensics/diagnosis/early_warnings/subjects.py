@@ -6,38 +6,44 @@ import re
 from forensics.diagnosis.early_warnings.vocab import (
     ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
     QUANT, TOOLS, _lazy)
+from forensics.diagnosis.guarded import Guarded
 
 # --------------------------------------------------------------------------
-_DOTTED = _lazy(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
-_QUOTED_MOD = _lazy(r"(?:module named|import name|from|import|cannot import|load(?:ing)?)\s+['\"`]?([A-Za-z_][\w.]*)")
-_NOT_INSTALLED = _lazy(r"(?i)\b([A-Za-z_][\w.-]*)\s+(?:is\s+)?not\s+(?:installed|available|found)")
-_PIP = _lazy(r"(?i)pip install (?:-U |--upgrade )?['\"`]?([A-Za-z][\w.-]*)")
-_DIST_VER = _lazy(r"\b([A-Za-z][\w-]*)(?:==|>=|<=|~=)\s?v?\d")
-_LIB = _lazy(r"\blib([A-Za-z][\w+-]*?)(?:[-_.]\d[\w.]*)?\.(?:so|a|dylib|dll)\b|(?<![\w-])-l([A-Za-z][\w+]*)\b")
-_TOOL = _lazy(r"(?<![\w/+.-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w+-])(?!\.\w)")
-_ENV = _lazy(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
-_ARCH_SM = _lazy(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b")
-_ARCH_CC = _lazy(r"(?i)(?:compute capability|capability|cuda capability|\bcc)\s*(?:of|is|=|:|>=|<=|<|>|below|above)?\s*"
-                      r"\(?(\d{1,2})(?:[.,]\s?(\d))?\)?")
-_ARCH_GFX = _lazy(r"\b(gfx\d{2,4}[a-z]?)\b", re.I)
-_DEV = _lazy(r"(?i)\b(?:gpu|cuda|device|gpu_id|cudadev|hip)\s*(?:#|:|=|\s)\s*(\d{1,3})\b")
-_COUNT = _lazy(r"(?i)\b(tp|dp|pp|ep|tensor_parallel|data_parallel|pipeline_parallel|world|nranks|ngpus|"
-                    r"num_gpus|n_gpus)(?:_size)?['\"]?\s*(?:=|:|\s)\s*(\d{1,4})\b")
-_GPU_COUNT_WORDS = _lazy(r"(?i)\b(?:number of|num(?:ber)? of (?:required|available)|#)\s*(?:\w+\s)?(?:gpus|devices)\b|"
-                              r"\bgpus? (?:available|visible|required)\b")
-_MODEL = _lazy(r"(?i)model (?:type|architecture)[s]?\s*[`'\"]?([A-Za-z][\w.-]*)|\b([A-Z]\w+For(?:CausalLM|"
-                    r"ConditionalGeneration|SequenceClassification|MaskedLM))\b|model_type['\"]?\s*[=:]\s*['\"]?(\w+)")
-_QTY = _lazy(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b")
-_ADDR = _lazy(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
-                   r"(\d{2,5})\)")
+_DOTTED = Guarded(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", (".",))
+_QUOTED_MOD = Guarded(r"(?:module named|import name|from|import|cannot import|load(?:ing)?)\s+['\"`]?([A-Za-z_][\w.]*)",
+                      ("module named", "import name", "from", "import", "load"))
+_NOT_INSTALLED = Guarded(r"(?i)\b([A-Za-z_][\w.-]*)\s+(?:is\s+)?not\s+(?:installed|available|found)", ("not",), fold=True)
+_PIP = Guarded(r"(?i)pip install (?:-U |--upgrade )?['\"`]?([A-Za-z][\w.-]*)", ("pip install",), fold=True)
+_DIST_VER = Guarded(r"\b([A-Za-z][\w-]*)(?:==|>=|<=|~=)\s?v?\d", ("==", ">=", "<=", "~="))
+_LIB = Guarded(r"\blib([A-Za-z][\w+-]*?)(?:[-_.]\d[\w.]*)?\.(?:so|a|dylib|dll)\b|(?<![\w-])-l([A-Za-z][\w+]*)\b",
+               ("lib", "-l"))
+_TOOL = Guarded(r"(?<![\w/+.-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w+-])(?!\.\w)", TOOLS)
+_ENV = Guarded(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b", ("_",))
+_ARCH_SM = Guarded(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b", ("sm", "compute"), fold=True)
+_ARCH_CC = Guarded(r"(?i)(?:compute capability|capability|cuda capability|\bcc)\s*(?:of|is|=|:|>=|<=|<|>|below|above)?\s*"
+                   r"\(?(\d{1,2})(?:[.,]\s?(\d))?\)?", ("capability", "cc"), fold=True)
+_ARCH_GFX = Guarded(r"\b(gfx\d{2,4}[a-z]?)\b", ("gfx",), re.I, fold=True)
+_DEV = Guarded(r"(?i)\b(?:gpu|cuda|device|gpu_id|cudadev|hip)\s*(?:#|:|=|\s)\s*(\d{1,3})\b",
+               ("gpu", "cuda", "device", "hip"), fold=True)
+_COUNT = Guarded(r"(?i)\b(tp|dp|pp|ep|tensor_parallel|data_parallel|pipeline_parallel|world|nranks|ngpus|"
+                 r"num_gpus|n_gpus)(?:_size)?['\"]?\s*(?:=|:|\s)\s*(\d{1,4})\b",
+                 ("tp", "dp", "pp", "ep", "parallel", "world", "nranks", "gpus"), fold=True)
+_GPU_COUNT_WORDS = Guarded(r"(?i)\b(?:number of|num(?:ber)? of (?:required|available)|#)\s*(?:\w+\s)?(?:gpus|devices)\b|"
+                           r"\bgpus? (?:available|visible|required)\b", ("gpu", "devices"), fold=True)
+_MODEL = Guarded(r"(?i)model (?:type|architecture)[s]?\s*[`'\"]?([A-Za-z][\w.-]*)|\b([A-Z]\w+For(?:CausalLM|"
+                 r"ConditionalGeneration|SequenceClassification|MaskedLM))\b|model_type['\"]?\s*[=:]\s*['\"]?(\w+)",
+                 ("model", "for"), fold=True)
+_QTY = Guarded(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b", ("B", "bytes"))
+_ADDR = Guarded(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
+                r"(\d{2,5})\)", (":", "("))
 _BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
-_CPP_OP = _lazy(r"\b(_?[A-Za-z]\w*)::(\w+)")
+_CPP_OP = Guarded(r"\b(_?[A-Za-z]\w*)::(\w+)", ("::",))
 _WORD_SPLIT = _lazy(r"[A-Za-z_][\w]*")
-_QUANT_RE = _lazy(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])")
-_BACKEND_RE = _lazy(r"(?i)(?<![\w-])(" + "|".join(re.escape(b) for b in sorted(BACKENDS, key=len, reverse=True))
-                         + r")(?![\w-])")
-_COLL_RE = _lazy(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in sorted(COLLECTIVES, key=len, reverse=True))
-                      + r")(?![\w-])")
+_QUANT_RE = Guarded(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])", QUANT, fold=True)
+_BACKEND_RE = Guarded(r"(?i)(?<![\w-])(" + "|".join(re.escape(b) for b in sorted(BACKENDS, key=len, reverse=True))
+                      + r")(?![\w-])", tuple(BACKENDS), fold=True)
+_COLL_RE = Guarded(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in sorted(COLLECTIVES, key=len, reverse=True))
+                   + r")(?![\w-])", tuple(COLLECTIVES), fold=True)
 _UNIT_GIB = {"TiB": 1024.0, "TB": 1000.0 / 1.073741824, "GiB": 1.0, "GB": 1.0 / 1.073741824, "MiB": 1 / 1024.0,
              "MB": 1 / 1073.741824, "KiB": 1 / 1048576.0, "KB": 1 / 1073741.824, "bytes": 1 / 1073741824.0}
 _FILE_EXT = _lazy(r"\.(?:py|pyc|so|cc|cpp|cu|cuh|h|hpp|c|json|yaml|yml|txt|md|log|html|sh|jinja|safetensors|bin)$")
@@ -119,11 +125,23 @@ def _path_subject(m: re.Match[str]) -> str:
     return " "
 
 
+_SUBJECTS: dict[str, frozenset[str]] = {}  # text -> subjects: a crash loop prints the same lines every lifetime
+
+
 def subjects(text: str) -> frozenset[str]:
     """What a line is about, as normalised ``kind:value`` strings."""
     if not text:
         return frozenset()
     text = text[:1000]
+    got = _SUBJECTS.get(text)
+    if got is None:
+        if len(_SUBJECTS) >= 2048:
+            _SUBJECTS.clear()
+        got = _SUBJECTS[text] = _subjects(text)
+    return got
+
+
+def _subjects(text: str) -> frozenset[str]:
     fams = ["fam:" + name for name, rx in FAMILIES.items() if rx.search(text)]  # before paths are rewritten
     if "/" in text:
         text = _PATH.sub(_path_subject, text)

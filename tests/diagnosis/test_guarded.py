@@ -1,0 +1,46 @@
+"""Guarded patterns (diagnosis/guarded.py) give what the plain regex gives:
+the needle test only ever skips texts the pattern cannot match."""
+from __future__ import annotations
+
+import importlib
+import re
+
+from forensics.diagnosis.guarded import Guarded
+
+ew = importlib.import_module("forensics.diagnosis.early_warnings.subjects")  # the module (the package exports its function)
+
+LINES = [
+    "WARNING 04-12 10:01:02 [cuda.py:88] Using FlashInfer backend; sm_90a capability 9.0 on GPU #3",
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device (compute_75)",
+    "ImportError: libcudart.so.12: cannot open shared object file; pip install flash-attn==2.6.3",
+    "NCCL WARN Connect to 10.0.1.17:29500 failed; NCCL_SOCKET_IFNAME unset, tp_size=4 world 8",
+    "ModuleNotFoundError: No module named 'vllm._C'",
+    "Qwen2ForCausalLM model type qwen2 quantization awq, KV cache 12.5 GiB, 123456789 bytes",
+    "torch::autograd::Engine ld returned 1 exit status; nvcc fatal",
+    "ſm_90 capability on the device: \u212aV cache",  # re.I folds U+017F onto s, U+212A onto k
+    "plain words only, nothing technical at all",
+    "",
+]
+
+
+def test_guarded_patterns_match_exactly_what_the_plain_regex_matches():
+    guarded = [v for v in vars(ew).values() if isinstance(v, Guarded)]
+    assert len(guarded) >= 15
+    for g in guarded:
+        plain = re.compile(*g._args)
+        for text in LINES:
+            assert [m.span() for m in g.finditer(text)] == [m.span() for m in plain.finditer(text)], (g._args, text)
+            assert bool(g.search(text)) == bool(plain.search(text))
+
+
+def test_the_needle_test_skips_and_never_skips_non_ascii():
+    g = Guarded(r"(?i)\bsm_?(\d+)", ("sm",), fold=True)
+    assert g.cannot_match("nothing here")
+    assert not g.cannot_match("SM_90 here")
+    assert not g.cannot_match("ſm_90")  # scanned: the regex matches it
+    assert [m.group(1) for m in g.finditer("ſm_90")] == ["90"]
+
+
+def test_subjects_memo_returns_the_computed_subjects():
+    text = LINES[0]
+    assert ew.subjects(text) == ew._subjects(text) and ew.subjects(text) is ew.subjects(text)
