@@ -147,7 +147,12 @@ def build_pool(seed: int = 13) -> dict[str, Any]:
             noise.setdefault(e.package, []).append(e)
     carriers = [e for e in every if e.kind == "log" and (e.level or "") in ("WARNING", "ERROR") and _usable(e)
                 and _CARRIER.search(e.template)]
+    runtime: dict[str, list[Any]] = {}
+    for e in every:
+        if e.package == "cuda-runtime" and e.label and _usable(e):
+            runtime.setdefault(e.label, []).append(e)
     return {
+        "runtime": {k: [_slim(e) for e in sorted(v, key=lambda e: e.id)] for k, v in sorted(runtime.items())},
         "carriers": [_slim(e) for e in _sample(carriers, 80, rng)],
         "failures": {k: [_slim(e) for e in _sample(v, POOL_MAX["failures"], rng)] for k, v in sorted(fails.items())},
         "warnings": {k: [_slim(e) for e in _sample(v, POOL_MAX["warnings"], rng)] for k, v in sorted(warns.items())},
@@ -218,7 +223,7 @@ def _value(name: str, rng: Random, modules: tuple[str, ...]) -> str:
 
 def render_entry(d: dict[str, Any], rng: Random, modules: tuple[str, ...]) -> str:
     """A pooled entry as the program prints it, placeholders filled."""
-    from forensics.events.catalogue import split_template
+    from forensics.events.templates import split_template
 
     out = []
     for lit, ph in split_template(d["template"]):

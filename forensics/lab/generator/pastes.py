@@ -168,6 +168,11 @@ def choose_failure(rng: Random, label: str, server: str, k: int) -> dict[str, An
         return {"package": SERVERS[server][0], "kind": "exc-line" if exc else "line", "level": "ERROR",
                 "template": text.replace("{", "{{").replace("}", "}}"), "exc_type": None, "module": None,
                 "function": None, "label": label, "phase": None, "release": "", "file": "", "id": "signature"}
+    runtime = (pool().get("runtime") or {}).get(label) or []
+    if runtime and k % 4 == 1:
+        # the CUDA runtime's own error strings, each in turn: the words of the
+        # error decide, not torch's wrapper around them
+        return runtime[(k // 4) % len(runtime)]
     items = (pool().get("failures") or {}).get(label) or []
     mine = [d for d in items if d["package"] in SERVERS[server]]
     return rng.choice(mine or items) if items else None
@@ -241,6 +246,8 @@ def failure_block(p: Paste, d: dict[str, Any]) -> str:
         p.lines.append(f"[{_stamp('%Y-%m-%d %H:%M:%S', p.tick())} TP0] Scheduler hit an exception: {block[0]}")
         block = block[1:]
     p.lines.extend(pre + ln for ln in block)
+    if d.get("package") == "cuda-runtime" and p.rng.random() < 0.7:
+        p.lines.append(pre + "For debugging consider passing CUDA_LAUNCH_BLOCKING=1")  # torch's, as catalogued
     return exc[:80]
 
 
