@@ -11,8 +11,7 @@ and death lines its launcher, shell or container prints after it. Servers:
 vLLM (V0 and the V1 engine), vLLM on Ascend, SGLang, text-generation-inference,
 LMDeploy and Ray, each in its own log format (from its source: vLLM's and
 SGLang's formatters, TGI's Rust ``tracing`` output, LMDeploy's ``_FORMAT``),
-optionally behind docker compose, ``docker logs --timestamps`` or Kubernetes
-CRI prefixes.
+optionally behind docker compose's prefix.
 
 The entries used are pinned in ``catalogue_pool.json.gz`` (rebuilt with
 ``python -m forensics.lab.generator.from_catalogue``), so a corpus is a function of
