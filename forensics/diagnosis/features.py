@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from forensics.diagnosis.catalogue_features import catalogue_tokens
 from forensics.events import types as kinds
 from forensics.incidents.lifetimes import Incident
 
@@ -20,7 +21,7 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\d+"), " N "),
 ]
 _WS = re.compile(r"\s+")
-TEXT_FIELDS = ("text", "exc", "modules", "context", "proof")
+TEXT_FIELDS = ("text", "exc", "modules", "context", "proof", "catalogue")
 
 
 def mask(text: str) -> str:
@@ -109,6 +110,8 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
         "context": " ".join(context),
         # The proving line alone: its words decide, whatever context surrounds them.
         "proof": mask(proof[:800]) if proof else "NO_PROOF",
+        # What the message catalogue says the failing lines are (package, exception, label).
+        "catalogue": " ".join(catalogue_tokens(inc, proof)),
     }
 
 

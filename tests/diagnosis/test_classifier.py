@@ -32,12 +32,14 @@ def test_compiled_scorer_equals_sklearn_pipeline():
     docs = [
         {"text": "RuntimeError: CUDA error: an illegal memory access was encountered", "exc": "RuntimeError",
          "modules": "torch torch.cuda fn_synchronize", "context": "phase_serving server_sglang",
-         "proof": "RuntimeError: CUDA error: an illegal memory access was encountered"},
+         "proof": "RuntimeError: CUDA error: an illegal memory access was encountered",
+         "catalogue": "catp_label_gpu.illegal-access catp_pkg_cuda-runtime catp_exc_cudaErrorIllegalAddress"},
         {"text": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory",
          "exc": "OSError", "modules": "NO_FRAMES", "context": "phase_launch server_vllm",
-         "proof": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory"},
+         "proof": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory",
+         "catalogue": "catp_none"},
         {"text": "NO_TEXT", "exc": "NO_TRACEBACK", "modules": "NO_FRAMES", "context": "phase_none server_none",
-         "proof": "NO_PROOF"},
+         "proof": "NO_PROOF", "catalogue": ""},
     ]
     X = np.array([[d[k] for k in TEXT_FIELDS] for d in docs], dtype=object)
     ref = pipe.predict_proba(X)

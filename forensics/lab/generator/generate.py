@@ -27,6 +27,7 @@ from .records import Emitter, LogState
 from .render import JOURNALD, RENDER_WEIGHTS, RENDERERS, render
 from .run import Run
 from .service import after_death, new_log_state, shutdown, systemd_start
+from .pastes import write_pastes
 from .wording import reword
 
 
@@ -152,7 +153,11 @@ def generate_corpus(seed: int, count_per_label: int, healthy: int, out_dir: Path
         atomic_write_bytes(out_dir / f"{gid}.log", data, fsync=False)
         row["id"] = gid
         rows.append(row)
+    # Short logs of other servers in the catalogue's wording (pastes.py): training
+    # material only, as their labels are the catalogue's rule-guesses.
+    pastes = write_pastes(seed, out_dir, max(1, count_per_label * 3 // 4), list(LABELS))
     assign_splits(rows, seed)
+    rows += [dict(row, split="train") for row in pastes]
     atomic_write_text(out_dir / "labels.csv", labels_csv(rows, seed))
     return rows
 
