@@ -544,7 +544,9 @@ def run_case(case: Case, root: Path) -> Run:
         deadline = t0 + case.timeout
         rusage = None
         status = 0
+        peak_kb = 0
         while True:
+            peak_kb = max(peak_kb, _vm_hwm_kb(proc.pid))
             pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -559,7 +561,17 @@ def run_case(case: Case, root: Path) -> Run:
         if case.stdout == "full":
             fout.close()
     return Run(proc.returncode, out_path.read_bytes(), (d / "stderr").read_bytes().decode("utf-8", "replace"), wall,
-               (rusage.ru_maxrss / 1024) if rusage else 0.0, d)
+               peak_kb / 1024, d)
+
+
+def _vm_hwm_kb(pid: int) -> int:
+    """The child's own peak RSS (VmHWM), read while it runs: ru_maxrss is no
+    measure, since a forked child keeps the forking pytest's peak across exec."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(ln.split()[1]) for ln in f if ln.startswith("VmHWM:")), 0)
+    except (OSError, ValueError):
+        return 0
 
 
 _RESULTS: dict[str, Run] = {}
