@@ -133,7 +133,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                      and not (best and best.event.kind != kinds.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
-    phase = _marked_phase(inc, fail_line, fail_ev, best)
+    startup = phase_priors.startup_failed(_texts_near(inc, fail_ev, fail_line, best))
+    phase = _marked_phase(inc, fail_line, fail_ev, best, startup)
     result["phase"] = phase or "launch"  # what the classifier sees; refined by the label below
     rule_conf = arbitrate.rule_confidence(best, found.fails, truncated) if best else None
     clf_answer = None
@@ -146,7 +147,6 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     label = decision.label
     if phase is None:
         # Nothing in the excerpt says where: where failures of this kind happen.
-        startup = phase_priors.startup_failed(_texts_near(inc, fail_ev, fail_line, best))
         result["phase"] = phase_priors.typical_phase(label, startup) or "launch"
     result["root_cause"] = label
     result["confidence"] = decision.confidence
@@ -271,13 +271,13 @@ def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
     return ev.ts if ev is not None else None
 
 
-def _marked_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None) -> str | None:
+def _marked_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None, startup: bool) -> str | None:
     """The failure's phase from what the log says (markers, frames, wording,
     the signature's hint), or None when it says nothing. A signature's
     serving hint assumes a running server: not when the log says start-up failed."""
     phase = _failure_phase(inc, line, ev, best, fallback=None)
     if phase in ("ready", "serving") and best is not None and best.signature.phase == phase \
-            and phase_priors.startup_failed(_texts_near(inc, ev, line, best)):
+            and startup:
         return None
     return phase
 
