@@ -15,7 +15,7 @@ import dataclasses
 from collections import deque
 from typing import Any, Callable, Iterator
 
-from forensics.diagnosis.diagnose import diagnose_incident, record_hits
+from forensics.diagnosis.diagnose import diagnose_incident, lifetime_failed, record_hits
 from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.envelope.clock import Clock
 from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
@@ -27,6 +27,7 @@ from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePla
 from forensics.incidents.lifetimes import Hit, Incident, IncidentBuilder, PhaseSpan
 from forensics.ingest.sources import Source
 from forensics.report.contract import normalize_result
+from forensics.report.shown import LISTED, ShownLifetimes
 from forensics.report.spool import IncidentSpool
 from forensics.versions import TAXONOMY_VERSION, __version__
 
@@ -170,11 +171,47 @@ def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: An
     return out
 
 
+def diagnose_shown(events, source_name: str, sset: SignatureSet, classifier: Any = None,  # type: ignore[no-untyped-def]
+                   always_classify: bool = False) -> ShownLifetimes:
+    """What a text report shows, and only that: the first ``LISTED``
+    lifetimes and the top-level one diagnosed in full, every other lifetime
+    only judged failed or not (the same answers, without the cost of
+    diagnosing thousands of lifetimes of a crash loop in full)."""
+    builder = IncidentBuilder(source_name, record_hits(sset))
+    out = ShownLifetimes()
+    pending: list[Incident | None] = [None, None]  # the last failed / last lifetime not yet diagnosed
+
+    def done(inc):  # type: ignore[no-untyped-def]
+        out.count += 1
+        if len(out.listed) < LISTED:
+            answer = diagnose_incident(inc, classifier, always_classify)
+            out.listed.append(answer)
+            out.last = answer
+            if answer["verdict"] == "failed":
+                out.last_failed, pending[0] = answer, None
+            pending[1] = None
+            return
+        out.last, pending[1] = None, inc
+        if lifetime_failed(inc):
+            out.last_failed, pending[0] = None, inc
+
+    for ev in events:
+        for inc in builder.feed(ev):
+            done(inc)
+    for inc in builder.finish():
+        done(inc)
+    if pending[0] is not None:
+        out.last_failed = diagnose_incident(pending[0], classifier, always_classify)
+    elif out.last_failed is None and pending[1] is not None:
+        out.last = diagnose_incident(pending[1], classifier, always_classify)
+    return out
+
+
 def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str, Any], sset: SignatureSet,
              classifier: Any = None) -> dict[str, Any]:
     """Top level = the incident that matters most: the last failed one, else the last one."""
     main = None
-    if isinstance(incidents, IncidentSpool):
+    if isinstance(incidents, (IncidentSpool, ShownLifetimes)):
         main = incidents.last_failed or incidents.last
     else:
         for inc in reversed(incidents):
@@ -205,17 +242,22 @@ def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str,
 def diagnose_source(source: Source, input_format: str = "auto", use_classifier: bool = True,
                     sset: SignatureSet | None = None, classifier: Any = None, always_classify: bool = False,
                     keep_incidents: list | None = None, thin: bool = True, jobs: int | None = 1,
-                    spool: bool = False) -> dict[str, Any]:
+                    spool: bool = False, shown_only: bool = False) -> dict[str, Any]:
     """Diagnose one source. ``thin`` skips the middle of runs of serving
     lines (same answer, several times faster on long serving logs). ``spool``:
     ``incidents`` is an ``IncidentSpool`` (compressed; write it with
-    ``forensics.report.spool.dump``), for logs of any number of lifetimes."""
+    ``forensics.report.spool.dump``), for logs of any number of lifetimes.
+    ``shown_only``: only what a text report shows is diagnosed in full
+    (``incidents`` is a ``ShownLifetimes``; ``render_text`` gives the same text)."""
     sset = sset or signature_set()
     if classifier is None:
         classifier = load_classifier(use_classifier)
     n_jobs = auto_jobs(source.path, jobs) if jobs != 1 and thin and source.path is not None else 1
     events = SourceEvents(source, input_format, jobs=n_jobs, thin=thin)
-    incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
+    if shown_only:
+        incidents: Any = diagnose_shown(events, source.name, sset, classifier, always_classify)
+    else:
+        incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
     stats = events.stats_dict()
     stats["compression"] = source.stats.compression
     return assemble(source.name, incidents, stats, sset, classifier)

@@ -63,7 +63,8 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     filt = journal_filter(since, until, units)
     for src in expand_paths(paths, journal_filter=filt):
         try:
-            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs, spool=True)
+            res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs, spool=fmt != "text",
+                                  shown_only=fmt == "text")
         except InputError as e:
             if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
                 raise  # the only input: a usage error (exit 2)

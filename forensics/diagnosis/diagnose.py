@@ -114,6 +114,12 @@ def _findings(inc: Incident) -> _Findings:
     return _Findings(fails, wrappers, fatal_tbs, tail, verdicts.exit_failed(inc))
 
 
+def lifetime_failed(inc: Incident) -> bool:
+    """Whether ``diagnose_incident`` would call this lifetime failed, without
+    diagnosing it (a text report diagnoses in full only what it shows)."""
+    return _findings(inc).failed
+
+
 def diagnose_incident(inc: Incident, classifier: Any = None, always_classify: bool = False) -> dict[str, Any]:
     """One process lifetime's diagnosis, in the JSON contract's shape (every key present)."""
     return normalize_incident(_diagnose_incident(inc, classifier, always_classify))

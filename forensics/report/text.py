@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from forensics.report.shown import LISTED
+
 # How text is coloured: ``style(text, fg=..., bold=...)`` (the CLI passes click.style on a colour terminal).
 Style = Callable[..., str]
 
@@ -108,8 +110,9 @@ def render_text(result: dict[str, Any], style: Style = plain) -> str:
         lines.append(st("  try:", bold=True) + f" {result['remediation']}")
     incs = result.get("incidents") or []
     if len(incs) > 1:
-        seq = ", ".join(f"{i['verdict']}" + (f" ({i['root_cause']})" if i.get("root_cause") else "") for i in incs[:8])
-        more = f", … {len(incs) - 8} more" if len(incs) > 8 else ""
+        seq = ", ".join(f"{i['verdict']}" + (f" ({i['root_cause']})" if i.get("root_cause") else "")
+                        for i in incs[:LISTED])
+        more = f", … {len(incs) - LISTED} more" if len(incs) > LISTED else ""
         lines.append(f"  process lifetimes in this log: {seq}{more}")
     stats = result.get("stats") or {}
     if stats:
