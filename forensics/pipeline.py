@@ -252,7 +252,7 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
     sset = sset or signature_set()
     if classifier is None:
         classifier = load_classifier(use_classifier)
-    n_jobs = auto_jobs(source.path, jobs) if jobs != 1 and thin and source.path is not None else 1
+    n_jobs = auto_jobs(source.path, jobs, serving_bulk=True) if jobs != 1 and thin and source.path is not None else 1
     events = SourceEvents(source, input_format, jobs=n_jobs, thin=thin)
     if shown_only:
         incidents: Any = diagnose_shown(events, source.name, sset, classifier, always_classify)
