@@ -36,7 +36,7 @@ from forensics.envelope.readers import iter_records
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
-                                     number_lines, plan_source, thin_serving)
+                                     number_lines, plan_source, thin_blocks, thins)
 from forensics.events.file_ranges import (RangeSource, count_newlines, file_id, number_chunks, offset_of_line,
                                          plan_cuts, warm_start)
 from forensics.ingest.sources import Source
@@ -184,11 +184,12 @@ def _work(task: ChunkTask) -> ChunkResult:
     clock.year = task.plan.year
     parser = EventParser(task.name, clock, task.plan.wrappers)
     gate = BulkGate() if task.thin else None
-    lines = number_lines(src.blocks(), start=warm_line)
     res = ChunkResult([], [], task.end_line, start_line=task.start_line)
     keeper = _Keeper(task, res)
-    if gate is not None and task.plan.fmt in THIN_FORMATS and not task.plan.wrappers:
-        lines = thin_serving(lines, gate, (task.start_line, task.end_line))
+    if gate is not None and thins(task.plan):
+        lines = thin_blocks(src.blocks(), gate, (task.start_line, task.end_line), start=warm_line)
+    else:
+        lines = number_lines(src.blocks(), start=warm_line)
     stopped, last_fed = _feed_chunk(task, parser, gate, lines, keeper, warm_line)
     if stopped:
         res.sync_line = max(task.end_line, last_fed + 1)
