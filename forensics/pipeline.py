@@ -21,6 +21,7 @@ from forensics.envelope.clock import Clock
 from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
 from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
+from forensics.events.bulk import mostly_bulk
 from forensics.events.types import Event
 from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, auto_jobs, split_source
 from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events
@@ -213,12 +214,23 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
     sset = sset or signature_set()
     if classifier is None:
         classifier = load_classifier(use_classifier)
-    n_jobs = auto_jobs(source.path, jobs) if jobs != 1 and thin and source.path is not None else 1
-    events = SourceEvents(source, input_format, jobs=n_jobs, thin=thin)
+    events = SourceEvents(source, input_format, jobs=_diagnosis_jobs(source, jobs, thin), thin=thin)
     incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
     stats = events.stats_dict()
     stats["compression"] = source.stats.compression
     return assemble(source.name, incidents, stats, sset, classifier)
+
+
+def _diagnosis_jobs(source: Source, jobs: int | None, thin: bool) -> int:
+    """Processes for a diagnosis: ``jobs``, else ``auto_jobs`` unless the file
+    is a serving log (thinned, it costs little per line; each more process
+    would cost its start-up, more than it saves)."""
+    if jobs == 1 or not thin or source.path is None:
+        return 1
+    n = auto_jobs(source.path, jobs)
+    if jobs is None and n > 1 and mostly_bulk(source.path):
+        return 1
+    return n
 
 
 def fork_incident(inc: Incident) -> Incident:

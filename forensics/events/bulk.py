@@ -14,7 +14,7 @@ different (tests compare both with the full parse).
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 ACCESS = re.compile(r'"(?P<method>GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})')
 _BATCH_LINE = re.compile(r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: ")
@@ -266,3 +266,34 @@ def _thin_run(thinner: _Thinner, data: bytes, text: Callable[[int, int], str], s
             last_start = data.rindex(b"\n", s, e - 1) + 1
             thinner.skip_rest((n + k - 1, text(last_start, e - 1)))
             return
+
+
+SAMPLE_BYTES = 1 << 20
+MOSTLY_BULK = 0.9
+
+
+def mostly_bulk(path: Any) -> bool:
+    """Whether the middle MiB of a regular file is nearly all runs of surely-
+    bulk lines (a serving log): thinned, such a file costs little per line,
+    so splitting it over processes would only add their start-up. Decides
+    speed only; the answer is the same either way."""
+    find = run_finder()
+    if find is None:
+        return False
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, 2) // 2 - SAMPLE_BYTES // 2))
+            data = f.read(SAMPLE_BYTES)
+    except OSError:
+        return False
+    first, last = data.find(b"\n") + 1, data.rfind(b"\n") + 1
+    data = data[first:last]
+    pos = covered = 0
+    while pos < len(data):
+        e = find(data, pos)
+        if e > pos:
+            covered += e - pos
+            pos = e
+        else:
+            pos = data.find(b"\n", pos) + 1
+    return bool(data) and covered >= MOSTLY_BULK * len(data)
