@@ -14,7 +14,7 @@ different (tests compare both with the full parse).
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator
 
 ACCESS = re.compile(r'"(?P<method>GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})')
 _BATCH_LINE = re.compile(r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: ")
@@ -208,22 +208,35 @@ def thin_blocks(blocks: Iterable[str], gate: BulkGate, count_range: tuple[int, f
     n = start
     for block in blocks:
         if find is None:
-            lines = _split_lines(block)
+            lines = _split_lines(block if isinstance(block, str) else _decode(block))
             yield from thinner.lines(enumerate(lines, n))
             n += len(lines)
             continue
-        yield from _thin_block(thinner, find, block, n)
-        n += block.count("\n") + (not block.endswith("\n"))
+        n = yield from _thin_block(thinner, find, block, n)
     yield from thinner.finish()
 
 
-def _thin_block(thinner: _Thinner, find: RunFinder, block: str, n: int) -> Iterator[Item]:
-    """One block: the lines between runs one by one, each run at C speed."""
-    ascii_only = block.isascii()  # then byte offsets are character offsets
-    data = block.encode("ascii") if ascii_only else block.encode("utf-8", "surrogatepass")
+def _decode(data: bytes | bytearray) -> str:
+    return data.decode("utf-8", "replace")  # as ``ingest.live.decode``
+
+
+def _thin_block(thinner: _Thinner, find: RunFinder, block: str | bytes | bytearray,
+                n: int) -> Generator[Item, None, int]:
+    """One block (text, or its bytes undecoded): the lines between runs one
+    by one, each run at C speed. Returns the number of the next line."""
+    if not block:
+        yield from thinner.lines(((n, ""),))  # as number_lines numbers an empty block
+        return n + 1
+    if isinstance(block, str):
+        ascii_only = block.isascii()  # then byte offsets are character offsets
+        data: bytes | bytearray = block.encode("ascii") if ascii_only else block.encode("utf-8", "surrogatepass")
+    else:
+        ascii_only, data = False, block
 
     def text(a: int, b: int) -> str:
-        return block[a:b] if ascii_only else data[a:b].decode("utf-8", "surrogatepass")
+        if ascii_only:
+            return block[a:b]  # type: ignore[return-value]
+        return data[a:b].decode("utf-8", "surrogatepass" if isinstance(block, str) else "replace")
 
     pos, size, misses = 0, len(data), 0
     while pos < size:
@@ -249,6 +262,7 @@ def _thin_block(thinner: _Thinner, find: RunFinder, block: str, n: int) -> Itera
         yield from _thin_run(thinner, data, text, pos, e, n, k)
         n += k
         pos = e
+    return n
 
 
 def _thin_run(thinner: _Thinner, data: bytes, text: Callable[[int, int], str], s: int, e: int, n: int,

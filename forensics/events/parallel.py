@@ -187,7 +187,7 @@ def _work(task: ChunkTask) -> ChunkResult:
     res = ChunkResult([], [], task.end_line, start_line=task.start_line)
     keeper = _Keeper(task, res)
     if gate is not None and thins(task.plan):
-        lines = thin_blocks(src.blocks(), gate, (task.start_line, task.end_line), start=warm_line)
+        lines = thin_blocks(src.blocks(raw=True), gate, (task.start_line, task.end_line), start=warm_line)
     else:
         lines = number_lines(src.blocks(), start=warm_line)
     stopped, last_fed = _feed_chunk(task, parser, gate, lines, keeper, warm_line)

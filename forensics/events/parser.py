@@ -6,7 +6,7 @@ import itertools
 from datetime import datetime, timedelta, timezone
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
@@ -21,6 +21,7 @@ from forensics.events.types import Event
 from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
+from forensics.ingest.live import decode
 from forensics.ingest.sources import Source
 from forensics.ingest.values import bounded_int
 
@@ -262,25 +263,28 @@ def number_lines(blocks: Iterable[str], start: int = 1) -> Iterator[tuple[int, s
     return enumerate(itertools.chain.from_iterable(_split_blocks(blocks)), start)
 
 
-def take_head(blocks: Iterator[str], n: int) -> tuple[list[tuple[int, str]], Iterator[str]]:
+def take_head(blocks: Iterator[Any], n: int) -> tuple[list[tuple[int, str]], Iterator[Any]]:
     """The first ``n`` numbered lines, and the blocks of the rest (the rest of
     the last block read, then the unread blocks): ``number_lines`` over them
-    from ``len(head) + 1`` continues the head exactly."""
+    from ``len(head) + 1`` continues the head exactly. Blocks of bytes
+    (``Source.blocks(raw=True)``) give decoded head lines, raw rest blocks."""
     head: list[tuple[int, str]] = []
     for block in blocks:
-        lines = block.split("\n")
-        if block.endswith("\n"):
+        raw = not isinstance(block, str)
+        nl = b"\n" if raw else "\n"
+        lines = block.split(nl)
+        if block.endswith(nl):
             lines.pop()
         want = n - len(head)
+        taken = lines if len(lines) <= want else lines[:want]
+        head.extend(enumerate([decode(t) for t in taken] if raw else taken, len(head) + 1))
         if len(lines) <= want:
-            head.extend(enumerate(lines, len(head) + 1))
             if len(head) < n:
                 continue
             return head, blocks
-        head.extend(enumerate(lines[:want], len(head) + 1))
         cut = 0
         for _ in range(want):
-            cut = block.index("\n", cut) + 1
+            cut = block.index(nl, cut) + 1
         return head, itertools.chain((block[cut:],), blocks)
     return head, blocks
 
@@ -358,7 +362,9 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
                        parser_out: list | None = None, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
     """Events of one source, streaming. ``parser_out`` receives the
     EventParser (for its stats) before the first event is yielded."""
-    blocks = source.blocks(line_mode=line_mode)
+    # A diagnosis reads the blocks undecoded: thinning decodes only the lines it keeps.
+    raw = bulk_gate is not None and not line_mode
+    blocks = source.blocks(line_mode=line_mode, raw=True) if raw else source.blocks(line_mode=line_mode)
     sample: list[tuple[int, str]] = []
     if input_format == "auto" or not line_mode:
         sample, blocks = take_head(blocks, 8 if line_mode else SAMPLE_LINES)
@@ -379,7 +385,8 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     if thinned:
         lines = thin_blocks(blocks, bulk_gate, start=len(sample) + 1, head=sample)  # type: ignore[arg-type]
     else:
-        lines = itertools.chain(sample, number_lines(blocks, start=len(sample) + 1))
+        text_blocks = map(decode, blocks) if raw else blocks
+        lines = itertools.chain(sample, number_lines(text_blocks, start=len(sample) + 1))
     for _, evs in run_parser(parser, lines, plan, bulk_gate, merge=not line_mode, thinned=thinned):
         yield from evs
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)

@@ -87,10 +87,19 @@ def _blocks(text: str, cuts: list[int]) -> list[str]:
     return out
 
 
-def _both(text: str, cuts: list[int], lookahead: bool, count_range, start: int = 1):  # type: ignore[no-untyped-def]
+def _both(text: str, cuts: list[int], lookahead: bool, count_range, start: int = 1,  # type: ignore[no-untyped-def]
+          raw: bytes | None = None):
+    """Reference and block-level results; ``raw``: the input as bytes (maybe
+    invalid UTF-8), read as ``Source.blocks`` would (text: decoded blocks)."""
+    if raw is not None:
+        text = raw.decode("utf-8", "replace")
     blocks = _blocks(text, cuts)
     g1, g2 = BulkGate(), BulkGate()
     ref = _consume(thin_serving(number_lines(iter(blocks), start), g1, count_range), g1, lookahead)
+    if raw is not None:
+        ends = [i + 1 for i, c in enumerate(raw) if c == 10]
+        blocks = [raw[a:b] for a, b in zip([0, *ends], [*ends, len(raw)]) if b > a]  # one line a block
+        blocks = [b"".join(blocks[i:i + 3]) for i in range(0, len(blocks), 3)]
     new = _consume(thin_blocks(iter(blocks), g2, count_range, start=start), g2, lookahead)
     return (ref, g1.skipped), (new, g2.skipped)
 
@@ -106,6 +115,20 @@ def test_blocks_equal_per_line(text, cuts, lookahead, drop_last_newline, count_r
     if drop_last_newline and text.endswith("\n"):
         text = text[:-1]
     ref, new = _both(text, cuts, lookahead, count_range, start)
+    assert new == ref
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(range(len(LINES))), max_size=60),
+       st.lists(st.tuples(st.integers(0, 10_000), st.binary(min_size=1, max_size=3)), max_size=8),
+       st.booleans(), st.one_of(st.none(), st.tuples(st.integers(0, 40), st.integers(0, 70))))
+def test_byte_blocks_equal_per_line(idx, junk, lookahead, count_range):
+    """Undecoded blocks (invalid UTF-8 too) give the lines of the decoded text."""
+    raw = bytearray("".join(LINES[i] + "\n" for i in idx).encode())
+    for at, b in junk:
+        if raw:
+            raw[at % len(raw):at % len(raw)] = b
+    ref, new = _both("", [], lookahead, count_range, raw=bytes(raw))
     assert new == ref
 
 
