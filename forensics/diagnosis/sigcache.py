@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 1
+MAX_ENTRIES = 8  # signature sets kept (each test's or user's custom set makes one): the oldest go
 PREFIX = b"forensics-signature-cache 1\n"
 
 
@@ -102,11 +103,28 @@ def write(key: str, docs: list[Any], literals: dict[str, list[str] | None]) -> N
         with open(tmp, "wb") as f:
             f.write(data)
         os.replace(tmp, d / f"signatures-{key}.json")
+        _prune(d, key)
     except (OSError, ValueError, TypeError, RecursionError):
         try:
             tmp.unlink()  # type: ignore[possibly-undefined]
         except (OSError, NameError):
             pass
+
+
+def _prune(d: Path, keep: str) -> None:
+    entries = []
+    for p in d.glob("signatures-*.json"):
+        try:
+            entries.append((p.stat().st_mtime, p.name, p))
+        except OSError:
+            continue
+    entries.sort(reverse=True)
+    for _, name, p in entries[MAX_ENTRIES:]:
+        if name != f"signatures-{keep}.json":
+            try:
+                p.unlink()
+            except OSError:
+                pass
 
 
 class LazyPattern:

@@ -108,3 +108,13 @@ def test_a_bad_file_is_never_cached(cache, tmp_path):
             load_signatures([d])
     assert not list(cache.glob("signatures-*.json"))
     assert default_signature_dirs()  # the shipped set still loads
+
+
+def test_entries_are_bounded(cache, tmp_path):
+    for i in range(sigcache.MAX_ENTRIES + 3):
+        d = tmp_path / f"set{i}"
+        d.mkdir()
+        (d / "one.yaml").write_text(f"id: x.s{i}\ntitle: t\nroot_cause: gpu.out-of-memory\nkind: failure\n"
+                                    f"remediation: r\nmatch: {{text: 'zz{i}q'}}\n")
+        load_signatures([d])
+    assert len(list(cache.glob("signatures-*.json"))) == sigcache.MAX_ENTRIES
