@@ -1,6 +1,7 @@
 """A cache of the parsed signature files, so every start does not pay for
 YAML parsing and for compiling and checking ~350 patterns (~0.1 s of a
-short classify).
+short classify); ``read_entry``/``write_entry`` also keep the classifier's
+scorer decompressed and checked (``classifier.scorer``).
 
 What is kept: the YAML documents of the files (JSON), and each pattern's
 required literals. It is keyed by the digest of every file's name and bytes
@@ -27,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 1
-MAX_ENTRIES = 8  # signature sets kept (each test's or user's custom set makes one): the oldest go
-PREFIX = b"forensics-signature-cache 1\n"
+MAX_ENTRIES = 8  # entries of a kind kept, e.g. signature sets (each test's or user's custom set makes one): the oldest go
+PREFIX = b"forensics-cache 1\n"
 
 
 def cache_dir() -> Path | None:
@@ -39,11 +40,26 @@ def cache_dir() -> Path | None:
     return Path(base) / "forensics"
 
 
+def code_digest(*modules: str) -> str:
+    """The digest of the code that parses and checks what is cached: an
+    entry made by other code (a newer check) is another key."""
+    h = hashlib.sha256()
+    for name in modules:
+        m = sys.modules.get(name)
+        f = getattr(m, "__file__", None)
+        try:
+            h.update(Path(f).read_bytes() if f else name.encode())
+        except OSError:
+            h.update(name.encode())
+    return h.hexdigest()
+
+
 def cache_key(files_digest: str, engine: str) -> str:
     """The key: the files' full digest and every version that shapes parsing."""
     from forensics.versions import __version__
 
-    versions = [str(FORMAT), files_digest, engine, __version__, sys.version]
+    versions = [str(FORMAT), files_digest, engine, __version__, sys.version,
+                code_digest(__name__, "forensics.diagnosis.signatures", "forensics.diagnosis.matcher")]
     for mod in ("regex", "re2", "yaml"):
         m = sys.modules.get(mod)
         versions.append(f"{mod}={getattr(m, '__version__', '?') if m is not None else '-'}")
@@ -56,27 +72,60 @@ def _private(p: Path, st: os.stat_result) -> bool:
     return owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def read(key: str, n_files: int) -> dict[str, Any] | None:
-    """The cached payload for ``key``, or None (every doubt is a miss)."""
+def read_entry(kind: str, key: str, max_bytes: int = 64 << 20) -> bytes | None:
+    """The body of the entry ``kind``/``key``, or None: missing, not a private
+    regular file in a private directory, too big, or not hashing to its digest."""
     d = cache_dir()
     if d is None:
         return None
-    path = d / f"signatures-{key}.json"
+    path = d / f"{kind}-{key}.json"
     try:
         if not _private(d, d.stat()):
             return None
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or not _private(path, st) or st.st_size > 64 << 20:
+            if not stat.S_ISREG(st.st_mode) or not _private(path, st) or st.st_size > max_bytes:
                 return None
             raw = f.read()
-        if not raw.startswith(PREFIX):
-            return None
-        digest, _, body = raw[len(PREFIX):].partition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode() != digest:
-            return None
+    except OSError:
+        return None
+    if not raw.startswith(PREFIX):
+        return None
+    digest, _, body = raw[len(PREFIX):].partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        return None
+    return body
+
+
+def write_entry(kind: str, key: str, body: bytes) -> None:
+    """Best effort (atomic: a reader sees the old entry, the new one or none)."""
+    d = cache_dir()
+    if d is None:
+        return
+    tmp = None
+    try:
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = d / f".{kind}-{key}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(PREFIX + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        os.replace(tmp, d / f"{kind}-{key}.json")
+        _prune(d, kind, key)
+    except OSError:
+        if tmp is not None:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+
+def read(key: str, n_files: int) -> dict[str, Any] | None:
+    """The cached signature payload for ``key``, or None (every doubt is a miss)."""
+    body = read_entry("signatures", key)
+    if body is None:
+        return None
+    try:
         obj = json.loads(body)
-    except (OSError, ValueError, RecursionError):
+    except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or obj.get("key") != key:
         return None
@@ -88,39 +137,27 @@ def read(key: str, n_files: int) -> dict[str, Any] | None:
 
 def write(key: str, docs: list[Any], literals: dict[str, list[str] | None]) -> None:
     """Best effort: documents JSON cannot carry exactly (a date, a number as
-    a key) are not cached; a failure to write is ignored."""
-    d = cache_dir()
-    if d is None:
-        return
+    a key) are not cached."""
     obj = {"key": key, "docs": docs, "literals": literals}
     try:
         body = json.dumps(obj, ensure_ascii=False, allow_nan=False).encode("utf-8")
         if json.loads(body) != obj:
             return  # not carried exactly: a hit would parse something else
-        d.mkdir(parents=True, exist_ok=True, mode=0o700)
-        data = PREFIX + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-        tmp = d / f".signatures-{key}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, d / f"signatures-{key}.json")
-        _prune(d, key)
-    except (OSError, ValueError, TypeError, RecursionError):
-        try:
-            tmp.unlink()  # type: ignore[possibly-undefined]
-        except (OSError, NameError):
-            pass
+    except (ValueError, TypeError, RecursionError):
+        return
+    write_entry("signatures", key, body)
 
 
-def _prune(d: Path, keep: str) -> None:
+def _prune(d: Path, kind: str, keep: str) -> None:
     entries = []
-    for p in d.glob("signatures-*.json"):
+    for p in d.glob(f"{kind}-*.json"):
         try:
             entries.append((p.stat().st_mtime, p.name, p))
         except OSError:
             continue
     entries.sort(reverse=True)
     for _, name, p in entries[MAX_ENTRIES:]:
-        if name != f"signatures-{keep}.json":
+        if name != f"{kind}-{keep}.json":
             try:
                 p.unlink()
             except OSError:

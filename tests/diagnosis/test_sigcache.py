@@ -118,3 +118,22 @@ def test_entries_are_bounded(cache, tmp_path):
                                     f"remediation: r\nmatch: {{text: 'zz{i}q'}}\n")
         load_signatures([d])
     assert len(list(cache.glob("signatures-*.json"))) == sigcache.MAX_ENTRIES
+
+
+@pytest.mark.parametrize("damage", [None, "flip", "truncate"])
+def test_scorer_cache_gives_the_same_scores(cache, damage):
+    from forensics.diagnosis.classifier.loader import SCORER_PATH
+    from forensics.diagnosis.classifier.scorer import load_scorer
+
+    fresh = load_scorer(SCORER_PATH)
+    (entry,) = cache.glob("scorer-*.json")
+    if damage == "flip":
+        raw = entry.read_bytes()
+        entry.write_bytes(raw[:-50] + bytes([raw[-50] ^ 4]) + raw[-49:])
+    elif damage == "truncate":
+        entry.write_bytes(entry.read_bytes()[:1000])
+    again = load_scorer(SCORER_PATH)
+    feats = {f: " ".join(LINES) + f" {f}" for f in fresh.fields}
+    assert again.decision(feats) == fresh.decision(feats)
+    assert (again.classes, again.meta, again.coef, again.intercept) == (fresh.classes, fresh.meta, fresh.coef,
+                                                                        fresh.intercept)
