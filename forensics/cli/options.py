@@ -14,7 +14,8 @@ from forensics.ingest.journal import JournalFilter
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
-JOBS_HELP = "Processes for one big regular file (default: all cores, up to 4, for files over 48 MB)."
+JOBS_HELP = ("Processes for one big regular file (default: all cores, up to 4, for files over 48 MB; "
+             "classify keeps a mostly-serving log in one process).")
 SIGNATURES_ONLY = "Signatures only."
 
 
