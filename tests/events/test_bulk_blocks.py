@@ -165,3 +165,29 @@ def test_take_head_continues_number_lines():
             got = list(itertools.chain(head, number_lines(rest, start=len(head) + 1)))
             assert got == list(number_lines(iter(blocks)))
             assert len(head) == min(n, 301)
+
+
+def test_take_head_of_undecoded_blocks():
+    raw = b"".join(b"l\xe2\x82 %d\xff\n" % i for i in range(200)) + b"end\xc3"
+    text = raw.decode("utf-8", "replace")
+    for size in (1, 7, 64, 5000):
+        blocks = [raw[i:i + size] for i in range(0, len(raw), size)]
+        cut = [b for b in _rejoin_lines(blocks)]
+        for n in (0, 3, 64, 201, 300):
+            head, rest = take_head(iter(cut), n)
+            got = list(itertools.chain(head, number_lines(
+                (b.decode("utf-8", "replace") for b in rest), start=len(head) + 1)))
+            assert got == list(number_lines(iter([text])))
+
+
+def _rejoin_lines(blocks: list[bytes]) -> Iterator[bytes]:
+    """Byte blocks of whole lines (as Source.blocks(raw=True) yields)."""
+    held = b""
+    for b in blocks:
+        held += b
+        cut = held.rfind(b"\n")
+        if cut >= 0:
+            yield held[:cut + 1]
+            held = held[cut + 1:]
+    if held:
+        yield held
