@@ -197,7 +197,7 @@ class _Thinner:
             self.held = None
 
 
-def thin_blocks(blocks: Iterable[str], gate: BulkGate, count_range: tuple[int, float] | None = None,
+def thin_blocks(blocks: Iterable[Any], gate: BulkGate, count_range: tuple[int, float] | None = None,
                 start: int = 1, head: Iterable[Item] = ()) -> Iterator[Item]:
     """``thin_serving(chain(head, number_lines(blocks, start)), ...)``, the
     same lines in the same order, each reached when ``thin_serving`` would
@@ -265,7 +265,7 @@ def _thin_block(thinner: _Thinner, find: RunFinder, block: str | bytes | bytearr
     return n
 
 
-def _thin_run(thinner: _Thinner, data: bytes, text: Callable[[int, int], str], s: int, e: int, n: int,
+def _thin_run(thinner: _Thinner, data: bytes | bytearray, text: Callable[[int, int], str], s: int, e: int, n: int,
               k: int) -> Iterator[Item]:
     """A run of ``k`` surely-bulk lines at bytes ``s``..``e``, numbered from
     ``n``. Line by line until one is held without a yield (nothing runs in
