@@ -18,6 +18,8 @@ from forensics.errors import SignatureError
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.diagnosis import matcher as M
+from forensics.diagnosis import sigcache
+from forensics.diagnosis.sigcache import LazyPattern
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -232,12 +234,15 @@ def _fail(path: Path, where: str, msg: str) -> SignatureError:
     return SignatureError(f"{path}: {where}: {msg}")
 
 
-def _compile(path: Path, where: str, pattern: Any) -> Any:
-    """The pattern as a ``regex`` object (the fallback engine), once the
-    matching engine has accepted it: a pattern that cannot run in linear time
-    in the engine is refused here, at load, in one line."""
+def _compile(path: Path, where: str, pattern: Any, trusted: bool = False) -> Any:
+    """The pattern (a ``LazyPattern``: its ``regex`` object on first use),
+    once the matching engine has accepted it: a pattern that cannot run in
+    linear time in the engine is refused here, at load, in one line.
+    ``trusted``: from the cache, i.e. these very files loaded cleanly before."""
     if not isinstance(pattern, str) or not pattern:
         raise _fail(path, where, "must be a non-empty regex string")
+    if trusted:
+        return LazyPattern(pattern)
     try:
         compiled = M.compile_regex(pattern)
     except regex.error as e:
@@ -246,7 +251,7 @@ def _compile(path: Path, where: str, pattern: Any) -> Any:
         M.compile_check(pattern, M.engine_name())
     except M.PatternError as e:
         raise _fail(path, where, f"pattern {_short(pattern)}: {e}") from None
-    return compiled
+    return LazyPattern(pattern, compiled)
 
 
 def _short(pattern: str) -> str:
@@ -263,7 +268,8 @@ def _str_list(path: Path, where: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _conditions(path: Path, match: Any) -> list[Condition]:
+def _conditions(path: Path, match: Any, trusted: bool = False,
+                literals: dict[str, list[str] | None] | None = None) -> list[Condition]:
     """The ``match`` field: one condition or a list of them, each a mapping of
     field: regex (all must be found) with an optional ``unless`` mapping."""
     if isinstance(match, dict):
@@ -285,20 +291,29 @@ def _conditions(path: Path, match: Any) -> list[Condition]:
                     if uf not in FIELDS:
                         raise _fail(path, f"field 'match[{i}].unless.{uf}'",
                                     f"unknown field (one of {', '.join(FIELDS)})")
-                    unless.append((uf, _compile(path, f"field 'match[{i}].unless.{uf}'", up)))
+                    unless.append((uf, _compile(path, f"field 'match[{i}].unless.{uf}'", up, trusted)))
                 continue
             if fname not in FIELDS:
                 raise _fail(path, f"field 'match[{i}].{fname}'", f"unknown field (one of {', '.join(FIELDS)})")
-            pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat)))
+            pats.append((fname, _compile(path, f"field 'match[{i}].{fname}'", pat, trusted)))
         if not pats:
             raise _fail(path, f"field 'match[{i}]'", "needs at least one field besides 'unless'")
         text_pat = dict(pats).get("text")
-        lits = M.required_literals(text_pat.pattern) if text_pat is not None else None
+        lits = _literals(text_pat.pattern, literals) if text_pat is not None else None
         conds.append(Condition(tuple(pats), tuple(lits) if lits else None, tuple(unless)))
     return conds
 
 
-def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
+def _literals(pattern: str, memo: dict[str, list[str] | None] | None) -> list[str] | None:
+    if memo is None:
+        return M.required_literals(pattern)
+    if pattern not in memo:
+        memo[pattern] = M.required_literals(pattern)
+    return memo[pattern]
+
+
+def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
+                    literals: dict[str, list[str] | None] | None = None) -> Signature:
     where0 = f"signature #{index + 1}" if index else "signature"
     if not isinstance(raw, dict):
         raise _fail(path, where0, "must be a mapping")
@@ -329,7 +344,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0) -> Signature:
     prio = raw.get("priority", 50)
     if not isinstance(prio, int) or isinstance(prio, bool) or not 0 <= prio <= 100:
         raise _fail(path, "field 'priority'", "must be an integer 0-100")
-    conds = _conditions(path, raw["match"])
+    conds = _conditions(path, raw["match"], trusted, literals)
     ex = raw.get("examples") or {}
     if not isinstance(ex, dict):
         raise _fail(path, "field 'examples'", "must be a mapping with 'match' and 'no_match' lists")
@@ -385,24 +400,47 @@ def _bounded_yaml(path: Path, data: bytes) -> Any:
     return yaml.load(data, Loader=_YAML_LOADER)
 
 
-def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
-    dirs = dirs or default_signature_dirs()
-    sigs: list[Signature] = []
-    seen: dict[str, str] = {}
+def _read_all(files: list[Path]) -> tuple[list[bytes | OSError], Any]:
+    """Every file's bytes (or the error reading it) and their digest."""
     h = hashlib.sha256()
-    for path in iter_signature_files(dirs):
+    datas: list[bytes | OSError] = []
+    for path in files:
         try:
             data = path.read_bytes()
         except OSError as e:
-            raise SignatureError(f"{path}: cannot read: {e.strerror}") from None
+            datas.append(e)
+            continue
         h.update(path.name.encode() + b"\0" + data)
-        try:
-            doc = _bounded_yaml(path, data)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            pos = f"line {mark.line + 1}" if mark is not None else "YAML"
-            why = " ".join(str(getattr(e, "problem", None) or e).split())[:300]  # one line, whatever libyaml says
-            raise SignatureError(f"{path}: {pos}: invalid YAML ({why})") from None
+        datas.append(data)
+    return datas, h
+
+
+def _load_doc(path: Path, data: bytes | OSError) -> Any:
+    if isinstance(data, OSError):
+        raise SignatureError(f"{path}: cannot read: {data.strerror}") from None
+    try:
+        return _bounded_yaml(path, data)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        pos = f"line {mark.line + 1}" if mark is not None else "YAML"
+        why = " ".join(str(getattr(e, "problem", None) or e).split())[:300]  # one line, whatever libyaml says
+        raise SignatureError(f"{path}: {pos}: invalid YAML ({why})") from None
+
+
+def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
+    dirs = dirs or default_signature_dirs()
+    files = list(iter_signature_files(dirs))
+    datas, h = _read_all(files)
+    clean = not any(isinstance(d, OSError) for d in datas)
+    key = sigcache.cache_key(h.hexdigest(), M.engine_name()) if clean else None
+    hit = sigcache.read(key, len(files)) if key is not None else None
+    literals: dict[str, list[str] | None] = dict(hit["literals"]) if hit is not None else {}
+    sigs: list[Signature] = []
+    seen: dict[str, str] = {}
+    docs: list[Any] = []
+    for n, (path, data) in enumerate(zip(files, datas)):
+        doc = hit["docs"][n] if hit is not None else _load_doc(path, data)
+        docs.append(doc)
         if doc is None:
             continue
         raws = doc["signatures"] if isinstance(doc, dict) and "signatures" in doc else doc
@@ -411,12 +449,15 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
         if not isinstance(raws, list):
             raise SignatureError(f"{path}: top level must be a signature mapping or a list")
         for i, raw in enumerate(raws):
-            sig = parse_signature(path, raw, i)
+            sig = parse_signature(path, raw, i, hit is not None, literals)
             if sig.id in seen:
                 raise SignatureError(f"{path}: field 'id': duplicate id {sig.id!r} (also in {seen[sig.id]})")
             seen[sig.id] = str(path)
             sigs.append(sig)
-    return SignatureSet(sigs, h.hexdigest()[:16])
+    sset = SignatureSet(sigs, h.hexdigest()[:16])
+    if key is not None and hit is None:
+        sigcache.write(key, docs, literals)
+    return sset
 
 
 @lru_cache(maxsize=4)

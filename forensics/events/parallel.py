@@ -26,20 +26,22 @@ import dataclasses
 import heapq
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, EventParser, ParseStats, SourcePlan,
-                                     is_bulk_line, number_lines, plan_source, thin_serving)
+                                     number_lines, plan_source, thin_blocks, thins)
 from forensics.events.file_ranges import (RangeSource, count_newlines, file_id, number_chunks, offset_of_line,
                                          plan_cuts, warm_start)
 from forensics.ingest.sources import Source
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor  # imported when a pool starts: most runs use none
 
 # Work unit: small enough to stream (a crash-loop chunk is all events: the parent
 # holds ~3), big enough to amortise; text lines pickle cheaply, so bigger.
@@ -55,33 +57,8 @@ INF = float("inf")
 LineEncoder = Callable[[Event, str, list], str]
 
 
-# Where ``auto_jobs`` looks when it must know what a big file is mostly made of.
-SHARE_PROBES = 4
-SHARE_PROBE_BYTES = 1 << 15
-# A diagnosis is split across processes only when most lines are serving bulk:
-# then the workers skip most lines and send back few events. On start-up-heavy
-# logs (a crash loop) the main process's incident and signature work is the
-# bottleneck, and shipping every event from the workers costs more than it saves
-# (measured: 1,000 lifetimes, 2 jobs 6.5 s against 2.8 s in one process).
-MIN_BULK_SHARE = 0.5
-
-
-def bulk_share(path: Path, size: int) -> float:
-    """The share of serving bulk lines (``is_bulk_line``) in a few windows
-    spread over the middle of a file (its head is start-up in any log)."""
-    bulk = seen = 0
-    with open(path, "rb") as f:
-        for k in range(1, SHARE_PROBES + 1):
-            f.seek(size * k // (SHARE_PROBES + 1))
-            lines = f.read(SHARE_PROBE_BYTES).decode("utf-8", "replace").split("\n")[1:-1]  # whole lines only
-            seen += len(lines)
-            bulk += sum(1 for line in lines if is_bulk_line(line))
-    return bulk / seen if seen else 0.0
-
-
-def auto_jobs(path: Path | None, requested: int | None, serving_bulk: bool = False) -> int:
-    """``--jobs``: an explicit number, else all cores (up to 4) for big regular
-    files (with ``serving_bulk``: only when most of their lines are serving bulk)."""
+def auto_jobs(path: Path | None, requested: int | None) -> int:
+    """``--jobs``: an explicit number, else all cores (up to 4) for big regular files."""
     if requested is not None:
         return max(1, requested)
     if path is None:
@@ -98,8 +75,6 @@ def auto_jobs(path: Path | None, requested: int | None, serving_bulk: bool = Fal
         head = f.read(1 << 16)
     if compression_of(head) or head.startswith(JOURNAL_MAGIC) or looks_like(head):
         return 1  # compressed streams cannot be split; journal and binary files take the one-process path
-    if serving_bulk and bulk_share(path, st.st_size) < MIN_BULK_SHARE:
-        return 1
     return max(1, min(4, os.cpu_count() or 1))
 
 
@@ -211,11 +186,12 @@ def _work(task: ChunkTask) -> ChunkResult:
     clock.year = task.plan.year
     parser = EventParser(task.name, clock, task.plan.wrappers)
     gate = BulkGate() if task.thin else None
-    lines = number_lines(src.blocks(), start=warm_line)
     res = ChunkResult([], [], task.end_line, start_line=task.start_line)
     keeper = _Keeper(task, res)
-    if gate is not None and task.plan.fmt in THIN_FORMATS and not task.plan.wrappers:
-        lines = thin_serving(lines, gate, (task.start_line, task.end_line))
+    if gate is not None and thins(task.plan):
+        lines = thin_blocks(src.blocks(raw=True), gate, (task.start_line, task.end_line), start=warm_line)
+    else:
+        lines = number_lines(src.blocks(), start=warm_line)
     stopped, last_fed = _feed_chunk(task, parser, gate, lines, keeper, warm_line)
     if stopped:
         res.sync_line = max(task.end_line, last_fed + 1)
@@ -290,6 +266,8 @@ class SplitRun:
     def batches(self) -> Iterator[list[Any]]:
         """Lists of payloads (one write per chunk); encoded lines arrive
         newline-joined, several to a string."""
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=self.jobs) as pool:
             # Line numbers first (every chunk must know its first line), counted in parallel.
             path = self.template.path

@@ -6,7 +6,7 @@ import itertools
 from datetime import datetime, timedelta, timezone
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
@@ -14,11 +14,14 @@ from forensics.envelope.record import Record
 from forensics.envelope.sniff import detect_format
 from forensics.envelope.wrappers import detect_wrappers, unwrap
 from forensics.events import types as kinds
+from forensics.events.bulk import ACCESS as _ACCESS
+from forensics.events.bulk import THIN_FORMATS, BulkGate, is_bulk_line, thin_blocks, thin_serving  # noqa: F401
 from forensics.events.grammars import parse_message
 from forensics.events.types import Event
 from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
+from forensics.ingest.live import decode
 from forensics.ingest.sources import Source
 from forensics.ingest.values import bounded_int
 
@@ -30,7 +33,6 @@ _STRUCT = re.compile(
     r"|^(?:Started|Starting|Stopping|Stopped|Failed to start|Dependency failed for|Reloading|Reloaded) "
     r"|^Unit \S+ entered \w+ state)"
 )
-_ACCESS = re.compile(r'"(?P<method>GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3})')
 _BLOB = re.compile(r"^\[(?P<size>\d+(?:\.\d)?[BKMG]) blob data\]$")
 _SYSTEMD_IDENTS = frozenset({"systemd", "init", "init.scope", "systemd-logind"})
 _LEVEL_HINT = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|CRITICAL|WARNING|Warning|WARN)\b[:\s]")
@@ -261,69 +263,30 @@ def number_lines(blocks: Iterable[str], start: int = 1) -> Iterator[tuple[int, s
     return enumerate(itertools.chain.from_iterable(_split_blocks(blocks)), start)
 
 
-class BulkGate:
-    """Lets a consumer that only needs a diagnosis skip the bulk of a serving
-    log. While ``open`` (no traceback is being assembled), runs of access and
-    batch-statistics lines are thinned to their first and last line; the
-    lines in between are counted, not parsed. Incidents only keep the first
-    and last serving activity, so the diagnosis is the same (a test checks)."""
-
-    __slots__ = ("open", "skipped")
-
-    def __init__(self) -> None:
-        self.open = True
-        self.skipped = 0
-
-
-_BATCH_LINE = re.compile(r"(?:Decode|Prefill) batch[. \[]|Avg prompt throughput: ")
-# Line-oriented formats whose every line carries a timestamp: thinning a
-# run keeps its first and last timestamps exact.
-THIN_FORMATS = frozenset({"short", "short-precise", "short-iso", "short-iso-precise", "short-full", "with-unit",
-                          "short-unix", "short-monotonic", "short-delta", "docker", "json", "json-seq", "json-sse"})
-
-
-def is_bulk_line(text: str) -> bool:
-    """An access or batch-statistics line that carries nothing a diagnosis
-    needs beyond 'the server was serving at this time'. Must agree with what
-    the full path makes of the line (an ``access`` or ``batch_stats`` event,
-    no traceback): a test checks both paths give the same diagnosis. Runs on
-    every serving line, so it uses ``str.find`` rather than a regex scan."""
-    i = text.find(" batch")
-    if i >= 6:
-        nxt = text[i + 6:i + 7]
-        if (nxt == "." or nxt == " " or nxt == "[") and (text[i - 6:i] == "Decode" or text[i - 7:i] == "Prefill"):
-            return "HTTP/" not in text and "Traceback" not in text
-    j = text.find(" HTTP/")
-    if j > 0:
-        q = text.rfind('"', 0, j)
-        return q >= 0 and _ACCESS.match(text, q) is not None and "Traceback" not in text
-    if "Avg prompt throughput: " in text:
-        return "HTTP/" not in text and "Traceback" not in text and _BATCH_LINE.search(text) is not None
-    return False
-
-
-def thin_serving(items: Iterator[tuple[int, str]], gate: BulkGate,
-          count_range: tuple[int, float] | None = None) -> Iterator[tuple[int, str]]:
-    held = None  # the latest line of the current run, not yet yielded
-    in_run = False
-    lo, hi = count_range if count_range is not None else (0, float("inf"))
-    for item in items:
-        if gate.open and is_bulk_line(item[1]):
-            if not in_run:
-                in_run = True
-                yield item  # the first line of a run is parsed
+def take_head(blocks: Iterator[Any], n: int) -> tuple[list[tuple[int, str]], Iterator[Any]]:
+    """The first ``n`` numbered lines, and the blocks of the rest (the rest of
+    the last block read, then the unread blocks): ``number_lines`` over them
+    from ``len(head) + 1`` continues the head exactly. Blocks of bytes
+    (``Source.blocks(raw=True)``) give decoded head lines, raw rest blocks."""
+    head: list[tuple[int, str]] = []
+    for block in blocks:
+        raw = not isinstance(block, str)
+        nl = b"\n" if raw else "\n"
+        lines = block.split(nl)
+        if block.endswith(nl):
+            lines.pop()
+        want = n - len(head)
+        taken = lines if len(lines) <= want else lines[:want]
+        head.extend(enumerate([decode(t) for t in taken] if raw else taken, len(head) + 1))
+        if len(lines) <= want:
+            if len(head) < n:
                 continue
-            if held is not None and lo <= held[0] < hi:
-                gate.skipped += 1  # counted as it goes: a chunk worker may stop early
-            held = item
-            continue
-        in_run = False
-        if held is not None:
-            yield held
-            held = None
-        yield item
-    if held is not None:
-        yield held
+            return head, blocks
+        cut = 0
+        for _ in range(want):
+            cut = block.index(nl, cut) + 1
+        return head, itertools.chain((block[cut:],), blocks)
+    return head, blocks
 
 
 @dataclass
@@ -333,6 +296,11 @@ class SourcePlan:
     fmt: str
     year: int
     wrappers: list
+
+
+def thins(plan: SourcePlan) -> bool:
+    """Whether runs of serving lines may be thinned in this format."""
+    return plan.fmt in THIN_FORMATS and not plan.wrappers
 
 
 def plan_source(sample: list[tuple[int, str]], input_format: str = "auto", mtime: float | None = None) -> SourcePlan:
@@ -369,12 +337,14 @@ def _year_from_end(sample: list[tuple[int, str]], fmt: str, mtime: float | None)
 
 def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: SourcePlan,
                bulk_gate: BulkGate | None = None, count_range: tuple[int, float] | None = None,
-               stop_at: float | None = None, merge: bool = True) -> Iterator[tuple[int, list[Event]]]:
+               stop_at: float | None = None, merge: bool = True,
+               thinned: bool = False) -> Iterator[tuple[int, list[Event]]]:
     """Feed numbered lines; yield (line that emitted them, events). With
     ``stop_at``, stop at the first line at or past it once no traceback is
-    open (a chunk of a file split across processes)."""
+    open (a chunk of a file split across processes). ``thinned``: ``lines``
+    already come through ``bulk_gate`` (``thin_blocks``)."""
     clock = parser.clock
-    if bulk_gate is not None and plan.fmt in THIN_FORMATS and not plan.wrappers:
+    if bulk_gate is not None and not thinned and thins(plan):
         lines = thin_serving(lines, bulk_gate, count_range)
     tb_open = parser.tb.open
     feed = parser.feed
@@ -392,13 +362,12 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
                        parser_out: list | None = None, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
     """Events of one source, streaming. ``parser_out`` receives the
     EventParser (for its stats) before the first event is yielded."""
-    numbered = number_lines(source.blocks(line_mode=line_mode))
+    # A diagnosis reads the blocks undecoded: thinning decodes only the lines it keeps.
+    raw = bulk_gate is not None and not line_mode
+    blocks = source.blocks(line_mode=line_mode, raw=True) if raw else source.blocks(line_mode=line_mode)
     sample: list[tuple[int, str]] = []
     if input_format == "auto" or not line_mode:
-        for item in numbered:
-            sample.append(item)
-            if len(sample) >= (8 if line_mode else SAMPLE_LINES):
-                break
+        sample, blocks = take_head(blocks, 8 if line_mode else SAMPLE_LINES)
     mtime = None
     if source.path is not None and not source.journal:
         try:
@@ -412,7 +381,13 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     parser.stats.format = plan.fmt
     if parser_out is not None:
         parser_out.append(parser)
-    for _, evs in run_parser(parser, itertools.chain(sample, numbered), plan, bulk_gate, merge=not line_mode):
+    thinned = bulk_gate is not None and thins(plan)
+    if thinned:
+        lines = thin_blocks(blocks, bulk_gate, start=len(sample) + 1, head=sample)  # type: ignore[arg-type]
+    else:
+        text_blocks = map(decode, blocks) if raw else blocks
+        lines = itertools.chain(sample, number_lines(text_blocks, start=len(sample) + 1))
+    for _, evs in run_parser(parser, lines, plan, bulk_gate, merge=not line_mode, thinned=thinned):
         yield from evs
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats

@@ -38,32 +38,43 @@ class LineCutter:
 
     def take(self, data: bytes) -> tuple[str, bool]:
         """(text of the lines completed by ``data``, whether a line was clipped now)."""
+        raw, clipped = self.take_raw(data)
+        return (decode(raw) if raw else ""), clipped
+
+    def take_raw(self, data: bytes) -> tuple[bytes | bytearray, bool]:
+        """``take`` before decoding: the bytes of the completed lines (decoding
+        them in pieces cut after newlines gives the same text: a newline
+        always ends an invalid sequence)."""
         if self.clipping:
             nl = data.find(b"\n")
             if nl < 0:
-                return "", False
+                return b"", False
             data = data[nl:]  # the newline ends the clipped line
             self.clipping = False
         held = self.held
         pos = len(held)  # the bytes before hold no newline
         held += data
         cut = held.rfind(b"\n", pos)
-        text = ""
+        raw: bytes | bytearray = b""
         if cut >= 0:
-            text = decode(held[:cut + 1])
+            raw = held[:cut + 1]
             del held[:cut + 1]
         if len(held) > MAX_LINE_BYTES:
             del held[MAX_LINE_BYTES:]
             held += CLIP_MARK
             self.clipping = True
-            return text, True
-        return text, False
+            return raw, True
+        return raw, False
 
     def finish(self) -> tuple[str | None, bool]:
         """(the unfinished last line or None, whether it ended without newline
         and unclipped, i.e. the input was cut in the middle of a line)."""
+        raw, cut_short = self.finish_raw()
+        return (decode(raw) if raw is not None else None), cut_short
+
+    def finish_raw(self) -> tuple[bytearray | None, bool]:
         if not self.held:
             return None, False
-        text = decode(self.held)
+        raw = self.held
         self.held = bytearray()
-        return text, not self.clipping
+        return raw, not self.clipping

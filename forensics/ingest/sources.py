@@ -234,10 +234,12 @@ class Source:
             return io.BufferedReader(_PeekStream(inner, dec), buffer_size=BLOCK_BYTES)  # type: ignore[return-value]
         return f
 
-    def blocks(self, line_mode: bool = False) -> Iterator[str]:
+    def blocks(self, line_mode: bool = False, raw: bool = False) -> Iterator[Any]:
         """Yield decoded text blocks made of whole lines (each ends with ``\\n``
         except possibly the very last). ``line_mode`` yields one line per block
-        as soon as it arrives (for live streams)."""
+        as soon as it arrives (for live streams). ``raw`` (not with
+        ``line_mode``): the same blocks as UTF-8 bytes, undecoded
+        (``live.decode`` of each gives the text blocks)."""
         f = self.open_binary()
         if self.path is None and f is sys.stdin.buffer and not line_mode:
             f = _maybe_compressed_stream(f, self)
@@ -247,15 +249,17 @@ class Source:
                 yield from self._line_blocks(f)
                 return
             cutter = LineCutter()
+            take = cutter.take_raw if raw else cutter.take
+            nl: Any = b"\n" if raw else "\n"
             for buf in self._raw_blocks(f):
                 st.bytes += len(buf)
-                text, clipped = cutter.take(buf)
+                text, clipped = take(buf)
                 if text:
-                    st.lines += text.count("\n")
+                    st.lines += text.count(nl)
                     yield text
                 if clipped:
                     st.clipped_lines += 1
-            last, cut_short = cutter.finish()
+            last, cut_short = cutter.finish_raw() if raw else cutter.finish()
             if last is not None:
                 st.lines += 1
                 st.incomplete_last_line = cut_short

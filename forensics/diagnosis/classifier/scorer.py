@@ -14,9 +14,11 @@ import base64
 import binascii
 import gzip
 import hashlib
+import io
 import json
 import math
 import re
+import sys
 import zlib
 from array import array
 from collections import Counter
@@ -101,10 +103,12 @@ class _Vectorizer:
 
 
 class CompactScorer:
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], checked: bool = False) -> None:
+        """``checked``: ``data`` is a cached copy of a file that passed ``validate``."""
         if data.get("format") != FORMAT:
             raise ModelError(f"unknown scorer format {str(data.get('format'))[:60]!r}")
-        validate(data)
+        if not checked:
+            validate(data)
         self.classes: list[str] = data["classes"]
         self.fields: list[str] = data["fields"]
         self.n_features = data["n_features"]
@@ -292,9 +296,11 @@ def size_within(path: Path, limit: int, unreadable: Callable[[Any], str], too_la
     return size
 
 
-def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int | None = None) -> bytes:
-    """The decompressed bytes of ``path``; ``ModelError`` past ``limit`` (a
-    gzip bomb costs at most ``limit`` bytes, never the whole expansion)."""
+def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int | None = None,
+                      data: bytes | None = None) -> bytes:
+    """The decompressed bytes of ``path`` (of ``data``, its bytes, when
+    given); ``ModelError`` past ``limit`` (a gzip bomb costs at most ``limit``
+    bytes, never the whole expansion)."""
     limit = MAX_DECOMPRESSED if limit is None else limit
     max_compressed = MAX_COMPRESSED if max_compressed is None else max_compressed
     size_within(path, max_compressed, lambda err: f"{path}: cannot read the scorer file ({err})",
@@ -303,7 +309,7 @@ def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int 
         # In 1 MiB steps: one read(limit + 1) lets gzip's own buffers grow to
         # several times the limit before the check can refuse the file.
         buf = bytearray()
-        with gzip.open(path, "rb") as f:
+        with gzip.open(io.BytesIO(data) if data is not None else path, "rb") as f:
             while len(buf) <= limit:
                 chunk = f.read(1 << 20)
                 if not chunk:
@@ -320,8 +326,28 @@ def read_bounded_gzip(path: Path, limit: int | None = None, max_compressed: int 
     return raw
 
 
+def _scorer_key(packed: bytes) -> str:
+    from forensics.diagnosis import sigcache
+    from forensics.versions import __version__
+
+    parts = [hashlib.sha256(packed).hexdigest(), __version__, sys.version, sigcache.code_digest(__name__)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
 def load_scorer(path: Path) -> CompactScorer:
-    raw = read_bounded_gzip(path)
+    """The scorer of a file; its decompressed, checked JSON is cached by the
+    file's digest (``sigcache``: a doubtful entry is a miss)."""
+    from forensics.diagnosis import sigcache
+
+    packed = None
+    try:
+        if path.stat().st_size <= MAX_COMPRESSED:
+            packed = path.read_bytes()
+    except OSError:
+        pass  # read_bounded_gzip says why, in its words
+    key = _scorer_key(packed) if packed is not None else None
+    cached = sigcache.read_entry("scorer", key, MAX_DECOMPRESSED) if key is not None else None
+    raw = cached if cached is not None else read_bounded_gzip(path, data=packed)
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as e:
@@ -329,11 +355,14 @@ def load_scorer(path: Path) -> CompactScorer:
     if not isinstance(data, dict):
         raise ModelError(f"{path}: not a valid forensics scorer file")
     try:
-        return CompactScorer(data)
+        scorer = CompactScorer(data, checked=cached is not None)
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
     except (KeyError, TypeError, ValueError, binascii.Error) as e:
         raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {str(e)[:120]})") from None
+    if key is not None and cached is None:
+        sigcache.write_entry("scorer", key, raw)
+    return scorer
 
 
 def file_digest(path: Path) -> str:

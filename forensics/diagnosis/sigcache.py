@@ -1,0 +1,199 @@
+"""A cache of the parsed signature files, so every start does not pay for
+YAML parsing and for compiling and checking ~350 patterns (~0.1 s of a
+short classify); ``read_entry``/``write_entry`` also keep the classifier's
+scorer decompressed and checked (``classifier.scorer``).
+
+What is kept: the YAML documents of the files (JSON), and each pattern's
+required literals. It is keyed by the digest of every file's name and bytes
+and by the versions that shape parsing (forensics, Python, regex, RE2,
+PyYAML, the engine): an entry exists only for files that loaded cleanly, so
+a hit may skip the checks, and patterns compile on first use.
+
+A cache never changes an answer: an entry is used only if it is the user's
+own file in the user's own directory (not writable by others), its payload
+hashes to the digest it carries, it names the same key, and it decodes to
+the same number of documents as there are files; anything else (a missing,
+cut, corrupt, foreign or unreadable file, a full disk) is a miss, and the
+signatures are parsed as without a cache. ``FORENSICS_CACHE_DIR`` moves it;
+``FORENSICS_CACHE_DIR=off`` (or empty) turns it off.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+MAX_ENTRIES = 8  # entries of a kind kept, e.g. signature sets (each test's or user's custom set makes one): the oldest go
+PREFIX = b"forensics-cache 1\n"
+
+
+def cache_dir() -> Path | None:
+    env = os.environ.get("FORENSICS_CACHE_DIR")
+    if env is not None:
+        return None if env.strip() in ("", "off", "0") else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "forensics"
+
+
+def code_digest(*modules: str) -> str:
+    """The digest of the code that parses and checks what is cached: an
+    entry made by other code (a newer check) is another key."""
+    h = hashlib.sha256()
+    for name in modules:
+        m = sys.modules.get(name)
+        f = getattr(m, "__file__", None)
+        try:
+            h.update(Path(f).read_bytes() if f else name.encode())
+        except OSError:
+            h.update(name.encode())
+    return h.hexdigest()
+
+
+def cache_key(files_digest: str, engine: str) -> str:
+    """The key: the files' full digest and every version that shapes parsing."""
+    from forensics.versions import __version__
+
+    versions = [str(FORMAT), files_digest, engine, __version__, sys.version,
+                code_digest(__name__, "forensics.diagnosis.signatures", "forensics.diagnosis.matcher")]
+    for mod in ("regex", "re2", "yaml"):
+        m = sys.modules.get(mod)
+        versions.append(f"{mod}={getattr(m, '__version__', '?') if m is not None else '-'}")
+    return hashlib.sha256("\0".join(versions).encode()).hexdigest()[:32]
+
+
+def _private(p: Path, st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else."""
+    owner_ok = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def read_entry(kind: str, key: str, max_bytes: int = 64 << 20) -> bytes | None:
+    """The body of the entry ``kind``/``key``, or None: missing, not a private
+    regular file in a private directory, too big, or not hashing to its digest."""
+    d = cache_dir()
+    if d is None:
+        return None
+    path = d / f"{kind}-{key}.json"
+    try:
+        if not _private(d, d.stat()):
+            return None
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or not _private(path, st) or st.st_size > max_bytes:
+                return None
+            raw = f.read()
+    except OSError:
+        return None
+    if not raw.startswith(PREFIX):
+        return None
+    digest, _, body = raw[len(PREFIX):].partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        return None
+    return body
+
+
+def write_entry(kind: str, key: str, body: bytes) -> None:
+    """Best effort (atomic: a reader sees the old entry, the new one or none)."""
+    d = cache_dir()
+    if d is None:
+        return
+    tmp = None
+    try:
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = d / f".{kind}-{key}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(PREFIX + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        os.replace(tmp, d / f"{kind}-{key}.json")
+        _prune(d, kind, key)
+    except OSError:
+        if tmp is not None:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+
+def read(key: str, n_files: int) -> dict[str, Any] | None:
+    """The cached signature payload for ``key``, or None (every doubt is a miss)."""
+    body = read_entry("signatures", key)
+    if body is None:
+        return None
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or obj.get("key") != key:
+        return None
+    docs, lits = obj.get("docs"), obj.get("literals")
+    if not isinstance(docs, list) or len(docs) != n_files or not isinstance(lits, dict):
+        return None
+    return obj
+
+
+def write(key: str, docs: list[Any], literals: dict[str, list[str] | None]) -> None:
+    """Best effort: documents JSON cannot carry exactly (a date, a number as
+    a key) are not cached."""
+    obj = {"key": key, "docs": docs, "literals": literals}
+    try:
+        body = json.dumps(obj, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        if json.loads(body) != obj:
+            return  # not carried exactly: a hit would parse something else
+    except (ValueError, TypeError, RecursionError):
+        return
+    write_entry("signatures", key, body)
+
+
+def _prune(d: Path, kind: str, keep: str) -> None:
+    entries = []
+    for p in d.glob(f"{kind}-*.json"):
+        try:
+            entries.append((p.stat().st_mtime, p.name, p))
+        except OSError:
+            continue
+    entries.sort(reverse=True)
+    for _, name, p in entries[MAX_ENTRIES:]:
+        if name != f"{kind}-{keep}.json":
+            try:
+                p.unlink()
+            except OSError:
+                pass
+
+
+class LazyPattern:
+    """A signature pattern: its text now, its ``regex`` object on first use
+    (matching needs only the text: the engines compile their own sets)."""
+
+    __slots__ = ("pattern", "_rx")
+
+    def __init__(self, pattern: str, compiled: Any = None) -> None:
+        self.pattern = pattern
+        self._rx = compiled
+
+    def compiled(self) -> Any:
+        if self._rx is None:
+            from forensics.diagnosis.matcher import compile_regex
+
+            self._rx = compile_regex(self.pattern)
+        return self._rx
+
+    def __getattr__(self, name: str) -> Any:  # search, match, flags, ...: the regex object's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.compiled(), name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyPattern) and other.pattern == self.pattern
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (LazyPattern, (self.pattern,))
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r})"
