@@ -64,3 +64,59 @@ class Guarded:
 
     def __getattr__(self, name: str) -> Any:  # sub, match, pattern ...: unguarded
         return getattr(self.rx, name)
+
+
+
+# ASCII characters that ``re`` counts as whitespace and RE2 does not (\v and
+# the information separators): a text with one is searched by ``re``.
+_RE_ONLY_SPACE = re.compile("[\x0b\x1c-\x1f]")
+_INLINE = ((re.I, "(?i)"), (re.M, "(?m)"))
+
+
+class AsciiSet:
+    """Which of several regexes find a match in a text, as their indexes in
+    order. On ASCII text one pass of an RE2 set answers for all of them: there
+    ``\\b``, ``\\w``, ``\\s``, ``^``/``$`` (multi-line) and case folding mean
+    the same in RE2 as in ``re``, so the answer is the same. Other text (and
+    a platform without RE2, or ``FORENSICS_MATCHER=regex``) is searched with
+    each regex. The patterns must be RE2 syntax too (no lookarounds, no
+    backreferences); re.I and re.M are the only flags."""
+
+    __slots__ = ("_specs", "_rxs", "_match")
+
+    def __init__(self, specs: list[tuple[str, int]]) -> None:
+        self._specs = specs  # (pattern, flags) of each regex
+        self._rxs: list[re.Pattern[str]] | None = None
+        self._match: Any = None
+
+    def _compile(self) -> None:
+        from forensics.diagnosis.matcher import engine_name
+
+        self._rxs = [re.compile(p, f) for p, f in self._specs]
+        if engine_name() != "re2":
+            self._match = False
+            return
+        import re2
+
+        o = re2.Options()
+        o.log_errors = False
+        s = re2.Set.SearchSet(o)
+        for p, f in self._specs:
+            inline = "".join(tok for flag, tok in _INLINE if f & flag)
+            end_differs = not f & re.M and "$" in p.replace("\\$", "")  # re's $ also matches before a final \n
+            if f & ~(re.I | re.M) or end_differs or s.Add(inline + p) < 0:
+                raise ValueError(f"AsciiSet: {p!r} is not RE2 syntax with re.I/re.M only")
+        s.Compile()
+        self._match = s._set.Match  # the raw binding: bytes in, list of indexes out
+
+    def which(self, text: str) -> list[int]:
+        if self._rxs is None:
+            self._compile()
+        if self._match and text.isascii() and _RE_ONLY_SPACE.search(text) is None:
+            return sorted(self._match(text.encode("ascii")))
+        return [i for i, rx in enumerate(self._rxs) if rx.search(text)]  # type: ignore[arg-type]
+
+    def first(self, text: str) -> int | None:
+        """The index of the first regex that finds a match, or None."""
+        found = self.which(text)
+        return found[0] if found else None

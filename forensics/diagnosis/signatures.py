@@ -122,6 +122,10 @@ def event_views(ev: Event) -> list[View]:
 _SCALAR_FIELDS = ("text", "exc_type", "exc_message", "level", "logger", "event_kind")
 
 
+LINE_MEMO = 4096  # plain-line answers kept
+LINE_MEMO_LEN = 600  # longer lines are matched every time
+
+
 class SignatureSet:
     """Every signature, and per field one engine holding all its patterns.
     A view is matched by scanning each of its fields once; a condition holds
@@ -134,6 +138,9 @@ class SignatureSet:
         self.engine = engine or M.engine_name()
         self.warnings: list[MatchWarning] = []  # nothing is skipped any more (no timeouts); kept for callers
         self._index = {id(s): i for i, s in enumerate(signatures)}
+        # plain line text -> indexes of the signatures it matches: a crash loop
+        # prints the same start-up lines every lifetime (bounded, cleared when full)
+        self._line_memo: dict[str, tuple[int, ...]] = {}
         by_field: dict[str, dict[str, int]] = {}  # field -> pattern text -> pattern id
         conds: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []  # (signature index, need, unless)
 
@@ -208,11 +215,16 @@ class SignatureSet:
             # a plain line: only its text can match (exc_* fields exist on tracebacks only)
             if self._text is None:
                 return []
-            found = self._text.scan(M.prepare(ev.text))
-            if not found:
-                return []
-            sigs = self._sigs_of(found)
-            return [(self.signatures[si], 0) for si in sorted(sigs)]
+            text = ev.text
+            got = self._line_memo.get(text)
+            if got is None:
+                found = self._text.scan(M.prepare(text))
+                got = tuple(sorted(self._sigs_of(found))) if found else ()
+                if len(text) <= LINE_MEMO_LEN:
+                    if len(self._line_memo) >= LINE_MEMO:
+                        self._line_memo.clear()
+                    self._line_memo[text] = got
+            return [(self.signatures[si], 0) for si in got]
         return self.match_views(event_views(ev))
 
 

@@ -44,3 +44,36 @@ def test_the_needle_test_skips_and_never_skips_non_ascii():
 def test_subjects_memo_returns_the_computed_subjects():
     text = LINES[0]
     assert ew.subjects(text) == ew._subjects(text) and ew.subjects(text) is ew.subjects(text)
+
+
+def _ascii_sets():
+    from forensics.diagnosis.guarded import AsciiSet
+
+    mods = [ew, importlib.import_module("forensics.diagnosis.phase_infer"),
+            importlib.import_module("forensics.diagnosis.early_warnings.scoring")]
+    return [v for m in mods for v in vars(m).values() if isinstance(v, AsciiSet)]
+
+
+def _corpus_texts() -> list[str]:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "corpora"
+    lines: list[str] = []
+    for p in sorted(root.rglob("*.log"))[::7]:
+        lines += p.read_text(encoding="utf-8", errors="replace").splitlines()
+    # multi-line texts (frame names, joined evidence), the whitespace RE2 and re disagree on, non-ASCII
+    blobs = ["\n".join(lines[i:i + 25]) for i in range(0, len(lines), 40)]
+    odd = ["capture_model /x.py\nfoo \x0b/y", "\x1ccapture x\n", "warm_up bar\n", "ſtep x\n", "x\nstep /a.py",
+           "sample\tfoo.py", "CapTure_x y", "step\x0b/a.py", "\u212aV cache memory", "nvcc\x1f", *LINES]
+    return lines + blobs + odd
+
+
+def test_ascii_sets_find_what_each_regex_finds():
+    sets = _ascii_sets()
+    assert len(sets) >= 4
+    texts = _corpus_texts()
+    assert len(texts) > 1000
+    for st in sets:
+        st.which("")
+        for text in texts:
+            assert st.which(text) == [i for i, rx in enumerate(st._rxs) if rx.search(text)], text[:200]

@@ -10,6 +10,7 @@ from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Cand
 from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, OVERRIDE_RE
+from forensics.diagnosis.guarded import AsciiSet
 
 KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
                "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5,
@@ -145,6 +146,8 @@ SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0
 
 
 _TRAITS: dict[str, tuple[bool, bool, bool, bool]] = {}
+# ARITH_RE, _START_GPU and CUE_RE in one pass (CUE_RE is a long case-folded alternation)
+_TRAIT_SET = AsciiSet([(ARITH_RE.pattern, 0), (_START_GPU._args[0], 0), (CUE_RE.pattern, 0)])
 
 
 def _traits(text: str) -> tuple[bool, bool, bool, bool]:
@@ -152,9 +155,9 @@ def _traits(text: str) -> tuple[bool, bool, bool, bool]:
     candidate line: the same for every failure it is scored against."""
     got = _TRAITS.get(text)
     if got is None:
-        arith = ARITH_RE.search(text) is not None
-        got = (arith, _START_GPU.search(text) is not None, CUE_RE.search(text) is not None,
-               arith and bool(quantities_gib(text)))
+        found = _TRAIT_SET.which(text)
+        arith = 0 in found
+        got = (arith, 1 in found, 2 in found, arith and bool(quantities_gib(text)))
         if len(text) <= 2000:  # (a long request dump is not worth keeping)
             if len(_TRAITS) >= 2048:
                 _TRAITS.clear()

@@ -6,7 +6,7 @@ import re
 from forensics.diagnosis.early_warnings.vocab import (
     ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
     QUANT, TOOLS, _lazy)
-from forensics.diagnosis.guarded import Guarded
+from forensics.diagnosis.guarded import AsciiSet, Guarded
 
 # --------------------------------------------------------------------------
 _DOTTED = Guarded(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", (".",))
@@ -46,6 +46,10 @@ _COLL_RE = Guarded(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in so
                    + r")(?![\w-])", tuple(COLLECTIVES), fold=True)
 _UNIT_GIB = {"TiB": 1024.0, "TB": 1000.0 / 1.073741824, "GiB": 1.0, "GB": 1.0 / 1.073741824, "MiB": 1 / 1024.0,
              "MB": 1 / 1073.741824, "KiB": 1 / 1048576.0, "KB": 1 / 1073741.824, "bytes": 1 / 1073741824.0}
+# The family patterns are long alternations that ``re`` tries at every
+# position (~110 µs a line for the three): one RE2 set pass on ASCII text.
+_FAMILY_NAMES = tuple(FAMILIES)
+_FAMILY_SET = AsciiSet([FAMILIES[name]._args for name in _FAMILY_NAMES])
 _FILE_EXT = _lazy(r"\.(?:py|pyc|so|cc|cpp|cu|cuh|h|hpp|c|json|yaml|yml|txt|md|log|html|sh|jinja|safetensors|bin)$")
 
 
@@ -142,7 +146,7 @@ def subjects(text: str) -> frozenset[str]:
 
 
 def _subjects(text: str) -> frozenset[str]:
-    fams = ["fam:" + name for name, rx in FAMILIES.items() if rx.search(text)]  # before paths are rewritten
+    fams = ["fam:" + _FAMILY_NAMES[i] for i in _FAMILY_SET.which(text)]  # before paths are rewritten
     if "/" in text:
         text = _PATH.sub(_path_subject, text)
         text = _REL_PY.sub(lambda m: " " + m.group(1).replace("/", ".") + " ", text)
