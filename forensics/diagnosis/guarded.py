@@ -29,13 +29,15 @@ class Guarded:
     """A regex compiled on first use whose ``finditer``/``search``/``findall``
     return nothing at once when no needle is in the text."""
 
-    __slots__ = ("_args", "_rx", "needles", "fold")
+    __slots__ = ("_args", "_rx", "needles", "fold", "_gate", "_slot")
 
     def __init__(self, pattern: str, needles: tuple[str, ...], flags: int = 0, fold: bool = False) -> None:
         self._args = (pattern, flags)
         self._rx: re.Pattern[str] | None = None
         self.needles = tuple(n.lower() for n in needles) if fold else tuple(needles)
         self.fold = fold
+        self._gate: GuardGate | None = None  # set by a GuardGate that answers for this pattern
+        self._slot = -1
 
     @property
     def rx(self) -> re.Pattern[str]:
@@ -45,6 +47,9 @@ class Guarded:
         return rx
 
     def cannot_match(self, text: str) -> bool:
+        gate = self._gate
+        if gate is not None and gate.text is text and self._slot not in gate.live:
+            return True
         if not text.isascii():
             return False
         hay = _lower(text) if self.fold else text
@@ -120,3 +125,109 @@ class AsciiSet:
         """The index of the first regex that finds a match, or None."""
         found = self.which(text)
         return found[0] if found else None
+
+
+_LOOKAROUND = ("(?<!", "(?<=", "(?!", "(?=")
+
+
+def _group_end(pattern: str, i: int) -> int:
+    """The index just past the group that opens at ``pattern[i]``."""
+    depth, in_class, n = 0, False, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("^", i + 1):
+                i += 1
+            if pattern.startswith("]", i + 1):
+                i += 1  # a "]" first in a class is a literal
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise ValueError(f"unbalanced group in {pattern!r}")
+
+
+def strip_lookarounds(pattern: str) -> str:
+    """``pattern`` without its lookaround assertions: it matches wherever
+    ``pattern`` matches (an assertion only ever rules a match out), and RE2,
+    which has none, can run it."""
+    out, i, in_class, n = [], 0, False, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if not in_class and pattern.startswith(_LOOKAROUND, i):
+            i = _group_end(pattern, i)
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            j = i + 1 + pattern.startswith("^", i + 1)
+            if pattern.startswith("]", j):
+                out.append(pattern[i:j + 1])
+                i = j + 1
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+class GuardGate:
+    """One RE2 set pass over a text that rules out, at once, the Guarded
+    patterns that cannot match it: each pattern's lookarounds are dropped (a
+    superset; RE2 has none), and on ASCII text RE2 and ``re`` agree (see
+    AsciiSet). ``open(text)`` answers for that very text object until the
+    next ``open``; any other text is left to each pattern's needles."""
+
+    __slots__ = ("_guards", "_match", "text", "live")
+
+    def __init__(self, guards: list[Guarded]) -> None:
+        self._guards = [g for g in guards if g._gate is None]
+        self._match: Any = None
+        self.text: str | None = None
+        self.live: frozenset[int] | set[int] = frozenset()
+
+    def _compile(self) -> None:
+        from forensics.diagnosis.matcher import engine_name
+
+        self._match = False
+        if engine_name() != "re2":
+            return
+        import re2
+
+        o = re2.Options()
+        o.log_errors = False
+        s = re2.Set.SearchSet(o)
+        kept = []
+        for g in self._guards:
+            pattern, flags = g._args
+            if flags & ~re.I or "$" in pattern.replace("\\$", ""):
+                continue  # not translated: that pattern keeps its needles only
+            if s.Add(("(?i)" if flags & re.I else "") + strip_lookarounds(pattern)) < 0:
+                raise ValueError(f"GuardGate: RE2 refuses {pattern!r} without its lookarounds")
+            kept.append(g)
+        s.Compile()
+        for k, g in enumerate(kept):
+            g._gate, g._slot = self, k
+        self._match = s._set.Match
+
+    def open(self, text: str) -> None:
+        if self._match is None:
+            self._compile()
+        if self._match and text.isascii() and _RE_ONLY_SPACE.search(text) is None:
+            self.live = set(self._match(text.encode("ascii")))
+            self.text = text
+        else:
+            self.text = None

@@ -77,3 +77,23 @@ def test_ascii_sets_find_what_each_regex_finds():
         st.which("")
         for text in texts:
             assert st.which(text) == [i for i, rx in enumerate(st._rxs) if rx.search(text)], text[:200]
+
+
+def test_the_gate_only_rules_out_patterns_that_cannot_match():
+    gate = ew._GATE
+    guarded = [v for v in vars(ew).values() if isinstance(v, Guarded)]
+    plain = {id(g): re.compile(*g._args) for g in guarded}
+    gate.open("warm up the gate")
+    assert sum(g._gate is gate for g in guarded) >= 15 or gate._match is False
+    for text in _corpus_texts():
+        gate.open(text)
+        for g in guarded:
+            assert [m.span() for m in g.finditer(text)] == [m.span() for m in plain[id(g)].finditer(text)], \
+                (g._args[0][:60], text[:200])
+
+
+def test_strip_lookarounds_keeps_classes_and_escapes():
+    from forensics.diagnosis.guarded import strip_lookarounds
+
+    assert strip_lookarounds(r"(?<![\w./-])(a(?=b))\((?!x[)(])c[](?=]") == r"(a)\(c[](?=]"
+    assert strip_lookarounds(r"[^]a](?<=q)") == r"[^]a]"

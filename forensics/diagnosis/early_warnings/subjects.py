@@ -6,7 +6,7 @@ import re
 from forensics.diagnosis.early_warnings.vocab import (
     ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
     QUANT, TOOLS, _lazy)
-from forensics.diagnosis.guarded import AsciiSet, Guarded
+from forensics.diagnosis.guarded import AsciiSet, Guarded, GuardGate
 
 # --------------------------------------------------------------------------
 _DOTTED = Guarded(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", (".",))
@@ -150,6 +150,7 @@ def _subjects(text: str) -> frozenset[str]:
     if "/" in text:
         text = _PATH.sub(_path_subject, text)
         text = _REL_PY.sub(lambda m: " " + m.group(1).replace("/", ".") + " ", text)
+    _GATE.open(text)  # the patterns below that cannot match this text skip it
     out: set[str] = set()
     low = text.lower()
     _python_subjects(out, text, low)
@@ -267,6 +268,11 @@ def _address_and_amount_subjects(out: set[str], text: str, low: str) -> None:
         if m.group(2) == "bytes" and gib < 1e-3:
             continue
         out.add(f"qty:{gib:.2f}GiB")
+
+
+# ~20 patterns search every text; most find nothing, and their needles are
+# common ("." "_" ":"): one RE2 pass rules out those that cannot match.
+_GATE = GuardGate([g for g in globals().values() if isinstance(g, Guarded)])
 
 
 def subject_value(s: str) -> str:
