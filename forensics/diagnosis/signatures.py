@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import regex
 import yaml
@@ -141,6 +141,7 @@ class SignatureSet:
         # plain line text -> indexes of the signatures it matches: a crash loop
         # prints the same start-up lines every lifetime (bounded, cleared when full)
         self._line_memo: dict[str, tuple[int, ...]] = {}
+        self._value_memo: dict[tuple[str, str], tuple[int, ...]] = {}  # (field, value) -> pattern ids found
         by_field: dict[str, dict[str, int]] = {}  # field -> pattern text -> pattern id
         conds: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []  # (signature index, need, unless)
 
@@ -179,10 +180,23 @@ class SignatureSet:
                 continue
             if isinstance(value, tuple):
                 for v in value:
-                    found.update(fm.scan(M.prepare(v)))
+                    found.update(self._scan(fname, fm, v))
             else:
-                found.update(fm.scan(M.prepare(value)))
+                found.update(self._scan(fname, fm, value))
         return found
+
+    def _scan(self, fname: str, fm: Any, value: str) -> Sequence[int]:
+        """``fm.scan`` of one value, remembered per field (the ranks and
+        lifetimes of a crash loop print the same frames and exceptions)."""
+        key = (fname, value)
+        got = self._value_memo.get(key)
+        if got is None:
+            got = tuple(fm.scan(M.prepare(value)))
+            if len(value) <= LINE_MEMO_LEN:
+                if len(self._value_memo) >= LINE_MEMO:
+                    self._value_memo.clear()
+                self._value_memo[key] = got
+        return got
 
     def _sigs_of(self, found: Iterable[int]) -> set[int]:
         """Indexes of the signatures that ``found`` (pattern ids of one view) satisfies."""

@@ -97,3 +97,14 @@ def test_strip_lookarounds_keeps_classes_and_escapes():
 
     assert strip_lookarounds(r"(?<![\w./-])(a(?=b))\((?!x[)(])c[](?=]") == r"(a)\(c[](?=]"
     assert strip_lookarounds(r"[^]a](?<=q)") == r"[^]a]"
+
+
+def test_ascii_regex_finds_the_groups_re_finds():
+    from forensics.diagnosis.early_warnings import candidates
+
+    rx = candidates._FACT_RE2
+    texts = _corpus_texts() + ["server_args=ServerArgs(tp_size=4, mem_fraction_static=0.88, dp_size=2)",
+                               "Free memory on device (12.5/79.1 GiB) nGpus 8 \u212a", "total memory: 80 GiB\x0b"]
+    assert sum(bool(rx.groups_all(t)) for t in texts) >= 3
+    for text in texts:
+        assert rx.groups_all(text) == tuple(m.groups() for m in candidates.FACT_RE.finditer(text)), text[:200]
