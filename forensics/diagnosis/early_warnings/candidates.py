@@ -126,6 +126,7 @@ class Notes:
                 yield c
 
 
+TEMPLATES_KEPT = 4096
 _TEMPLATES: dict[str, str] = {}  # the same lines recur in every lifetime of a crash loop
 
 
@@ -136,7 +137,7 @@ def template(text: str) -> str:
     if got is None:
         from forensics.diagnosis.features import mask
 
-        if len(_TEMPLATES) >= 4096:
+        if len(_TEMPLATES) >= TEMPLATES_KEPT:
             _TEMPLATES.clear()
         got = _TEMPLATES[head] = mask(head).lower()
     return got

@@ -145,6 +145,7 @@ OVERRIDE_BONUS = 0.6
 SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
 
 
+TRAITS_KEPT = 2048
 _TRAITS: dict[str, tuple[bool, bool, bool, bool]] = {}
 # ARITH_RE, _START_GPU and CUE_RE in one pass (CUE_RE is a long case-folded alternation)
 _TRAIT_SET = AsciiSet([(ARITH_RE.pattern, 0), (_START_GPU._args[0], 0), (CUE_RE.pattern, 0)])
@@ -159,7 +160,7 @@ def _traits(text: str) -> tuple[bool, bool, bool, bool]:
         arith = 0 in found
         got = (arith, 1 in found, 2 in found, arith and bool(quantities_gib(text)))
         if len(text) <= 2000:  # (a long request dump is not worth keeping)
-            if len(_TRAITS) >= 2048:
+            if len(_TRAITS) >= TRAITS_KEPT:
                 _TRAITS.clear()
             _TRAITS[text] = got
     return got

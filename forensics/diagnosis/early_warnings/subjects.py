@@ -129,6 +129,7 @@ def _path_subject(m: re.Match[str]) -> str:
     return " "
 
 
+SUBJECTS_KEPT = 2048
 _SUBJECTS: dict[str, frozenset[str]] = {}  # text -> subjects: a crash loop prints the same lines every lifetime
 
 
@@ -139,7 +140,7 @@ def subjects(text: str) -> frozenset[str]:
     text = text[:1000]
     got = _SUBJECTS.get(text)
     if got is None:
-        if len(_SUBJECTS) >= 2048:
+        if len(_SUBJECTS) >= SUBJECTS_KEPT:
             _SUBJECTS.clear()
         got = _SUBJECTS[text] = _subjects(text)
     return got
