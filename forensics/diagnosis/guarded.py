@@ -59,6 +59,9 @@ class Guarded:
         return True
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        gate = self._gate
+        if gate is not None and gate.text is text:  # the gate has answered for this text
+            return self.rx.finditer(text) if self._slot in gate.live else iter(())
         return iter(()) if self.cannot_match(text) else self.rx.finditer(text)
 
     def search(self, text: str) -> re.Match[str] | None:

@@ -176,9 +176,8 @@ def _python_subjects(out: set[str], text: str, low: str) -> None:
             if rx is _NOT_INSTALLED and _norm(name) not in KNOWN_PACKAGES and "_" not in name and "." not in name:
                 continue
             _package(out, name)
-    for w in _WORD_SPLIT.findall(low):
-        if w in KNOWN_PACKAGES:
-            out.add("pkg:" + DIST_TO_IMPORT.get(w, w))
+    for w in KNOWN_PACKAGES.intersection(_WORD_SPLIT.findall(low)):  # (out is a set: order is free)
+        out.add("pkg:" + DIST_TO_IMPORT.get(w, w))
 
 
 def _native_subjects(out: set[str], text: str) -> None:
