@@ -50,8 +50,10 @@ def _ascii_sets():
     from forensics.diagnosis.guarded import AsciiSet
 
     mods = [ew, importlib.import_module("forensics.diagnosis.phase_infer"),
-            importlib.import_module("forensics.diagnosis.early_warnings.scoring")]
-    return [v for m in mods for v in vars(m).values() if isinstance(v, AsciiSet)]
+            importlib.import_module("forensics.diagnosis.early_warnings.scoring"),
+            importlib.import_module("forensics.diagnosis.early_warnings.resources")]
+    sets = [v for m in mods for v in vars(m).values() if isinstance(v, AsciiSet)]
+    return sets + list(mods[2]._TOPIC_SETS.values())
 
 
 def _corpus_texts() -> list[str]:
@@ -70,7 +72,7 @@ def _corpus_texts() -> list[str]:
 
 def test_ascii_sets_find_what_each_regex_finds():
     sets = _ascii_sets()
-    assert len(sets) >= 4
+    assert len(sets) >= 5
     texts = _corpus_texts()
     assert len(texts) > 1000
     for st in sets:

@@ -36,6 +36,7 @@ def _tiny_memos(monkeypatch: pytest.MonkeyPatch) -> None:
                          ("forensics.diagnosis.early_warnings.candidates", "VERDICTS"),
                          ("forensics.diagnosis.early_warnings.candidates", "TEMPLATES_KEPT"),
                          ("forensics.diagnosis.early_warnings.subjects", "SUBJECTS_KEPT"),
+                         ("forensics.diagnosis.early_warnings.subjects", "MODULES_KEPT"),
                          ("forensics.diagnosis.early_warnings.scoring", "TRAITS_KEPT"),
                          ("forensics.events.textmemo", "LIMIT")]:
         assert hasattr(mod(module), name), (module, name)

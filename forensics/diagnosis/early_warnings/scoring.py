@@ -2,7 +2,7 @@
 how unusual it is, resource arithmetic."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from forensics.diagnosis.early_warnings.baseline import Baseline
@@ -37,6 +37,17 @@ class Failure:
     text: str
     subjects: frozenset[str]
     rivals: tuple[str, ...] = ()  # candidate labels, when the label is unknown
+    # (values of its subjects, its quantities, its subject kinds): what every candidate is compared with
+    _index: tuple[frozenset[str], list[float], frozenset[str]] | None = field(default=None, repr=False,
+                                                                            compare=False)
+
+    def index(self) -> tuple[frozenset[str], list[float], frozenset[str]]:
+        got = self._index
+        if got is None:
+            got = self._index = (frozenset(subject_value(s) for s in self.subjects),
+                                 [_qty_value(s) for s in self.subjects if s.startswith("qty:")],
+                                 frozenset(s.split(":", 1)[0] for s in self.subjects))
+        return got
 
 
 def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
@@ -65,6 +76,10 @@ def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
 
 
 
+# each label's topic regex, searched in RE2 on ASCII text (see guarded.AsciiSet)
+_TOPIC_SETS = {label: AsciiSet([rx._args]) for label, (_kinds, rx) in LABEL_TOPICS.items()}
+
+
 def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str, ...] = ()) -> float:
     """How much a line is about the failure's label (or, when the label is
     unknown, about its candidate labels, at a discount)."""
@@ -75,19 +90,17 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
     if rivals:  # an uncertain label: its rivals' topics count half
         return max(_topic(label, subs, text), 0.5 * max(_topic(r, subs, text) for r in rivals if r != label)
                    if any(r != label for r in rivals) else 0.0)
-    kinds, rx = LABEL_TOPICS[label]
+    kinds, _rx = LABEL_TOPICS[label]
     score = 0.0
     if any(s.split(":", 1)[0] in kinds for s in subs):
         score += 0.6
-    if rx.search(text):
+    if _TOPIC_SETS[label].which(text):
         score += 0.4
     return score
 
 
 def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float, list[str]]:
-    fvals = {}
-    for s in fail.subjects:
-        fvals.setdefault(subject_value(s), s)
+    fvals, fq, fkinds = fail.index()
     scored = []
     for s in subs:
         v = subject_value(s)
@@ -95,7 +108,6 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
             kind = s.split(":", 1)[0]
             w = KIND_WEIGHT.get(kind, 0.5) * base.rarity(s)
             scored.append((w, s))
-    fq = [_qty_value(s) for s in fail.subjects if s.startswith("qty:")]
     for s in subs:
         if s.startswith("qty:") and subject_value(s) not in fvals:
             q = _qty_value(s)
@@ -108,7 +120,6 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
     if not scored:
         # Different values of the same measure: another architecture, GPU
         # index or amount than the failure names is still about the same thing.
-        fkinds = {s.split(":", 1)[0] for s in fail.subjects}
         for kind in RELATED_KINDS:
             if kind in fkinds and any(s.startswith(kind + ":") for s in subs):
                 total += 0.35

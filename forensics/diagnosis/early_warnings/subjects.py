@@ -50,6 +50,7 @@ _UNIT_GIB = {"TiB": 1024.0, "TB": 1000.0 / 1.073741824, "GiB": 1.0, "GB": 1.0 / 
 # position (~110 µs a line for the three): one RE2 set pass on ASCII text.
 _FAMILY_NAMES = tuple(FAMILIES)
 _FAMILY_SET = AsciiSet([FAMILIES[name]._args for name in _FAMILY_NAMES])
+_DOT_DIGIT = _lazy(r"\.\d")
 _FILE_EXT = _lazy(r"\.(?:py|pyc|so|cc|cpp|cu|cuh|h|hpp|c|json|yaml|yml|txt|md|log|html|sh|jinja|safetensors|bin)$")
 
 
@@ -57,25 +58,40 @@ def _norm(name: str) -> str:
     return name.strip("'\"`()[],:;").replace("-", "_").lower()
 
 
+MODULES_KEPT = 2048
+_MODULES: dict[str, tuple[str, ...]] = {}  # dotted name -> its subjects: the same frames fail every lifetime
+
+
 def _add_module(out: set[str], dotted: str) -> None:
     """``cutlass.cute.experimental`` -> pkg:cutlass, mod:cute, mod:experimental;
     ``vllm._C`` -> pkg:vllm, mod:vllm._C, mod:_c."""
-    if _FILE_EXT.search(dotted) or re.search(r"\.\d", dotted) or ".so" in dotted:
-        return  # a file name or a version/host-like token, not a module path
+    got = _MODULES.get(dotted)
+    if got is None:
+        got = _module_subjects(dotted)
+        if len(dotted) <= 300:
+            if len(_MODULES) >= MODULES_KEPT:
+                _MODULES.clear()
+            _MODULES[dotted] = got
+    out.update(got)
+
+
+def _module_subjects(dotted: str) -> tuple[str, ...]:
+    if _FILE_EXT.search(dotted) or _DOT_DIGIT.search(dotted) or ".so" in dotted:
+        return ()  # a file name or a version/host-like token, not a module path
     parts = [p for p in dotted.split(".") if p]
     if len(parts) < 2 or not all(p.isidentifier() for p in parts):
-        return
+        return ()
     head = _norm(parts[0])
     if head in GENERIC or len(head) < 2:
-        return
-    out.add("pkg:" + DIST_TO_IMPORT.get(head, head))
-    out.add("mod:" + ".".join(parts[:2]).lower())
+        return ()
+    out = ["pkg:" + DIST_TO_IMPORT.get(head, head), "mod:" + ".".join(parts[:2]).lower()]
     if any("attention" in p.lower() or "attn" in p.lower() for p in parts):
-        out.add("backend:attention")
+        out.append("backend:attention")
     for p in parts[1:3]:
         n = _norm(p)
         if n not in GENERIC and len(n) >= 2:
-            out.add("mod:" + n)
+            out.append("mod:" + n)
+    return tuple(out)
 
 
 def _package(out: set[str], name: str) -> None:
