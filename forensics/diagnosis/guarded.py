@@ -79,6 +79,20 @@ class Guarded:
 # the information separators): a text with one is searched by ``re``.
 _RE_ONLY_SPACE = re.compile("[\x0b\x1c-\x1f]")
 _INLINE = ((re.I, "(?i)"), (re.M, "(?m)"))
+# Each set's program and DFA cache live in this much memory (the cache is
+# reset when full: a many-match DFA never gives up for being slow, and these
+# small programs' states fit many times over), so memory stays flat however
+# varied the lines.
+RE2_MEMORY = 1 << 20
+
+
+def _re2_options() -> Any:
+    import re2
+
+    o = re2.Options()
+    o.log_errors = False
+    o.max_mem = RE2_MEMORY
+    return o
 
 
 class AsciiSet:
@@ -106,8 +120,7 @@ class AsciiSet:
             return
         import re2
 
-        o = re2.Options()
-        o.log_errors = False
+        o = _re2_options()
         s = re2.Set.SearchSet(o)
         for p, f in self._specs:
             inline = "".join(tok for flag, tok in _INLINE if f & flag)
@@ -210,8 +223,7 @@ class GuardGate:
             return
         import re2
 
-        o = re2.Options()
-        o.log_errors = False
+        o = _re2_options()
         s = re2.Set.SearchSet(o)
         kept = []
         for g in self._guards:
@@ -262,8 +274,7 @@ class AsciiRegex:
 
             if flags & ~(re.I | re.M) or not flags & re.M and "$" in pattern.replace("\\$", ""):
                 raise ValueError(f"AsciiRegex: {pattern!r} needs flags re.I/re.M only and no $")
-            o = re2.Options()
-            o.log_errors = False
+            o = _re2_options()
             inline = "".join(tok for flag, tok in _INLINE if flags & flag)
             self._re2 = re2.compile(inline + pattern, o)
 

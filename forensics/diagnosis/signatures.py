@@ -122,8 +122,8 @@ def event_views(ev: Event) -> list[View]:
 _SCALAR_FIELDS = ("text", "exc_type", "exc_message", "level", "logger", "event_kind")
 
 
-LINE_MEMO = 4096  # plain-line answers kept
-LINE_MEMO_LEN = 600  # longer lines are matched every time
+LINE_MEMO = 2048  # plain-line answers kept (and as many traceback field values)
+LINE_MEMO_LEN = 400  # longer lines are matched every time
 
 
 class SignatureSet:

@@ -199,8 +199,8 @@ def collect(inc: Any, ev: Event) -> None:
             del notes.recent[: len(notes.recent) - RECENT]
 
 
-VERDICTS = 4096  # lines judged by collect, remembered (cleared when full)
-VERDICT_LEN = 600  # longer lines are judged every time
+VERDICTS = 2048  # lines judged by collect, remembered (cleared when full)
+VERDICT_LEN = 400  # longer lines are judged every time
 _VERDICTS: dict[tuple[str, str, str | None], tuple[tuple, str | None, str | None, bool]] = {}
 
 

@@ -76,8 +76,17 @@ def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
 
 
 
-# each label's topic regex, searched in RE2 on ASCII text (see guarded.AsciiSet)
-_TOPIC_SETS = {label: AsciiSet([rx._args]) for label, (_kinds, rx) in LABEL_TOPICS.items()}
+# every label's topic regex in one pass (RE2 on ASCII text; see guarded.AsciiSet):
+# a candidate is asked about its failure's label and its rivals'
+_TOPIC_LABELS = tuple(LABEL_TOPICS)
+_TOPIC_SET = AsciiSet([LABEL_TOPICS[label][1]._args for label in _TOPIC_LABELS])
+_TOPICS_OF: list[Any] = [None, frozenset()]  # (the last text, the labels whose topic regex it matches)
+
+
+def _topic_words(text: str) -> frozenset[str]:
+    if _TOPICS_OF[0] is not text:
+        _TOPICS_OF[:] = [text, frozenset(_TOPIC_LABELS[i] for i in _TOPIC_SET.which(text))]
+    return _TOPICS_OF[1]  # type: ignore[no-any-return]
 
 
 def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str, ...] = ()) -> float:
@@ -94,7 +103,7 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
     score = 0.0
     if any(s.split(":", 1)[0] in kinds for s in subs):
         score += 0.6
-    if _TOPIC_SETS[label].which(text):
+    if label in _topic_words(text):
         score += 0.4
     return score
 
