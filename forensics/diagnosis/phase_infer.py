@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from forensics.events import types as kinds
 from forensics.events.types import Event, Frame
 from forensics.events.textmemo import memo_by_text
+from forensics.diagnosis.guarded import AsciiSet
 
 # (phase, regex over "function file" lines of the frames), most specific first.
 FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
@@ -81,14 +82,19 @@ def phase_of_frames(frames: list[Frame], use_catalogue: bool = False) -> str | N
     return _catalogue_phase(frames) if use_catalogue else None
 
 
+# One pass for all of them (an RE2 set on ASCII text; see guarded.AsciiSet):
+# the frame names of a traceback run to kilobytes, and ``re`` tries the
+# ``^\S*...`` patterns at every line.
+_FUNCTION_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in FUNCTION_PHASES])
+_TEXT_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in TEXT_PHASES])
+
+
 @memo_by_text
 def _function_phase(blob: str) -> str | None:
     """The first of FUNCTION_PHASES whose regex finds the frames' names (the
     ranks of a crash loop fail in the same frames every lifetime)."""
-    for phase, rx in FUNCTION_PHASES:
-        if rx.search(blob):
-            return phase
-    return None
+    i = _FUNCTION_SET.first(blob)
+    return FUNCTION_PHASES[i][0] if i is not None else None
 
 
 def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
@@ -104,9 +110,9 @@ def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
 def phase_of_text(text: str) -> str | None:
     """Phase from the message's own words, else from the function that prints
     it (the message catalogue, where it knows the message)."""
-    for phase, rx in TEXT_PHASES:
-        if rx.search(text[:2000]):
-            return phase
+    i = _TEXT_SET.first(text[:2000])
+    if i is not None:
+        return TEXT_PHASES[i][0]
     return _catalogue_message_phase(text)
 
 

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import regex
 import yaml
@@ -124,6 +124,10 @@ def event_views(ev: Event) -> list[View]:
 _SCALAR_FIELDS = ("text", "exc_type", "exc_message", "level", "logger", "event_kind")
 
 
+LINE_MEMO = 2048  # plain-line answers kept (and as many traceback field values)
+LINE_MEMO_LEN = 400  # longer lines are matched every time
+
+
 class SignatureSet:
     """Every signature, and per field one engine holding all its patterns.
     A view is matched by scanning each of its fields once; a condition holds
@@ -136,6 +140,10 @@ class SignatureSet:
         self.engine = engine or M.engine_name()
         self.warnings: list[MatchWarning] = []  # nothing is skipped any more (no timeouts); kept for callers
         self._index = {id(s): i for i, s in enumerate(signatures)}
+        # plain line text -> indexes of the signatures it matches: a crash loop
+        # prints the same start-up lines every lifetime (bounded, cleared when full)
+        self._line_memo: dict[str, tuple[int, ...]] = {}
+        self._value_memo: dict[tuple[str, str], tuple[int, ...]] = {}  # (field, value) -> pattern ids found
         by_field: dict[str, dict[str, int]] = {}  # field -> pattern text -> pattern id
         conds: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []  # (signature index, need, unless)
 
@@ -174,10 +182,23 @@ class SignatureSet:
                 continue
             if isinstance(value, tuple):
                 for v in value:
-                    found.update(fm.scan(M.prepare(v)))
+                    found.update(self._scan(fname, fm, v))
             else:
-                found.update(fm.scan(M.prepare(value)))
+                found.update(self._scan(fname, fm, value))
         return found
+
+    def _scan(self, fname: str, fm: Any, value: str) -> Sequence[int]:
+        """``fm.scan`` of one value, remembered per field (the ranks and
+        lifetimes of a crash loop print the same frames and exceptions)."""
+        key = (fname, value)
+        got = self._value_memo.get(key)
+        if got is None:
+            got = tuple(fm.scan(M.prepare(value)))
+            if len(value) <= LINE_MEMO_LEN:
+                if len(self._value_memo) >= LINE_MEMO:
+                    self._value_memo.clear()
+                self._value_memo[key] = got
+        return got
 
     def _sigs_of(self, found: Iterable[int]) -> set[int]:
         """Indexes of the signatures that ``found`` (pattern ids of one view) satisfies."""
@@ -210,11 +231,16 @@ class SignatureSet:
             # a plain line: only its text can match (exc_* fields exist on tracebacks only)
             if self._text is None:
                 return []
-            found = self._text.scan(M.prepare(ev.text))
-            if not found:
-                return []
-            sigs = self._sigs_of(found)
-            return [(self.signatures[si], 0) for si in sorted(sigs)]
+            text = ev.text
+            got = self._line_memo.get(text)
+            if got is None:
+                found = self._text.scan(M.prepare(text))
+                got = tuple(sorted(self._sigs_of(found))) if found else ()
+                if len(text) <= LINE_MEMO_LEN:
+                    if len(self._line_memo) >= LINE_MEMO:
+                        self._line_memo.clear()
+                    self._line_memo[text] = got
+            return [(self.signatures[si], 0) for si in got]
         return self.match_views(event_views(ev))
 
 

@@ -44,3 +44,69 @@ def test_the_needle_test_skips_and_never_skips_non_ascii():
 def test_subjects_memo_returns_the_computed_subjects():
     text = LINES[0]
     assert ew.subjects(text) == ew._subjects(text) and ew.subjects(text) is ew.subjects(text)
+
+
+def _ascii_sets():
+    from forensics.diagnosis.guarded import AsciiSet
+
+    mods = [ew, importlib.import_module("forensics.diagnosis.phase_infer"),
+            importlib.import_module("forensics.diagnosis.early_warnings.scoring"),
+            importlib.import_module("forensics.diagnosis.early_warnings.resources")]
+    sets = [v for m in mods for v in vars(m).values() if isinstance(v, AsciiSet)]
+    return sets
+
+
+def _corpus_texts() -> list[str]:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "corpora"
+    lines: list[str] = []
+    for p in sorted(root.rglob("*.log"))[::7]:
+        lines += p.read_text(encoding="utf-8", errors="replace").splitlines()
+    # multi-line texts (frame names, joined evidence), the whitespace RE2 and re disagree on, non-ASCII
+    blobs = ["\n".join(lines[i:i + 25]) for i in range(0, len(lines), 40)]
+    odd = ["capture_model /x.py\nfoo \x0b/y", "\x1ccapture x\n", "warm_up bar\n", "ſtep x\n", "x\nstep /a.py",
+           "sample\tfoo.py", "CapTure_x y", "step\x0b/a.py", "\u212aV cache memory", "nvcc\x1f", *LINES]
+    return lines + blobs + odd
+
+
+def test_ascii_sets_find_what_each_regex_finds():
+    sets = _ascii_sets()
+    assert len(sets) >= 6
+    texts = _corpus_texts()
+    assert len(texts) > 1000
+    for st in sets:
+        st.which("")
+        for text in texts:
+            assert st.which(text) == [i for i, rx in enumerate(st._rxs) if rx.search(text)], text[:200]
+
+
+def test_the_gate_only_rules_out_patterns_that_cannot_match():
+    gate = ew._GATE
+    guarded = [v for v in vars(ew).values() if isinstance(v, Guarded)]
+    plain = {id(g): re.compile(*g._args) for g in guarded}
+    gate.open("warm up the gate")
+    assert sum(g._gate is gate for g in guarded) >= 15 or gate._match is False
+    for text in _corpus_texts():
+        gate.open(text)
+        for g in guarded:
+            assert [m.span() for m in g.finditer(text)] == [m.span() for m in plain[id(g)].finditer(text)], \
+                (g._args[0][:60], text[:200])
+
+
+def test_strip_lookarounds_keeps_classes_and_escapes():
+    from forensics.diagnosis.guarded import strip_lookarounds
+
+    assert strip_lookarounds(r"(?<![\w./-])(a(?=b))\((?!x[)(])c[](?=]") == r"(a)\(c[](?=]"
+    assert strip_lookarounds(r"[^]a](?<=q)") == r"[^]a]"
+
+
+def test_ascii_regex_finds_the_groups_re_finds():
+    from forensics.diagnosis.early_warnings import candidates
+
+    rx = candidates._FACT_RE2
+    texts = _corpus_texts() + ["server_args=ServerArgs(tp_size=4, mem_fraction_static=0.88, dp_size=2)",
+                               "Free memory on device (12.5/79.1 GiB) nGpus 8 \u212a", "total memory: 80 GiB\x0b"]
+    assert sum(bool(rx.groups_all(t)) for t in texts) >= 3
+    for text in texts:
+        assert rx.groups_all(text) == tuple(m.groups() for m in candidates.FACT_RE.finditer(text)), text[:200]

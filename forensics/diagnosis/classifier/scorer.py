@@ -22,7 +22,7 @@ import sys
 import zlib
 from array import array
 from collections import Counter
-from operator import mul
+from operator import itemgetter, mul
 from pathlib import Path
 from typing import Any, Callable
 
@@ -69,13 +69,10 @@ class _Vectorizer:
                 w = " " + w + " "
                 wl = len(w)
                 for n in range(self.min_n, self.max_n + 1):
-                    offset = 0
-                    out.append(w[offset:offset + n])
-                    while offset + n < wl:
-                        offset += 1
-                        out.append(w[offset:offset + n])
-                    if offset == 0:
+                    if n >= wl:  # the whole padded word, once, and no longer n-grams (sklearn's loop)
+                        out.append(w)
                         break
+                    out.extend([w[i:i + n] for i in range(wl - n + 1)])
             return out
         assert self.pattern is not None
         tokens = self.pattern.findall(doc)
@@ -89,14 +86,15 @@ class _Vectorizer:
         return out
 
     def transform(self, doc: str) -> dict[int, float]:
-        counts = Counter(t for t in self._terms(doc) if t in self.vocab)
+        counts = Counter(filter(self.vocab.__contains__, self._terms(doc)))
         vec: dict[int, float] = {}
         for term, c in counts.items():
             j = self.vocab[term]
             tf = 1.0 + math.log(c) if self.sublinear else float(c)
             vec[j] = tf * self.idf[j]
         if self.norm == "l2" and vec:
-            s = math.sqrt(sum(v * v for v in vec.values()))
+            vals = list(vec.values())
+            s = math.sqrt(sum(map(mul, vals, vals)))  # (the same squares, summed in the same order)
             if s > 0:
                 vec = {j: v / s for j, v in vec.items()}
         return {self.offset + j: v for j, v in vec.items()}
@@ -137,15 +135,18 @@ class CompactScorer:
     def _dot(self, x: dict[int, float]) -> list[float]:
         """intercept + x . coef for each class, summed in x's order (as
         ``sum(v * coef[j] ...)`` would), with the loops in C: map over each
-        class's row of coefficients (a memoryview slice, not a copy)."""
+        class's row of coefficients (a memoryview slice, not a copy), its
+        coefficients gathered by one itemgetter call."""
         nf = self.n_features
         rows = memoryview(self.coef)
         cols = list(x)
         vals = list(x.values())
+        gather: Callable[[Any], Any] = itemgetter(*cols) if len(cols) > 1 else (
+            lambda row: [row[j] for j in cols])  # (itemgetter of one column gives no tuple)
         out = []
         for k in range(len(self.classes)):
             row = rows[k * nf:(k + 1) * nf]
-            out.append(self.intercept[k] + sum(map(mul, vals, map(row.__getitem__, cols))))
+            out.append(self.intercept[k] + sum(map(mul, vals, gather(row))))
         return out
 
     def predict_proba(self, feats: dict[str, str]) -> list[float]:

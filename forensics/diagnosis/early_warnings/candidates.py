@@ -9,6 +9,7 @@ from typing import Any, Iterator
 
 from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
 from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.diagnosis.guarded import AsciiRegex
 from forensics.events import types as kinds
 from forensics.events.textmemo import memo_by_text
 from forensics.events.types import Event
@@ -125,6 +126,7 @@ class Notes:
                 yield c
 
 
+TEMPLATES_KEPT = 4096
 _TEMPLATES: dict[str, str] = {}  # the same lines recur in every lifetime of a crash loop
 
 
@@ -135,7 +137,7 @@ def template(text: str) -> str:
     if got is None:
         from forensics.diagnosis.features import mask
 
-        if len(_TEMPLATES) >= 4096:
+        if len(_TEMPLATES) >= TEMPLATES_KEPT:
             _TEMPLATES.clear()
         got = _TEMPLATES[head] = mask(head).lower()
     return got
@@ -159,42 +161,31 @@ _MASK_TOKENS = frozenset({"n", "path", "hex", "ver", "size", "smarch", "q", "(",
 def collect(inc: Any, ev: Event) -> None:
     """The streaming hook: keep ``ev`` on the incident when it may be an early
     warning, and remember the facts arithmetic needs. Cheap on the hot path:
-    most lines fail the first checks."""
+    most lines fail the first checks, and a line seen before (a crash loop
+    prints the same start-up every lifetime) is judged from memory."""
     kind = ev.kind
-    marker = kind == kinds.PHASE_MARKER
-    if kind not in (kinds.LOG, kinds.MESSAGE, kinds.PACKAGE_WALK_WARNING) and not marker:
+    if kind not in (kinds.LOG, kinds.MESSAGE, kinds.PACKAGE_WALK_WARNING) and kind != kinds.PHASE_MARKER:
         return
     text = ev.text
     notes = inc.ew_notes
     if notes is None:
         notes = inc.ew_notes = Notes()
-    if any(map(text.__contains__, _FACT_HINT)):  # map over a bound method: no generator frame per line
-        _read_facts(notes.facts, text)
-    lvl = ev.level
-    head = text[:400]  # what a line is about is said early; long lines (request dumps) cost no more
-    if marker:
-        # start-up progress lines (server args, weights loaded): only their numbers matter
-        low = head.lower()
-        if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
-            return
-        level: str | None = lvl
-    elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
-        level = "WARNING" if lvl.upper() in ("WARNING", "WARN") else "ERROR"
-    elif kind == kinds.PACKAGE_WALK_WARNING:
-        level = "WARNING"
-    else:
-        low = head.lower()
-        if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
-                and not _TEXT_LEVEL.search(text[:160]):
-            return
-        level = text_level(ev)
-    if is_noise(head) or _is_config_dump(text):
+    memo_key = (text, kind, ev.level)
+    verdict = _VERDICTS.get(memo_key)
+    if verdict is None:
+        verdict = _verdict(ev)
+        if len(text) <= VERDICT_LEN:
+            if len(_VERDICTS) >= VERDICTS:
+                _VERDICTS.clear()
+            _VERDICTS[memo_key] = verdict
+    facts, level, key, per_gpu = verdict
+    if facts:
+        _apply_facts(notes.facts, facts)
+    if key is None:
         return
-    key = _FAST_KEY.sub("N", text[:160])
     cands = notes.templates.get(key)
     if cands is not None:
-        if len(cands) < PER_TEMPLATE and ("GPU #" in text or "gpu_id=" in text or "cuda:" in text) \
-                and not any(c.event.text == text for c in cands):
+        if len(cands) < PER_TEMPLATE and per_gpu and not any(c.event.text == text for c in cands):
             cands.append(Candidate(ev, level))  # the same line about another GPU index: arithmetic may need it
         else:
             cands[0].count += 1
@@ -208,13 +199,56 @@ def collect(inc: Any, ev: Event) -> None:
             del notes.recent[: len(notes.recent) - RECENT]
 
 
+VERDICTS = 2048  # lines judged by collect, remembered (cleared when full)
+VERDICT_LEN = 400  # longer lines are judged every time
+_VERDICTS: dict[tuple[str, str, str | None], tuple[tuple, str | None, str | None, bool]] = {}
+
+
+def _verdict(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
+    """What collect keeps of a line, a function of its kind, level and text:
+    (its fact groups, its level as a candidate, its streaming dedupe key --
+    None when it is no candidate --, whether it names a GPU index)."""
+    text = ev.text
+    facts = _fact_groups(text) if any(map(text.__contains__, _FACT_HINT)) else ()  # map: no generator frame
+    lvl = ev.level
+    kind = ev.kind
+    head = text[:400]  # what a line is about is said early; long lines (request dumps) cost no more
+    if kind == kinds.PHASE_MARKER:
+        # start-up progress lines (server args, weights loaded): only their numbers matter
+        low = head.lower()
+        if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
+            return facts, None, None, False
+        level: str | None = lvl
+    elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
+        level = "WARNING" if lvl.upper() in ("WARNING", "WARN") else "ERROR"
+    elif kind == kinds.PACKAGE_WALK_WARNING:
+        level = "WARNING"
+    else:
+        low = head.lower()
+        if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
+                and not _TEXT_LEVEL.search(text[:160]):
+            return facts, None, None, False
+        level = text_level(ev)
+    if is_noise(head) or _is_config_dump(text):
+        return facts, None, None, False
+    per_gpu = "GPU #" in text or "gpu_id=" in text or "cuda:" in text
+    return facts, level, _FAST_KEY.sub("N", text[:160]), per_gpu
+
+
+_FACT_RE2 = AsciiRegex(FACT_RE.pattern)  # server_args lines run to kilobytes, one per lifetime
+
+
 @memo_by_text
 def _fact_groups(text: str) -> tuple[tuple[str | None, ...], ...]:
-    return tuple(m.groups() for m in FACT_RE.finditer(text))
+    return _FACT_RE2.groups_all(text)
 
 
 def _read_facts(facts: dict[str, Any], text: str) -> None:
-    for g in _fact_groups(text):
+    _apply_facts(facts, _fact_groups(text))
+
+
+def _apply_facts(facts: dict[str, Any], groups: tuple[tuple[str | None, ...], ...]) -> None:
+    for g in groups:
         if g[0]:
             facts["mem_fraction"] = float(g[0])
         elif g[1]:

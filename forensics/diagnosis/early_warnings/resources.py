@@ -7,10 +7,13 @@ from typing import Any
 from forensics.diagnosis.early_warnings.candidates import _read_facts
 from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
 from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import joined, load_table
 
 _RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.yaml").items()}
 _WEIGHTS, _LEFT, _BLOCKS, _START_GPU = (_RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu"))
+# Which of the four can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
+_ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU)])
 
 
 _FAILURE_FACTS: list[Any] = [None, {}]  # (failure text, its facts): every candidate of a failure asks
@@ -29,7 +32,8 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     ffacts = _failure_facts(failure_text)
     total = facts.get("total_gib") or ffacts.get("total_gib")
     frac = facts.get("mem_fraction")
-    m = _WEIGHTS.search(text)
+    live = _ARITH_SET.which(text)
+    m = _WEIGHTS.search(text) if 0 in live else None
     if m:
         w = float(m.group(1)) * _UNIT_GIB[m.group(2)]
         if total and frac and w > frac * total:
@@ -37,7 +41,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
                     f"{frac * total:.2f} GiB")
         if total and w > 0.9 * total:
             return f"weights take {w:.2f} GiB of {total:.2f} GiB on the GPU"
-    m = _LEFT.search(text)
+    m = _LEFT.search(text) if 1 in live else None
     if m:
         left = float(m.group(1)) * _UNIT_GIB[m.group(2)]
         if left <= 0:
@@ -45,7 +49,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         if "kv cache" in m.group(0).lower() and (left < 0.5 or (total and left < 0.02 * total)):
             # vLLM's KV-cache budget near zero; SGLang's "avail mem" after capture is small in healthy runs too
             return f"only {left:.2f} GiB left for the KV cache" + (f" of {total:.2f} GiB" if total else "")
-    m = _BLOCKS.search(text)
+    m = _BLOCKS.search(text) if 2 in live else None
     if m:
         vals = [g for g in m.groups() if g]
         v = float(vals[0].replace(",", "")) if vals else 1.0
@@ -53,7 +57,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
             return f"the KV-cache budget is {vals[0]} (none left for a request)"
     visible = facts.get("visible")
     tp = facts.get("tp")
-    for m in _START_GPU.finditer(text):
+    for m in (_START_GPU.finditer(text) if 3 in live else ()):
         idx = int(m.group(1))
         if visible is not None and idx >= visible:
             return f"GPU index {idx} is at or beyond the {visible} GPUs visible"

@@ -2,7 +2,7 @@
 how unusual it is, resource arithmetic."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from forensics.diagnosis.early_warnings.baseline import Baseline
@@ -10,6 +10,7 @@ from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Cand
 from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, OVERRIDE_RE
+from forensics.diagnosis.guarded import AsciiSet
 
 KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
                "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5,
@@ -36,6 +37,17 @@ class Failure:
     text: str
     subjects: frozenset[str]
     rivals: tuple[str, ...] = ()  # candidate labels, when the label is unknown
+    # (values of its subjects, its quantities, its subject kinds): what every candidate is compared with
+    _index: tuple[frozenset[str], list[float], frozenset[str]] | None = field(default=None, repr=False,
+                                                                            compare=False)
+
+    def index(self) -> tuple[frozenset[str], list[float], frozenset[str]]:
+        got = self._index
+        if got is None:
+            got = self._index = (frozenset(subject_value(s) for s in self.subjects),
+                                 [_qty_value(s) for s in self.subjects if s.startswith("qty:")],
+                                 frozenset(s.split(":", 1)[0] for s in self.subjects))
+        return got
 
 
 def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
@@ -64,6 +76,19 @@ def failure_context(inc: Any, label: str | None, fail_line: int, fail_ts: Any,
 
 
 
+# every label's topic regex in one pass (RE2 on ASCII text; see guarded.AsciiSet):
+# a candidate is asked about its failure's label and its rivals'
+_TOPIC_LABELS = tuple(LABEL_TOPICS)
+_TOPIC_SET = AsciiSet([LABEL_TOPICS[label][1]._args for label in _TOPIC_LABELS])
+_TOPICS_OF: list[Any] = [None, frozenset()]  # (the last text, the labels whose topic regex it matches)
+
+
+def _topic_words(text: str) -> frozenset[str]:
+    if _TOPICS_OF[0] is not text:
+        _TOPICS_OF[:] = [text, frozenset(_TOPIC_LABELS[i] for i in _TOPIC_SET.which(text))]
+    return _TOPICS_OF[1]  # type: ignore[no-any-return]
+
+
 def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str, ...] = ()) -> float:
     """How much a line is about the failure's label (or, when the label is
     unknown, about its candidate labels, at a discount)."""
@@ -74,19 +99,17 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
     if rivals:  # an uncertain label: its rivals' topics count half
         return max(_topic(label, subs, text), 0.5 * max(_topic(r, subs, text) for r in rivals if r != label)
                    if any(r != label for r in rivals) else 0.0)
-    kinds, rx = LABEL_TOPICS[label]
+    kinds, _rx = LABEL_TOPICS[label]
     score = 0.0
     if any(s.split(":", 1)[0] in kinds for s in subs):
         score += 0.6
-    if rx.search(text):
+    if label in _topic_words(text):
         score += 0.4
     return score
 
 
 def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float, list[str]]:
-    fvals = {}
-    for s in fail.subjects:
-        fvals.setdefault(subject_value(s), s)
+    fvals, fq, fkinds = fail.index()
     scored = []
     for s in subs:
         v = subject_value(s)
@@ -94,7 +117,6 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
             kind = s.split(":", 1)[0]
             w = KIND_WEIGHT.get(kind, 0.5) * base.rarity(s)
             scored.append((w, s))
-    fq = [_qty_value(s) for s in fail.subjects if s.startswith("qty:")]
     for s in subs:
         if s.startswith("qty:") and subject_value(s) not in fvals:
             q = _qty_value(s)
@@ -107,7 +129,6 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
     if not scored:
         # Different values of the same measure: another architecture, GPU
         # index or amount than the failure names is still about the same thing.
-        fkinds = {s.split(":", 1)[0] for s in fail.subjects}
         for kind in RELATED_KINDS:
             if kind in fkinds and any(s.startswith(kind + ":") for s in subs):
                 total += 0.35
@@ -144,7 +165,10 @@ OVERRIDE_BONUS = 0.6
 SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
 
 
+TRAITS_KEPT = 2048
 _TRAITS: dict[str, tuple[bool, bool, bool, bool]] = {}
+# ARITH_RE, _START_GPU and CUE_RE in one pass (CUE_RE is a long case-folded alternation)
+_TRAIT_SET = AsciiSet([(ARITH_RE.pattern, 0), (_START_GPU._args[0], 0), (CUE_RE.pattern, 0)])
 
 
 def _traits(text: str) -> tuple[bool, bool, bool, bool]:
@@ -152,11 +176,11 @@ def _traits(text: str) -> tuple[bool, bool, bool, bool]:
     candidate line: the same for every failure it is scored against."""
     got = _TRAITS.get(text)
     if got is None:
-        arith = ARITH_RE.search(text) is not None
-        got = (arith, _START_GPU.search(text) is not None, CUE_RE.search(text) is not None,
-               arith and bool(quantities_gib(text)))
+        found = _TRAIT_SET.which(text)
+        arith = 0 in found
+        got = (arith, 1 in found, 2 in found, arith and bool(quantities_gib(text)))
         if len(text) <= 2000:  # (a long request dump is not worth keeping)
-            if len(_TRAITS) >= 2048:
+            if len(_TRAITS) >= TRAITS_KEPT:
                 _TRAITS.clear()
             _TRAITS[text] = got
     return got
