@@ -68,7 +68,7 @@ def with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> dic
     labels = set(probs) | set(prior)
     mixed = {lab: C.frame_text_weight * probs.get(lab, 0.0) + C.frame_prior_weight * prior.get(lab, 0.0)
              for lab in labels}
-    order = sorted(mixed, key=lambda k: -mixed[k])[:3]
+    order = sorted(mixed, key=lambda k: (-mixed[k], k))[:3]  # ties by name: never by a set's hash order
     cands = [{"label": lab, "confidence": round(mixed[lab], 3)} for lab in order]
     return {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands,
             "frame_prior": True}
