@@ -89,10 +89,14 @@ for _rule, _event in _BARE_UNIT_EVENTS.items():
     setattr(MessageTransformer, _rule, _bare_event(_event))
 
 
+# ``cache=True``: Lark keeps the built LALR tables in a file of the temporary
+# directory named by the grammar's and options' hash (rebuilt when either
+# changes, or when the file cannot be read or written): building them costs
+# every process ~30 ms, loading them ~4 ms.
 @lru_cache(maxsize=1)
 def message_parser() -> Lark:
     return Lark(_grammar("message.lark"), parser="lalr", lexer="contextual",
-                transformer=MessageTransformer(), maybe_placeholders=False)
+                transformer=MessageTransformer(), maybe_placeholders=False, cache=True)
 
 
 _MESSAGE_MEMO: dict[str, tuple[str, dict] | None] = {}
@@ -226,7 +230,7 @@ def _frame(text: str, source: str | None) -> Frame:
 @lru_cache(maxsize=1)
 def traceback_parser() -> Lark:
     return Lark(_grammar("traceback.lark"), parser="lalr", lexer=_LineLexer,
-                transformer=TracebackTransformer())
+                transformer=TracebackTransformer(), cache=True)
 
 
 def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None:

@@ -26,10 +26,9 @@ import dataclasses
 import heapq
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
@@ -40,6 +39,9 @@ from forensics.events.parser import (SAMPLE_LINES, THIN_FORMATS, BulkGate, Event
 from forensics.events.file_ranges import (RangeSource, count_newlines, file_id, number_chunks, offset_of_line,
                                          plan_cuts, warm_start)
 from forensics.ingest.sources import Source
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Work unit: small enough to stream (a crash-loop chunk is all events: the parent
 # holds ~3), big enough to amortise; text lines pickle cheaply, so bigger.
@@ -263,6 +265,8 @@ class SplitRun:
     def batches(self) -> Iterator[list[Any]]:
         """Lists of payloads (one write per chunk); encoded lines arrive
         newline-joined, several to a string."""
+        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only when a file is split
+
         with ProcessPoolExecutor(max_workers=self.jobs) as pool:
             # Line numbers first (every chunk must know its first line), counted in parallel.
             path = self.template.path
