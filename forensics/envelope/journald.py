@@ -31,6 +31,24 @@ SHORT_PATTERNS: dict[str, re.Pattern[str]] = {
 SHORT_ALIASES = {"short-precise": "short", "short-iso-precise": "short-iso", "with-unit": "short-full",
                  "short-delta": "short-monotonic"}
 
+# The same patterns over printable ASCII only: every character class is cut
+# down to printable ASCII (``\\s`` to " ", ``\\d`` to 0-9, ``.*`` to ``[ -~]*``)
+# and the match must reach the end of the line. On a line of printable ASCII
+# each matches exactly where its pattern above does (the classes agree
+# there); any other line fails it and takes the pattern above. A line it
+# matches needs no ``isprintable`` scan (~1 us on a serving line).
+_A_HOST = r"[!-9;-Z\\^-~]"  # printable ASCII but " [ ] :"
+_A_IDENT = r"[!-Z\\^-~]"  # printable ASCII but " [ ]"
+_A_ID = rf"(?:(?P<host>{_A_HOST}+) )?(?P<ident>{_A_HOST}{_A_IDENT}*?)(?:\[(?P<pid>[0-9]+)\])?:(?: (?P<msg>[ -~]*)|)\Z"
+_A_ISO = (r"(?P<iso>[0-9]{4}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9](?:\.[0-9]{1,9})?"
+          r"(?:Z|[+-][0-9][0-9]:?[0-9][0-9]))")
+_A_SHORT = (r"(?P<ts>(?P<mon>[!-')-,./:;=?-Z\\^-z~][!-~]{0,5}) {1,2}(?P<day>[0-9]{1,2}) "
+            r"(?P<hms>[0-9][0-9]:[0-9][0-9]:[0-9][0-9])(?P<frac>\.[0-9]{6})?)")
+ASCII_PATTERNS: dict[str, re.Pattern[str]] = {
+    "short": re.compile(rf"^{_A_SHORT} {_A_ID}"),
+    "short-iso": re.compile(rf"^(?P<ts>{_A_ISO}) {_A_ID}"),
+}
+
 VERBOSE_HEAD = re.compile(r"^[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6} \S+ \[s=[0-9a-f]+;i=")
 _EXPORT_FIELD = re.compile(r"^(?P<name>_{0,2}[A-Z0-9][A-Z0-9_]*)(?:=(?P<value>.*))?$")
 
@@ -88,25 +106,28 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     prev: Record | None = None
     col = 0
     match = SHORT_PATTERNS[fmt].match
+    fast = ASCII_PATTERNS[fmt].match if fmt in ASCII_PATTERNS else match
     parse_ts = _TS_PARSERS[fmt]
     last_ts_text: str | None = None
     last_ts: datetime | None = None
     pid_cache: dict[str, int] = {}
     for n, text in lines:
-        m = match(text)
+        m = fast(text)
+        printable = m is not None and fast is not match  # the ASCII pattern matched: printable ASCII
         if m is None:
-            rec = _unmatched(n, text, prev, col)
-            if not rec.cont:
-                prev = None
-            yield rec
-            continue
+            m = match(text)
+            if m is None:
+                rec = _unmatched(n, text, prev, col)
+                if not rec.cont:
+                    prev = None
+                yield rec
+                continue
         ts_text, host, ident, pid, msg = m.group("ts", "host", "ident", "pid", "msg")
         if ts_text == last_ts_text:
             ts = last_ts
         else:
             ts = parse_ts(m, clock)
             last_ts_text, last_ts = ts_text, ts
-        col = len(text) - len(msg) if msg is not None else len(text) + 1
         if pid is not None:
             pid_i = pid_cache.get(pid)
             if pid_i is None:
@@ -114,9 +135,12 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         else:
             pid_i = None
         if msg is None:
+            col = len(text) + 1
             msg = ""
-        elif not msg.isprintable() or "[0" in msg or "#0" in msg or "001b[" in msg:
-            msg = clean_message(msg)
+        else:
+            col = len(text) - len(msg)
+            if "[0" in msg or "#0" in msg or "001b[" in msg or not (printable or msg.isprintable()):
+                msg = clean_message(msg)
         prev = Record(n, msg, ts, host, ident, pid_i)
         if "#012" in msg:
             yield from split_escaped(prev)

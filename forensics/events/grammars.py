@@ -149,7 +149,7 @@ class TracebackTransformer(Transformer):
         for tok in items[1:]:
             if tok.type == "SOURCE":
                 source = tok.value.strip()
-        return "frame", _frame(file_tok.value, source)
+        return "frame", _memo_frame(str(file_tok.value), source)
 
     def orphan_source(self, items: list[Token]) -> tuple[str, Any]:
         return "orphan_source", items[0].value.strip()
@@ -208,6 +208,23 @@ class TracebackTransformer(Transformer):
                 frames = []
                 relation = None
         return {"chain": chain, "dangling_frames": frames, "has_header": has_header, "orphan_source": orphan}
+
+
+_FRAME_MEMO: dict[tuple[str, str | None], Frame] = {}
+
+
+def _memo_frame(text: str, source: str | None) -> Frame:
+    """``_frame``, remembered (bounded): every rank and lifetime prints the
+    same frames, and a Frame is immutable."""
+    key = (text, source)
+    got = _FRAME_MEMO.get(key)
+    if got is None:
+        got = _frame(text, source)
+        if len(text) <= 2000:
+            if len(_FRAME_MEMO) >= 4096:
+                _FRAME_MEMO.clear()
+            _FRAME_MEMO[key] = got
+    return got
 
 
 def _frame(text: str, source: str | None) -> Frame:

@@ -15,7 +15,7 @@ from forensics.envelope.sniff import detect_format
 from forensics.envelope.wrappers import detect_wrappers, unwrap
 from forensics.events import types as kinds
 from forensics.events.grammars import parse_message
-from forensics.events.types import Event
+from forensics.events.types import Event, hot_data
 from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import split_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
@@ -184,8 +184,7 @@ class EventParser:
         am = _ACCESS.search(msg) if "HTTP/" in msg else None
         if am is not None:
             return Event(kinds.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
-                         source=src, data={"method": am.group("method"), "path": am.group("path"),
-                                           "status": bounded_int(am.group("status"), 999, 3)})
+                         None, src, _access_data(am))
         name = match_marker(msg)
         if name is not None:
             return Event(kinds.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
@@ -228,6 +227,22 @@ class EventParser:
                 if ev.data.get("frames_dropped"):
                     st.caps_hit["traceback_frames"] = st.caps_hit.get("traceback_frames", 0) + ev.data["frames_dropped"]
         return events
+
+
+_ACCESS_MEMO: dict[str, dict] = {}  # the request text -> its fields (few distinct: same routes, same codes)
+
+
+def _access_data(am: re.Match[str]) -> dict:
+    """An access line's fields, shared by the lines of the same request and
+    status (never mutated; to_json encodes them once: ``hot_data``)."""
+    key = am.group(0)
+    got = _ACCESS_MEMO.get(key)
+    if got is None:
+        if len(_ACCESS_MEMO) >= 1024:
+            _ACCESS_MEMO.clear()
+        got = _ACCESS_MEMO[key] = hot_data({"method": am.group("method"), "path": am.group("path"),
+                                            "status": bounded_int(am.group("status"), 999, 3)})
+    return got
 
 
 _EXC_TAILS = ("Error", "Exception", "Exit", "Interrupt", "Fault", "Failure", "Iteration", "ExceptionGroup")

@@ -88,18 +88,10 @@ def split_prefix(text: str, year: int) -> Prefix:
         # Fast path: an SGLang "[date TPn] " prefix seen before, nothing nested after it.
         j = text.find("] ", 10, 90)
         if j > 0:
-            head = text[: j + 2]
-            hit = _SGL_CACHE.get(head)
+            hit = _SGL_CACHE.get(text[: j + 2])
             if hit is not None:
-                rest = text[j + 2:]
-                c = rest[:1]
-                if c != "[" and c != "(" and not rest.startswith(_UVICORN_HEADS):
-                    p = Prefix(rest)
-                    p.app_ts, rank = hit
-                    if rank:
-                        p.rank = rank
-                    p.dialect = "sglang"
-                    p.header = head
+                p = _sglang_seen(text, j + 2, hit)
+                if p is not None:
                     return p
     p = Prefix(text)
     headers: list[str] = []
@@ -119,6 +111,34 @@ def split_prefix(text: str, year: int) -> Prefix:
             break
     if headers:
         p.header = "".join(headers)
+    return p
+
+
+def _sglang_seen(text: str, k: int, hit: tuple[datetime | None, str | None]) -> Prefix | None:
+    """``split_prefix`` of a line whose first ``k`` characters are an SGLang
+    head already parsed (``hit``): what the peeling loop makes of it (the head,
+    then uvicorn's level if one follows), or None when another prefix is
+    nested after them (the loop peels those)."""
+    rest = text[k:]
+    c = rest[:1]
+    if c == "[" or c == "(":
+        return None
+    p = Prefix(rest)
+    if c in "IWECDT" and rest.startswith(_UVICORN_HEADS):
+        um = _UVICORN.match(rest)
+        if um is not None:
+            n = um.end()
+            c = rest[n:n + 1]
+            if c == "[" or c == "(":
+                return None
+            p.text = rest[n:]
+            p.level = um.group("lvl")
+            k += n
+    p.app_ts, rank = hit
+    if rank:
+        p.rank = rank
+    p.dialect = "sglang"
+    p.header = text[:k]
     return p
 
 
