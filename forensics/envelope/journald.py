@@ -102,6 +102,16 @@ def _merge_continuations(recs: Iterator[Record]) -> Iterator[Record]:
         yield held
 
 
+_PRINTABLE_TAIL = re.compile(r"[ -~]*\Z").match  # from a position to the end: printable ASCII only
+SEEN_LIMIT = 1024  # short-iso heads remembered (cleared when full)
+
+
+def _head_end(text: str) -> int:
+    """Where a short-iso line's message starts when its columns are "ts host
+    ident[pid]: " (after the third space), else a position no head ends at."""
+    return text.find(" ", text.find(" ", text.find(" ") + 1) + 1) + 1
+
+
 def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> Iterator[Record]:
     prev: Record | None = None
     col = 0
@@ -111,7 +121,27 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     last_ts_text: str | None = None
     last_ts: datetime | None = None
     pid_cache: dict[str, int] = {}
+    # short-iso: "ts host ident[pid]: " heads the ASCII pattern matched, with
+    # what they mean. The pattern's match of a head never depends on what
+    # follows it (each column is a run without spaces; the message is the
+    # rest), and its timestamp needs no clock: a head seen before, followed
+    # by printable ASCII, is that head again (other lines take the pattern).
+    seen: dict[str, tuple] | None = {} if fmt == "short-iso" else None
     for n, text in lines:
+        if seen is not None:
+            k = _head_end(text)
+            hit = seen.get(text[:k])
+            if hit is not None and _PRINTABLE_TAIL(text, k) is not None:
+                msg = text[k:]
+                col = k
+                if "[0" in msg or "#0" in msg or "001b[" in msg:
+                    msg = clean_message(msg)
+                prev = Record(n, msg, *hit)
+                if "#012" in msg:
+                    yield from split_escaped(prev)
+                    continue
+                yield prev
+                continue
         m = fast(text)
         printable = m is not None and fast is not match  # the ASCII pattern matched: printable ASCII
         if m is None:
@@ -128,17 +158,14 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         else:
             ts = parse_ts(m, clock)
             last_ts_text, last_ts = ts_text, ts
-        if pid is not None:
-            pid_i = pid_cache.get(pid)
-            if pid_i is None:
-                pid_i = pid_cache[pid] = pid_value(pid)  # type: ignore[assignment]
-        else:
-            pid_i = None
+        pid_i = None if pid is None else pid_cache.get(pid) or pid_cache.setdefault(pid, pid_value(pid))  # type: ignore[arg-type]
         if msg is None:
             col = len(text) + 1
             msg = ""
         else:
             col = len(text) - len(msg)
+            if seen is not None and printable and col == _head_end(text):
+                _remember(seen, text[:col], (ts, host, ident, pid_i))
             if "[0" in msg or "#0" in msg or "001b[" in msg or not (printable or msg.isprintable()):
                 msg = clean_message(msg)
         prev = Record(n, msg, ts, host, ident, pid_i)
@@ -146,6 +173,12 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
             yield from split_escaped(prev)
             continue
         yield prev
+
+
+def _remember(seen: dict[str, tuple], head: str, fields: tuple) -> None:
+    if len(seen) >= SEEN_LIMIT:
+        seen.clear()
+    seen[head] = fields
 
 
 def _unmatched(n: int, text: str, prev: Record | None, col: int) -> Record:
