@@ -85,14 +85,18 @@ def _md(year: int, md: str, hms: str) -> datetime | None:
 def split_prefix(text: str, year: int) -> Prefix:
     """Peel application prefixes off ``text``."""
     if text[:1] == "[":
-        # Fast path: an SGLang "[date TPn] " prefix seen before, nothing nested after it.
+        # Fast path: an SGLang "[date TPn] " head (seen before, else parsed
+        # now), nothing nested after it: what the loop below makes of it.
         j = text.find("] ", 10, 90)
-        if j > 0:
-            hit = _SGL_CACHE.get(text[: j + 2])
-            if hit is not None:
-                p = _sglang_seen(text, j + 2, hit)
-                if p is not None:
-                    return p
+        head = text[: j + 2] if j > 0 else ""
+        hit = _SGL_CACHE.get(head)
+        if hit is None and (m := _SGL.match(text)) is not None:
+            head = m.group(0)
+            hit = _sglang_head(m)
+        if hit is not None:
+            p = _sglang_seen(text, head, hit)
+            if p is not None:
+                return p
     p = Prefix(text)
     headers: list[str] = []
     for _ in range(5):
@@ -114,11 +118,22 @@ def split_prefix(text: str, year: int) -> Prefix:
     return p
 
 
-def _sglang_seen(text: str, k: int, hit: tuple[datetime | None, str | None]) -> Prefix | None:
-    """``split_prefix`` of a line whose first ``k`` characters are an SGLang
-    head already parsed (``hit``): what the peeling loop makes of it (the head,
-    then uvicorn's level if one follows), or None when another prefix is
-    nested after them (the loop peels those)."""
+def _sglang_head(m: re.Match[str]) -> tuple[datetime | None, str | None]:
+    """(time, rank tags) of an SGLang head, remembered by its text."""
+    tags = m.group("tags").strip()
+    hit = (_dt(m.group("d"), m.group("ms")), tags or None)
+    if len(_SGL_CACHE) > 4096:
+        _SGL_CACHE.clear()
+    _SGL_CACHE[m.group(0)] = hit
+    return hit
+
+
+def _sglang_seen(text: str, head: str, hit: tuple[datetime | None, str | None]) -> Prefix | None:
+    """``split_prefix`` of a line that starts with the SGLang ``head`` (parsed:
+    ``hit``): what the peeling loop makes of it (the head, then uvicorn's
+    level if one follows), or None when another prefix is nested after them
+    (the loop peels those)."""
+    k = len(head)
     rest = text[k:]
     c = rest[:1]
     if c == "[" or c == "(":
@@ -138,7 +153,7 @@ def _sglang_seen(text: str, k: int, hit: tuple[datetime | None, str | None]) -> 
     if rank:
         p.rank = rank
     p.dialect = "sglang"
-    p.header = text[:k]
+    p.header = head if k == len(head) else text[:k]
     return p
 
 
@@ -168,13 +183,9 @@ def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         return _peel_sglang_rest(p, t, t[j + 2:], None)
     m = _SGL.match(t)
     if m:
-        p.app_ts = _dt(m.group("d"), m.group("ms"))
-        tags = m.group("tags").strip()
-        if tags:
-            p.rank = tags
-        if len(_SGL_CACHE) > 4096:
-            _SGL_CACHE.clear()
-        _SGL_CACHE[m.group(0)] = (p.app_ts, tags or None)
+        p.app_ts, rank = _sglang_head(m)
+        if rank:
+            p.rank = rank
         p.dialect = p.dialect or "sglang"
         return _peel_sglang_rest(p, t, t[m.end():], "sglang")
     m = _RANK.match(t)
