@@ -427,8 +427,15 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     parser.stats.format = plan.fmt
     if parser_out is not None:
         parser_out.append(parser)
-    for _, evs in run_parser(parser, itertools.chain(sample, numbered), plan, bulk_gate, merge=not line_mode):
-        yield from evs
+    lines = itertools.chain(sample, numbered)
+    if bulk_gate is None:
+        # run_parser's loop without its (line, events) pairs: one generator less a line.
+        feed = parser.feed
+        for rec in iter_records(lines, plan.fmt, clock, not line_mode):
+            yield from feed(rec)
+    else:
+        for _, evs in run_parser(parser, lines, plan, bulk_gate, merge=not line_mode):
+            yield from evs
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats
     if bulk_gate is not None:

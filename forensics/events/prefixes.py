@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from typing import Any
 
 from forensics.events.tables import joined, load_table
 from forensics.ingest.values import pid_value
@@ -69,7 +70,21 @@ def _dt_parse(d: str, ms: str | None) -> datetime | None:
     return dt.replace(tzinfo=UTC)
 
 
+_MD_CACHE: dict[tuple[int, str, str], datetime | None] = {}
+
+
 def _md(year: int, md: str, hms: str) -> datetime | None:
+    """``_md_parse``, remembered (bounded): a second's lines share their stamp."""
+    key = (year, md, hms)
+    hit = _MD_CACHE.get(key, _MISSING)
+    if hit is _MISSING:
+        if len(_MD_CACHE) > 4096:
+            _MD_CACHE.clear()
+        hit = _MD_CACHE[key] = _md_parse(year, md, hms)
+    return hit  # type: ignore[return-value]
+
+
+def _md_parse(year: int, md: str, hms: str) -> datetime | None:
     try:
         if "-" in md:
             mon, day = int(md[:2]), int(md[3:5])
@@ -205,18 +220,35 @@ def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     return (m.end() if m else 0), False
 
 
+# "(proc rank=N pid=N) " tags -> (proc, pid, rank tag). The tag regex reads no
+# ")" before its end, so its match is decided by the text up to the first ") ".
+_PROC_CACHE: dict[str, tuple[str, Any, str | None]] = {}
+
+
 def _peel_proc(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     """A Ray-style process tag: ``(EngineCore_0 pid=123) ``."""
-    m = _PROC.match(t)
-    if m:
-        p.proc = m.group("proc")
-        if m.group("pid"):
-            p.proc_pid = pid_value(m.group("pid"))
-        if m.group("rank"):
-            p.rank = f"rank{m.group('rank')}"
-        elif p.proc and p.proc[-1].isdigit() and p.rank is None:
-            p.rank = p.proc
-    return (m.end() if m else 0), False
+    i = t.find(")")
+    hit = _PROC_CACHE.get(t[:i + 2]) if i > 0 and t[i + 1:i + 2] == " " else None
+    if hit is None:
+        m = _PROC.match(t)
+        if m is None:
+            return 0, False
+        hit = (m.group("proc"), pid_value(m.group("pid")) if m.group("pid") else _MISSING,
+               f"rank{m.group('rank')}" if m.group("rank") else None)
+        if len(_PROC_CACHE) > 1024:
+            _PROC_CACHE.clear()
+        _PROC_CACHE[m.group(0)] = hit
+        n = m.end()
+    else:
+        n = i + 2
+    p.proc, pid, rank = hit
+    if pid is not _MISSING:  # a pid=, even one out of range (None)
+        p.proc_pid = pid
+    if rank is not None:
+        p.rank = rank
+    elif p.proc and p.proc[-1].isdigit() and p.rank is None:
+        p.rank = p.proc
+    return n, False
 
 
 def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:
