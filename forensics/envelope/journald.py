@@ -129,7 +129,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     seen: dict[str, tuple] | None = {} if fmt == "short-iso" else None
     for n, text in lines:
         if seen is not None:
-            k = _head_end(text)
+            k = text.find(" ", text.find(" ", text.find(" ") + 1) + 1) + 1  # _head_end, inline: every line
             hit = seen.get(text[:k])
             if hit is not None and _PRINTABLE_TAIL(text, k) is not None:
                 msg = text[k:]

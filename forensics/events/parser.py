@@ -96,7 +96,7 @@ class EventParser:
             return self._feed_multiline(rec)
         if self.wrappers:
             text = unwrap(text, self.wrappers)
-        if text.startswith("[") and text.endswith(" blob data]") and _BLOB.match(text):
+        if text[:1] == "[" and text.endswith(" blob data]") and _BLOB.match(text):
             out.append(Event(kinds.BLOB, rec.line, text, rec.ts, rec.host, rec.ident, rec.pid, source=self.source,
                              data={"size": _BLOB.match(text).group("size")}))  # type: ignore[union-attr]
             return self._count(out)
@@ -104,11 +104,10 @@ class EventParser:
         msg = pfx.text
         ts = rec.ts or pfx.app_ts
         tb = self.tb
-        if not tb.open and HEADER_TEXT not in msg and not _may_start_traceback(msg):
+        if not tb.open and HEADER_TEXT not in msg and (msg[:1] not in _TB_FIRST or not _may_start_traceback(msg)):
             # The common case: one line, one event, nothing half-assembled.
-            ev = self._line_event(rec, pfx, msg, ts)
             self.stats.events += 1
-            return [ev]
+            return [self._line_event(rec, pfx, msg, ts)]
         # Tracebacks first: an open one may claim this line.
         prefixed = pfx.header is not None
         key = (rec.host, rec.pid, pfx.proc_pid, pfx.rank, pfx.proc)
@@ -246,6 +245,10 @@ def _access_data(am: re.Match[str]) -> dict:
 
 
 _EXC_TAILS = ("Error", "Exception", "Exit", "Interrupt", "Fault", "Failure", "Iteration", "ExceptionGroup")
+
+
+# The first characters ``_may_start_traceback`` can say yes to (a space or a letter).
+_TB_FIRST = frozenset(" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _may_start_traceback(msg: str) -> bool:

@@ -109,8 +109,21 @@ def split_prefix(text: str, year: int) -> Prefix:
             head = m.group(0)
             hit = _sglang_head(m)
         if hit is not None:
-            p = _sglang_seen(text, head, hit)
-            if p is not None:
+            k = len(head)
+            c = text[k:k + 1]
+            if c == "[" or c == "(":
+                pass  # another prefix nested after the head: the loop peels it
+            elif c in "IWECDT" and text.startswith(_UVICORN_HEADS, k):
+                p = _sglang_seen(text, head, hit)
+                if p is not None:
+                    return p
+            else:  # the head alone (most lines): _sglang_seen without its uvicorn part
+                p = Prefix(text[k:])
+                p.app_ts, rank = hit
+                if rank:
+                    p.rank = rank
+                p.dialect = "sglang"
+                p.header = head
                 return p
     p = Prefix(text)
     headers: list[str] = []

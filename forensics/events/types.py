@@ -144,6 +144,17 @@ def share_data(d: dict) -> dict:
     return d
 
 
+_SOURCE_FRAGMENTS: dict[str, str] = {}  # source name -> ',"source":"name"' (one or a few a run)
+
+
+def _source_fragment(source: str) -> str:
+    frag = ',"source":' + (_ENC_CACHE.get(source) or _cached_enc(source))
+    if len(_SOURCE_FRAGMENTS) >= 64:
+        _SOURCE_FRAGMENTS.clear()
+    _SOURCE_FRAGMENTS[source] = frag
+    return frag
+
+
 def hot_data(d: dict) -> dict:
     """Mark ``d`` (never mutated) as shared by the events of many lines, so
     ``to_json`` encodes it once while it is remembered (a bounded table)."""
@@ -265,7 +276,7 @@ class Event:
         tail = "" if logger is None else ',"logger":' + (c.get(logger) or _cached_enc(logger))
         if end is not None and end != self.line:
             tail += f',"end_line":{end}'
-        src = "" if source is None else ',"source":' + (c.get(source) or _cached_enc(source))
+        src = "" if source is None else _SOURCE_FRAGMENTS.get(source) or _source_fragment(source)
         return f'{{"kind":"{self.kind}","line":{self.line},"ts":{ts_s}{frag},"text":{js}{tail}{extra}{src}}}'
 
     def to_dict(self) -> dict[str, Any]:
