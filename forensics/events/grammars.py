@@ -6,12 +6,14 @@ traceback blocks get here.
 """
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
 
 from lark import Lark, Token, Transformer
+from lark import __version__ as lark_version
 from lark.exceptions import LarkError
 from lark.lexer import Lexer
 
@@ -89,14 +91,31 @@ for _rule, _event in _BARE_UNIT_EVENTS.items():
     setattr(MessageTransformer, _rule, _bare_event(_event))
 
 
-# ``cache=True``: Lark keeps the built LALR tables in a file of the temporary
-# directory named by the grammar's and options' hash (rebuilt when either
-# changes, or when the file cannot be read or written): building them costs
-# every process ~30 ms, loading them ~4 ms.
+def lark_cache(name: str) -> str | bool:
+    """Where Lark keeps the built LALR tables of grammar ``name`` (``cache=``):
+    building them costs every process ~30 ms, loading them ~4 ms. Lark checks
+    the file against the grammar, its options and versions, and rebuilds it
+    when they changed or it cannot be read. Lark loads it with pickle, so it
+    lives in the user's own cache directory (``$XDG_CACHE_HOME`` or
+    ``~/.cache``, then ``forensics/``), never a shared temporary directory;
+    False (no cache) when that directory cannot be made or others may write it."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "forensics")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.stat(folder)
+    except OSError:
+        return False
+    getuid = getattr(os, "getuid", None)
+    if st.st_mode & 0o022 or (getuid is not None and st.st_uid != getuid()):
+        return False
+    return os.path.join(folder, f"lark-{name}-{lark_version}.cache")
+
+
 @lru_cache(maxsize=1)
 def message_parser() -> Lark:
     return Lark(_grammar("message.lark"), parser="lalr", lexer="contextual",
-                transformer=MessageTransformer(), maybe_placeholders=False, cache=True)
+                transformer=MessageTransformer(), maybe_placeholders=False, cache=lark_cache("message"))
 
 
 _MESSAGE_MEMO: dict[str, tuple[str, dict] | None] = {}
@@ -247,7 +266,7 @@ def _frame(text: str, source: str | None) -> Frame:
 @lru_cache(maxsize=1)
 def traceback_parser() -> Lark:
     return Lark(_grammar("traceback.lark"), parser="lalr", lexer=_LineLexer,
-                transformer=TracebackTransformer(), cache=True)
+                transformer=TracebackTransformer(), cache=lark_cache("traceback"))
 
 
 def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None:
