@@ -103,7 +103,13 @@ def _merge_continuations(recs: Iterator[Record]) -> Iterator[Record]:
 
 
 _PRINTABLE_TAIL = re.compile(r"[ -~]*\Z").match  # from a position to the end: printable ASCII only
-SEEN_LIMIT = 1024  # short-iso heads remembered (cleared when full)
+# short-iso: the "ts host ident[pid]: " heads the ASCII pattern matched, with
+# what they mean (ts, host, ident, pid), SEEN_LIMIT at most (cleared when
+# full). The pattern's match of a head never depends on what follows it
+# (each column is a run without spaces; the message is the rest), and its
+# timestamp needs no clock: a head seen before, followed by printable ASCII,
+# is that head again (every other line takes the pattern).
+SEEN_LIMIT = 1024
 
 
 def _head_end(text: str) -> int:
@@ -121,12 +127,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     last_ts_text: str | None = None
     last_ts: datetime | None = None
     pid_cache: dict[str, int] = {}
-    # short-iso: "ts host ident[pid]: " heads the ASCII pattern matched, with
-    # what they mean. The pattern's match of a head never depends on what
-    # follows it (each column is a run without spaces; the message is the
-    # rest), and its timestamp needs no clock: a head seen before, followed
-    # by printable ASCII, is that head again (other lines take the pattern).
-    seen: dict[str, tuple] | None = {} if fmt == "short-iso" else None
+    seen: dict[str, tuple] | None = {} if fmt == "short-iso" else None  # see SEEN_LIMIT
     for n, text in lines:
         if seen is not None:
             k = text.find(" ", text.find(" ", text.find(" ") + 1) + 1) + 1  # _head_end, inline: every line
