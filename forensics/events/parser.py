@@ -17,7 +17,7 @@ from forensics.events import types as kinds
 from forensics.events.grammars import parse_message
 from forensics.events.types import Event, hot_data
 from forensics.events.phases import MARKER_DATA, match_marker
-from forensics.events.prefixes import split_prefix
+from forensics.events.prefixes import peel_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source
 from forensics.ingest.values import bounded_int
@@ -100,8 +100,7 @@ class EventParser:
             out.append(Event(kinds.BLOB, rec.line, text, rec.ts, rec.host, rec.ident, rec.pid, source=self.source,
                              data={"size": _BLOB.match(text).group("size")}))  # type: ignore[union-attr]
             return self._count(out)
-        pfx = split_prefix(text, self.clock.year)
-        msg = pfx.text
+        msg, pfx = peel_prefix(text, self.clock.year)
         ts = rec.ts or pfx.app_ts
         tb = self.tb
         if not tb.open and HEADER_TEXT not in msg and (msg[:1] not in _TB_FIRST or not _may_start_traceback(msg)):
@@ -147,9 +146,9 @@ class EventParser:
             return out
         first = Record(rec.line, parts[0], rec.ts, rec.host, rec.ident, rec.pid, unit=rec.unit)
         text = unwrap(parts[0], self.wrappers) if self.wrappers else parts[0]
-        pfx = split_prefix(text, self.clock.year)
+        msg, pfx = peel_prefix(text, self.clock.year)
         ts = rec.ts or pfx.app_ts
-        ev = self._line_event(first, pfx, pfx.text, ts)
+        ev = self._line_event(first, pfx, msg, ts)
         end = rec.line + (len(parts) - 1) * step
         full = "\n".join([ev.text, *parts[1:]])
         merged = Event(ev.kind, ev.line, full, ev.ts, ev.host, ev.ident, ev.pid, ev.rank, ev.level, ev.logger,

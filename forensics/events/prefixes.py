@@ -98,7 +98,18 @@ def _md_parse(year: int, md: str, hms: str) -> datetime | None:
 
 
 def split_prefix(text: str, year: int) -> Prefix:
-    """Peel application prefixes off ``text``."""
+    """Peel application prefixes off ``text`` (a Prefix of its own)."""
+    msg, p = peel_prefix(text, year)
+    if p.header is not None and _SHARED.get(p.header) is p:  # a shared one: copy it
+        q = Prefix(msg)
+        q.__dict__.update({k: v for k, v in vars(p).items() if k != "text"})
+        return q
+    return p
+
+
+def peel_prefix(text: str, year: int) -> tuple[str, Prefix]:
+    """(the message, what its prefixes said). The Prefix may be shared by
+    every line with the same prefix text: read it, never change it."""
     if text[:1] == "[":
         # Fast path: an SGLang "[date TPn] " head (seen before, else parsed
         # now), nothing nested after it: what the loop below makes of it.
@@ -111,20 +122,17 @@ def split_prefix(text: str, year: int) -> Prefix:
         if hit is not None:
             k = len(head)
             c = text[k:k + 1]
-            if c == "[" or c == "(":
-                pass  # another prefix nested after the head: the loop peels it
-            elif c in "IWECDT" and text.startswith(_UVICORN_HEADS, k):
-                p = _sglang_seen(text, head, hit)
-                if p is not None:
-                    return p
-            else:  # the head alone (most lines): _sglang_seen without its uvicorn part
-                p = Prefix(text[k:])
-                p.app_ts, rank = hit
-                if rank:
-                    p.rank = rank
-                p.dialect = "sglang"
-                p.header = head
-                return p
+            if c != "[" and c != "(":
+                if c not in "IWECDT" or not text.startswith(_UVICORN_HEADS, k):
+                    return text[k:], _SHARED.get(head) or _shared(head, hit, None)
+                um = _UVICORN.match(text, k)
+                if um is None:
+                    return text[k:], _SHARED.get(head) or _shared(head, hit, None)
+                n = um.end()
+                c = text[n:n + 1]
+                if c != "[" and c != "(":
+                    header = text[:n]
+                    return text[n:], _SHARED.get(header) or _shared(header, hit, um.group("lvl"))
     p = Prefix(text)
     headers: list[str] = []
     for _ in range(5):
@@ -143,6 +151,28 @@ def split_prefix(text: str, year: int) -> Prefix:
             break
     if headers:
         p.header = "".join(headers)
+    return p.text, p
+
+
+# The prefix text of SGLang lines (its head, and uvicorn's level after it)
+# -> the one Prefix of all of them: what the peeling loop makes of that text
+# (SHARED_LIMIT at most; cleared when full).
+_SHARED: dict[str, Prefix] = {}
+SHARED_LIMIT = 4096
+
+
+def _shared(header: str, hit: tuple[datetime | None, str | None], level: str | None) -> Prefix:
+    p = Prefix("")
+    p.app_ts, rank = hit
+    if rank:
+        p.rank = rank
+    if level:
+        p.level = level
+    p.dialect = "sglang"
+    p.header = header
+    if len(_SHARED) >= SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[header] = p
     return p
 
 
@@ -154,35 +184,6 @@ def _sglang_head(m: re.Match[str]) -> tuple[datetime | None, str | None]:
         _SGL_CACHE.clear()
     _SGL_CACHE[m.group(0)] = hit
     return hit
-
-
-def _sglang_seen(text: str, head: str, hit: tuple[datetime | None, str | None]) -> Prefix | None:
-    """``split_prefix`` of a line that starts with the SGLang ``head`` (parsed:
-    ``hit``): what the peeling loop makes of it (the head, then uvicorn's
-    level if one follows), or None when another prefix is nested after them
-    (the loop peels those)."""
-    k = len(head)
-    rest = text[k:]
-    c = rest[:1]
-    if c == "[" or c == "(":
-        return None
-    p = Prefix(rest)
-    if c in "IWECDT" and rest.startswith(_UVICORN_HEADS):
-        um = _UVICORN.match(rest)
-        if um is not None:
-            n = um.end()
-            c = rest[n:n + 1]
-            if c == "[" or c == "(":
-                return None
-            p.text = rest[n:]
-            p.level = um.group("lvl")
-            k += n
-    p.app_ts, rank = hit
-    if rank:
-        p.rank = rank
-    p.dialect = "sglang"
-    p.header = head if k == len(head) else text[:k]
-    return p
 
 
 # A peeler reads the prefix at the start of ``t`` into ``p`` and returns (its
