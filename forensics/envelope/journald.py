@@ -103,19 +103,22 @@ def _merge_continuations(recs: Iterator[Record]) -> Iterator[Record]:
 
 
 _PRINTABLE_TAIL = re.compile(r"[ -~]*\Z").match  # from a position to the end: printable ASCII only
-# short-iso: the "ts host ident[pid]: " heads the ASCII pattern matched, with
-# what they mean (ts, host, ident, pid), SEEN_LIMIT at most (cleared when
-# full). The pattern's match of a head never depends on what follows it
-# (each column is a run without spaces; the message is the rest), and its
-# timestamp needs no clock: a head seen before, followed by printable ASCII,
-# is that head again (every other line takes the pattern).
+# short-iso: the timestamps and the "host ident[pid]: " columns of the lines
+# the ASCII pattern matched, with what they mean, SEEN_LIMIT of each at most
+# (cleared when full). The pattern is "ts columns message": the timestamp has
+# no space and ends at the first one, each column is a run without spaces,
+# the message is the rest, so how it matches the timestamp and the columns
+# depends on neither the other nor the message, and the timestamp needs no
+# clock. A line made of a seen timestamp and seen columns, then printable
+# ASCII, is read as the pattern reads it (every other line takes the pattern).
 SEEN_LIMIT = 1024
 
 
-def _head_end(text: str) -> int:
-    """Where a short-iso line's message starts when its columns are "ts host
-    ident[pid]: " (after the third space), else a position no head ends at."""
-    return text.find(" ", text.find(" ", text.find(" ") + 1) + 1) + 1
+def _columns_end(text: str, sp: int) -> int:
+    """Where a short-iso line's message starts when its columns are "host
+    ident[pid]: " (after the third space; ``sp``: the first), else a position
+    no seen columns end at."""
+    return text.find(" ", text.find(" ", sp + 1) + 1) + 1
 
 
 def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> Iterator[Record]:
@@ -127,17 +130,19 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     last_ts_text: str | None = None
     last_ts: datetime | None = None
     pid_cache: dict[str, int] = {}
-    seen: dict[str, tuple] | None = {} if fmt == "short-iso" else None  # see SEEN_LIMIT
+    stamps: dict[str, datetime | None] | None = {} if fmt == "short-iso" else None  # see SEEN_LIMIT
+    columns: dict[str, tuple] = {}
     for n, text in lines:
-        if seen is not None:
-            k = text.find(" ", text.find(" ", text.find(" ") + 1) + 1) + 1  # _head_end, inline: every line
-            hit = seen.get(text[:k])
-            if hit is not None and _PRINTABLE_TAIL(text, k) is not None:
+        if stamps is not None and (sp := text.find(" ")) > 0:
+            k = text.find(" ", text.find(" ", sp + 1) + 1) + 1  # _columns_end, inline: every line
+            cols = columns.get(text[sp + 1:k])
+            if cols is not None and (ts := stamps.get(text[:sp], _UNSEEN)) is not _UNSEEN \
+                    and _PRINTABLE_TAIL(text, k) is not None:
                 msg = text[k:]
                 col = k
                 if "[0" in msg or "#0" in msg or "001b[" in msg:
                     msg = clean_message(msg)
-                prev = Record(n, msg, *hit)
+                prev = Record(n, msg, ts, *cols)  # type: ignore[arg-type]
                 if "#012" in msg:
                     yield from split_escaped(prev)
                     continue
@@ -165,8 +170,9 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
             msg = ""
         else:
             col = len(text) - len(msg)
-            if seen is not None and printable and col == _head_end(text):
-                _remember(seen, text[:col], (ts, host, ident, pid_i))
+            if stamps is not None and printable and col == _columns_end(text, len(ts_text)):
+                _remember(stamps, ts_text, ts)
+                _remember(columns, text[len(ts_text) + 1:col], (host, ident, pid_i))
             if "[0" in msg or "#0" in msg or "001b[" in msg or not (printable or msg.isprintable()):
                 msg = clean_message(msg)
         prev = Record(n, msg, ts, host, ident, pid_i)
@@ -176,10 +182,13 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         yield prev
 
 
-def _remember(seen: dict[str, tuple], head: str, fields: tuple) -> None:
+_UNSEEN = object()
+
+
+def _remember(seen: dict[str, Any], key: str, value: Any) -> None:
     if len(seen) >= SEEN_LIMIT:
         seen.clear()
-    seen[head] = fields
+    seen[key] = value
 
 
 def _unmatched(n: int, text: str, prev: Record | None, col: int) -> Record:
