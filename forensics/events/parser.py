@@ -15,7 +15,7 @@ from forensics.envelope.sniff import detect_format
 from forensics.envelope.wrappers import detect_wrappers, unwrap
 from forensics.events import types as kinds
 from forensics.events.grammars import parse_message
-from forensics.events.types import Event, hot_data
+from forensics.events.types import ACCESS, LOG, MESSAGE, PHASE_MARKER, Event, hot_data
 from forensics.events.phases import MARKER_DATA, match_marker
 from forensics.events.prefixes import peel_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
@@ -161,42 +161,46 @@ class EventParser:
         return [merged]
 
     def _line_event(self, rec: Record, pfx, msg: str, ts) -> Event:  # type: ignore[no-untyped-def]
-        src = self.source
         level = pfx.level
         c0 = msg[:1]
-        m = None
-        if c0 == "R" and (msg.startswith("Registering ") or msg.startswith("Registered ")) or \
-                c0 == "U" and msg.startswith("Unexpected error during package walk"):
-            m = _STRUCT.match(msg)
-        elif rec.ident in _SYSTEMD_IDENTS or rec.pid == 1 or (rec.ident is None and not pfx.dialect):
-            m = _STRUCT.match(msg)
-        if m is not None:
-            parsed = parse_message(msg)
-            if parsed is not None:
-                kind, fields = parsed
-                if kind == kinds.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
-                    fields["unit"] = rec.unit
-                return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
-                             level or ("WARNING" if kind == kinds.PACKAGE_WALK_WARNING else None),
-                             pfx.logger, source=src, data=fields)
-        am = _ACCESS.search(msg) if "HTTP/" in msg else None
-        if am is not None:
-            return Event(kinds.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
-                         None, src, _access_data(am))
+        ident = rec.ident
+        if (c0 == "R" and (msg.startswith("Registering ") or msg.startswith("Registered "))
+                or c0 == "U" and msg.startswith("Unexpected error during package walk")
+                or ident in _SYSTEMD_IDENTS or rec.pid == 1 or (ident is None and not pfx.dialect)) \
+                and _STRUCT.match(msg) is not None:
+            ev = self._structured_event(rec, pfx, msg, ts)
+            if ev is not None:
+                return ev
+        if "HTTP/" in msg and (am := _ACCESS.search(msg)) is not None:
+            return Event(ACCESS, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger,
+                         None, self.source, _access_data(am))
         name = match_marker(msg)
         if name is not None:
-            return Event(kinds.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
-                         pfx.logger, source=src, data=MARKER_DATA[name])
+            return Event(PHASE_MARKER, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level,
+                         pfx.logger, None, self.source, MARKER_DATA[name])
         if level is None and _LEVEL_HINT.match(msg):
             w = msg.split(None, 1)[0].rstrip(":").upper()
             level = {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(w, w)
         if pfx.dialect is not None or level is not None:
-            return Event(kinds.LOG, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
-                         source=src)
+            return Event(LOG, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger, None,
+                         self.source)
         if rec.line != self._last_unparsed_line:
             self.stats.unparsed += 1
             self._last_unparsed_line = rec.line
-        return Event(kinds.MESSAGE, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, None, None, source=src)
+        return Event(MESSAGE, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, None, None, None, self.source)
+
+    def _structured_event(self, rec: Record, pfx, msg: str, ts) -> Event | None:  # type: ignore[no-untyped-def]
+        """The event of a line the router sent to the message grammar, or None
+        when the grammar does not know it."""
+        parsed = parse_message(msg)
+        if parsed is None:
+            return None
+        kind, fields = parsed
+        if kind == kinds.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
+            fields["unit"] = rec.unit
+        return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
+                     pfx.level or ("WARNING" if kind == kinds.PACKAGE_WALK_WARNING else None),
+                     pfx.logger, source=self.source, data=fields)
 
     def _flush_tracebacks(self) -> list[Event]:
         return self.tb.close_all() if self.tb.open else []
