@@ -16,7 +16,7 @@ from forensics.envelope.wrappers import detect_wrappers, unwrap
 from forensics.events import types as kinds
 from forensics.events.grammars import parse_message
 from forensics.events.types import ACCESS, LOG, MESSAGE, PHASE_MARKER, Event, hot_data
-from forensics.events.phases import MARKER_DATA, match_marker
+from forensics.events.phases import BATCH_HEADS, MARKER_DATA, match_marker
 from forensics.events.prefixes import peel_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.sources import Source
@@ -103,10 +103,18 @@ class EventParser:
         msg, pfx = peel_prefix(text, self.clock.year)
         ts = rec.ts or pfx.app_ts
         tb = self.tb
-        if not tb.open and HEADER_TEXT not in msg and (msg[:1] not in _TB_FIRST or not _may_start_traceback(msg)):
-            # The common case: one line, one event, nothing half-assembled.
-            self.stats.events += 1
-            return [self._line_event(rec, pfx, msg, ts)]
+        if not tb.open and HEADER_TEXT not in msg:
+            if msg.startswith(BATCH_HEADS) and "HTTP/" not in msg and rec.pid != 1 \
+                    and rec.ident not in _SYSTEMD_IDENTS and (rec.ident is not None or pfx.dialect):
+                # A batch-statistics line (the serving bulk): what _line_event makes of it,
+                # its branches decided (such a line cannot start a traceback).
+                self.stats.events += 1
+                return [Event(PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, pfx.level,
+                              pfx.logger, None, self.source, _BATCH_STATS)]
+            if msg[:1] not in _TB_FIRST or not _may_start_traceback(msg):
+                # The common case: one line, one event, nothing half-assembled.
+                self.stats.events += 1
+                return [self._line_event(rec, pfx, msg, ts)]
         # Tracebacks first: an open one may claim this line.
         prefixed = pfx.header is not None
         key = (rec.host, rec.pid, pfx.proc_pid, pfx.rank, pfx.proc)
@@ -250,6 +258,7 @@ def _access_data(am: re.Match[str]) -> dict:
 _EXC_TAILS = ("Error", "Exception", "Exit", "Interrupt", "Fault", "Failure", "Iteration", "ExceptionGroup")
 
 
+_BATCH_STATS = MARKER_DATA["batch_stats"]
 # The first characters ``_may_start_traceback`` can say yes to (a space or a letter).
 _TB_FIRST = frozenset(" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 

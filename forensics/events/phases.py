@@ -74,14 +74,14 @@ _BATCH_ID = _NAMES.index("batch_stats")
 # The serving bulk's lines start with these: batch_stats' regex matches at the
 # start and the trigger finds its keyword, so the answer is batch_stats
 # without a scan (checked against the table here; dropped if it disagrees).
-_BATCH_HEADS = tuple(f"{w} batch{c}" for w in ("Decode", "Prefill") for c in ". [")
-if not all(_BATCH.match(h) and _TRIGGER.search(h) for h in _BATCH_HEADS):
-    _BATCH_HEADS = ()
+BATCH_HEADS = tuple(f"{w} batch{c}" for w in ("Decode", "Prefill") for c in ". [")
+if not all(_BATCH.match(h) and _TRIGGER.search(h) for h in BATCH_HEADS):
+    BATCH_HEADS = ()
 
 
 def match_marker(msg: str) -> str | None:
     """Name of the phase marker in ``msg``, or None."""
-    if msg.startswith(_BATCH_HEADS):
+    if msg.startswith(BATCH_HEADS):
         return "batch_stats"
     if _SET_MATCH is not None:
         try:
