@@ -136,8 +136,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         if stamps is not None and (sp := text.find(" ")) > 0:
             k = text.find(" ", text.find(" ", sp + 1) + 1) + 1  # _columns_end, inline: every line
             cols = columns.get(text[sp + 1:k])
-            if cols is not None and (ts := stamps.get(text[:sp], _UNSEEN)) is not _UNSEEN \
-                    and _PRINTABLE_TAIL(text, k) is not None:
+            if cols is not None and (ts := _seen_stamp(stamps, text, sp, k)) is not _UNSEEN:
                 msg = text[k:]
                 col = k
                 if "[0" in msg or "#0" in msg or "001b[" in msg:
@@ -183,6 +182,28 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
 
 
 _UNSEEN = object()
+_ISO_ONLY = re.compile(rf"(?P<ts>{_A_ISO})\Z").match  # the ASCII pattern's timestamp, alone
+
+
+def _seen_stamp(stamps: dict[str, datetime | None], text: str, sp: int, k: int) -> Any:
+    """The time of a line whose columns were seen, when its message (from
+    ``k``) is printable ASCII: its timestamp column's, remembered or new."""
+    if _PRINTABLE_TAIL(text, k) is None:
+        return _UNSEEN
+    ts = stamps.get(text[:sp], _UNSEEN)
+    return ts if ts is not _UNSEEN else _new_stamp(stamps, text, sp)
+
+
+def _new_stamp(stamps: dict[str, datetime | None], text: str, sp: int) -> Any:
+    """The time of a short-iso timestamp column not seen yet (``text[:sp]``):
+    the ASCII pattern's timestamp part matched alone (it ends at the first
+    space whatever follows), parsed and remembered; _UNSEEN when it fails."""
+    tm = _ISO_ONLY(text, 0, sp)
+    if tm is None:
+        return _UNSEEN
+    ts = parse_iso(tm.group("iso"))
+    _remember(stamps, text[:sp], ts)
+    return ts
 
 
 def _remember(seen: dict[str, Any], key: str, value: Any) -> None:
