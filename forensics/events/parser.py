@@ -119,8 +119,7 @@ class EventParser:
         prefixed = pfx.header is not None
         key = (rec.host, rec.pid, pfx.proc_pid, pfx.rank, pfx.proc)
         hp = (rec.host, rec.pid, pfx.proc_pid)
-        ctx = {"ts": ts, "host": rec.host, "ident": rec.ident, "pid": rec.pid, "rank": pfx.rank,
-               "level": pfx.level, "logger": pfx.logger}
+        ctx = (ts, rec.host, rec.ident, rec.pid, pfx.rank, pfx.level, pfx.logger)  # see TracebackAssembler.feed
         consumed, done = tb.feed(rec.line, msg, key, hp, prefixed, pfx.header, ctx)
         out.extend(done)
         # Every 256th input line (by number, so split runs agree), close
