@@ -136,9 +136,10 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         if stamps is not None and (sp := text.find(" ")) > 0:
             k = text.find(" ", text.find(" ", sp + 1) + 1) + 1  # _columns_end, inline: every line
             cols = columns.get(text[sp + 1:k])
-            if cols is not None and (ts := _seen_stamp(stamps, text, sp, k)) is not _UNSEEN:
-                msg = text[k:]
-                col = k
+            if cols is not None and _PRINTABLE_TAIL(text, k) is not None and (
+                    (ts := stamps.get(text[:sp], _UNSEEN)) is not _UNSEEN or (ts := _new_stamp(stamps, text, sp))
+                    is not _UNSEEN):
+                msg, col = text[k:], k
                 if "[0" in msg or "#0" in msg or "001b[" in msg:
                     msg = clean_message(msg)
                 prev = Record(n, msg, ts, *cols)  # type: ignore[arg-type]
@@ -183,15 +184,6 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
 
 _UNSEEN = object()
 _ISO_ONLY = re.compile(rf"(?P<ts>{_A_ISO})\Z").match  # the ASCII pattern's timestamp, alone
-
-
-def _seen_stamp(stamps: dict[str, datetime | None], text: str, sp: int, k: int) -> Any:
-    """The time of a line whose columns were seen, when its message (from
-    ``k``) is printable ASCII: its timestamp column's, remembered or new."""
-    if _PRINTABLE_TAIL(text, k) is None:
-        return _UNSEEN
-    ts = stamps.get(text[:sp], _UNSEEN)
-    return ts if ts is not _UNSEEN else _new_stamp(stamps, text, sp)
 
 
 def _new_stamp(stamps: dict[str, datetime | None], text: str, sp: int) -> Any:
