@@ -116,9 +116,11 @@ def peel_prefix(text: str, year: int) -> tuple[str, Prefix]:
         j = text.find("] ", 10, 90)
         head = text[: j + 2] if j > 0 else ""
         hit = _SGL_CACHE.get(head)
-        if hit is None and (m := _SGL.match(text)) is not None:
-            head = m.group(0)
-            hit = _sglang_head(m)
+        if hit is None:
+            hit = _sglang_parts(head) if head else None
+            if hit is None and (m := _SGL.match(text)) is not None:
+                head = m.group(0)
+                hit = _sglang_head(m)
         if hit is not None:
             k = len(head)
             c = text[k:k + 1]
@@ -174,6 +176,43 @@ def _shared(header: str, hit: tuple[datetime | None, str | None], level: str | N
         _SHARED.clear()
     _SHARED[header] = p
     return p
+
+
+# The SGLang head is "[" + a fixed-width date + the rest (milliseconds, tags,
+# "] "): the date part matches exactly 19 characters whatever follows, and the
+# rest, which reads no "]" before its end, is decided by the text up to the
+# first "] ". So a new second's head is read as the date matched alone and the
+# rest remembered (the full pattern on a rest not seen, or when the table's
+# pattern is not this one).
+_SGL_DATE_RX = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+_SGL_REST_RX = r"(?:[.,](?P<ms>\d{3}))?(?P<tags>(?: [A-Za-z_]+\d+)*| encode_server| encode_dp_worker\[\d+\])\] "
+_SGL_SPLIT = _SGL.pattern == rf"\[(?P<d>{_SGL_DATE_RX}){_SGL_REST_RX}"
+_SGL_DATE = re.compile(rf"{_SGL_DATE_RX}\Z").match
+_SGL_REST = re.compile(_SGL_REST_RX).match
+_SGL_RESTS: dict[str, tuple[str | None, str] | None] = {}  # rest text -> (ms, tags); None: not one
+
+
+def _sglang_parts(head: str) -> tuple[datetime | None, str | None] | None:
+    """``_sglang_head`` of ``head`` (a line up to its first "] ") from its
+    parts, or None (rest not seen yet, or not a head: the caller matches)."""
+    if not _SGL_SPLIT or len(head) < 22:
+        return None
+    rest = _SGL_RESTS.get(head[20:], _MISSING)
+    if rest is _MISSING:
+        m = _SGL_REST(head, 20)
+        if len(_SGL_RESTS) > 1024:
+            _SGL_RESTS.clear()
+        _SGL_RESTS[head[20:]] = (m.group("ms"), m.group("tags")) if m is not None and m.end() == len(head) else None
+        return None
+    if rest is None or _SGL_DATE(head, 1, 20) is None:
+        return None
+    ms, tags = rest  # type: ignore[misc]
+    tags = tags.strip()
+    hit = (_dt(head[1:20], ms), tags or None)
+    if len(_SGL_CACHE) > 4096:
+        _SGL_CACHE.clear()
+    _SGL_CACHE[head] = hit
+    return hit
 
 
 def _sglang_head(m: re.Match[str]) -> tuple[datetime | None, str | None]:
