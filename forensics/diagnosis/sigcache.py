@@ -21,23 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
+from forensics.cache import read_entry, write_entry
+
 FORMAT = 1
-MAX_ENTRIES = 8  # entries of a kind kept, e.g. signature sets (each test's or user's custom set makes one): the oldest go
-PREFIX = b"forensics-cache 1\n"
-
-
-def cache_dir() -> Path | None:
-    env = os.environ.get("FORENSICS_CACHE_DIR")
-    if env is not None:
-        return None if env.strip() in ("", "off", "0") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "forensics"
 
 
 def code_digest(*modules: str) -> str:
@@ -64,58 +54,6 @@ def cache_key(files_digest: str, engine: str) -> str:
         m = sys.modules.get(mod)
         versions.append(f"{mod}={getattr(m, '__version__', '?') if m is not None else '-'}")
     return hashlib.sha256("\0".join(versions).encode()).hexdigest()[:32]
-
-
-def _private(p: Path, st: os.stat_result) -> bool:
-    """Owned by this user and writable by no one else."""
-    owner_ok = not hasattr(os, "getuid") or st.st_uid == os.getuid()
-    return owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
-def read_entry(kind: str, key: str, max_bytes: int = 64 << 20) -> bytes | None:
-    """The body of the entry ``kind``/``key``, or None: missing, not a private
-    regular file in a private directory, too big, or not hashing to its digest."""
-    d = cache_dir()
-    if d is None:
-        return None
-    path = d / f"{kind}-{key}.json"
-    try:
-        if not _private(d, d.stat()):
-            return None
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or not _private(path, st) or st.st_size > max_bytes:
-                return None
-            raw = f.read()
-    except OSError:
-        return None
-    if not raw.startswith(PREFIX):
-        return None
-    digest, _, body = raw[len(PREFIX):].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
-        return None
-    return body
-
-
-def write_entry(kind: str, key: str, body: bytes) -> None:
-    """Best effort (atomic: a reader sees the old entry, the new one or none)."""
-    d = cache_dir()
-    if d is None:
-        return
-    tmp = None
-    try:
-        d.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = d / f".{kind}-{key}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(PREFIX + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-        os.replace(tmp, d / f"{kind}-{key}.json")
-        _prune(d, kind, key)
-    except OSError:
-        if tmp is not None:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
 
 
 def read(key: str, n_files: int) -> dict[str, Any] | None:
@@ -146,22 +84,6 @@ def write(key: str, docs: list[Any], literals: dict[str, list[str] | None]) -> N
     except (ValueError, TypeError, RecursionError):
         return
     write_entry("signatures", key, body)
-
-
-def _prune(d: Path, kind: str, keep: str) -> None:
-    entries = []
-    for p in d.glob(f"{kind}-*.json"):
-        try:
-            entries.append((p.stat().st_mtime, p.name, p))
-        except OSError:
-            continue
-    entries.sort(reverse=True)
-    for _, name, p in entries[MAX_ENTRIES:]:
-        if name != f"{kind}-{keep}.json":
-            try:
-                p.unlink()
-            except OSError:
-                pass
 
 
 class LazyPattern:

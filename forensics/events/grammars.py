@@ -12,9 +12,11 @@ from importlib import resources
 from typing import Any, Iterable
 
 from lark import Lark, Token, Transformer
+from lark import __version__ as lark_version
 from lark.exceptions import LarkError
 from lark.lexer import Lexer
 
+from forensics.cache import cache_dir
 from forensics.events.types import ExceptionRecord, Frame
 from forensics.ingest.values import bounded_int, pid_value
 
@@ -89,10 +91,24 @@ for _rule, _event in _BARE_UNIT_EVENTS.items():
     setattr(MessageTransformer, _rule, _bare_event(_event))
 
 
+def lark_cache(name: str) -> str | bool:
+    """Where Lark keeps the built LALR tables of grammar ``name`` (``cache=``):
+    building them costs every process ~30 ms, loading them ~4 ms. Lark checks
+    the file against the grammar, its options and versions, and rebuilds it
+    when they changed or it cannot be read. Lark loads it with pickle, so it
+    lives in the user's own cache directory (``forensics.cache``), never a
+    shared temporary directory; False (no cache) when caching is off or that
+    directory cannot be made or others may write it."""
+    folder = cache_dir(create=True)
+    if folder is None:
+        return False
+    return str(folder / f"lark-{name}-{lark_version}.cache")
+
+
 @lru_cache(maxsize=1)
 def message_parser() -> Lark:
     return Lark(_grammar("message.lark"), parser="lalr", lexer="contextual",
-                transformer=MessageTransformer(), maybe_placeholders=False)
+                transformer=MessageTransformer(), maybe_placeholders=False, cache=lark_cache("message"))
 
 
 _MESSAGE_MEMO: dict[str, tuple[str, dict] | None] = {}
@@ -145,7 +161,7 @@ class TracebackTransformer(Transformer):
         for tok in items[1:]:
             if tok.type == "SOURCE":
                 source = tok.value.strip()
-        return "frame", _frame(file_tok.value, source)
+        return "frame", _memo_frame(str(file_tok.value), source)
 
     def orphan_source(self, items: list[Token]) -> tuple[str, Any]:
         return "orphan_source", items[0].value.strip()
@@ -206,6 +222,23 @@ class TracebackTransformer(Transformer):
         return {"chain": chain, "dangling_frames": frames, "has_header": has_header, "orphan_source": orphan}
 
 
+_FRAME_MEMO: dict[tuple[str, str | None], Frame] = {}
+
+
+def _memo_frame(text: str, source: str | None) -> Frame:
+    """``_frame``, remembered (bounded): every rank and lifetime prints the
+    same frames, and a Frame is immutable."""
+    key = (text, source)
+    got = _FRAME_MEMO.get(key)
+    if got is None:
+        got = _frame(text, source)
+        if len(text) <= 2000:
+            if len(_FRAME_MEMO) >= 4096:
+                _FRAME_MEMO.clear()
+            _FRAME_MEMO[key] = got
+    return got
+
+
 def _frame(text: str, source: str | None) -> Frame:
     m = _FILE.match(text)
     if m and m.group("line"):
@@ -226,7 +259,7 @@ def _frame(text: str, source: str | None) -> Frame:
 @lru_cache(maxsize=1)
 def traceback_parser() -> Lark:
     return Lark(_grammar("traceback.lark"), parser="lalr", lexer=_LineLexer,
-                transformer=TracebackTransformer())
+                transformer=TracebackTransformer(), cache=lark_cache("traceback"))
 
 
 def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None:

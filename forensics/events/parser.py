@@ -17,9 +17,9 @@ from forensics.events import types as kinds
 from forensics.events.bulk import ACCESS as _ACCESS
 from forensics.events.bulk import THIN_FORMATS, BulkGate, is_bulk_line, thin_blocks, thin_serving  # noqa: F401
 from forensics.events.grammars import parse_message
-from forensics.events.types import Event
-from forensics.events.phases import MARKER_DATA, match_marker
-from forensics.events.prefixes import split_prefix
+from forensics.events.types import ACCESS, LOG, MESSAGE, PHASE_MARKER, Event, hot_data
+from forensics.events.phases import BATCH_HEADS, MARKER_DATA, match_marker
+from forensics.events.prefixes import peel_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.live import decode
 from forensics.ingest.sources import Source
@@ -98,25 +98,30 @@ class EventParser:
             return self._feed_multiline(rec)
         if self.wrappers:
             text = unwrap(text, self.wrappers)
-        if text.startswith("[") and text.endswith(" blob data]") and _BLOB.match(text):
+        if text[:1] == "[" and text.endswith(" blob data]") and _BLOB.match(text):
             out.append(Event(kinds.BLOB, rec.line, text, rec.ts, rec.host, rec.ident, rec.pid, source=self.source,
                              data={"size": _BLOB.match(text).group("size")}))  # type: ignore[union-attr]
             return self._count(out)
-        pfx = split_prefix(text, self.clock.year)
-        msg = pfx.text
+        msg, pfx = peel_prefix(text, self.clock.year)
         ts = rec.ts or pfx.app_ts
         tb = self.tb
-        if not tb.open and HEADER_TEXT not in msg and not _may_start_traceback(msg):
-            # The common case: one line, one event, nothing half-assembled.
-            ev = self._line_event(rec, pfx, msg, ts)
-            self.stats.events += 1
-            return [ev]
+        if not tb.open and HEADER_TEXT not in msg:
+            if msg.startswith(BATCH_HEADS) and "HTTP/" not in msg and rec.pid != 1 \
+                    and rec.ident not in _SYSTEMD_IDENTS and (rec.ident is not None or pfx.dialect):
+                # A batch-statistics line (the serving bulk): what _line_event makes of it,
+                # its branches decided (such a line cannot start a traceback).
+                self.stats.events += 1
+                return [Event(PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, pfx.level,
+                              pfx.logger, None, self.source, _BATCH_STATS)]
+            if msg[:1] not in _TB_FIRST or not _may_start_traceback(msg):
+                # The common case: one line, one event, nothing half-assembled.
+                self.stats.events += 1
+                return [self._line_event(rec, pfx, msg, ts)]
         # Tracebacks first: an open one may claim this line.
         prefixed = pfx.header is not None
         key = (rec.host, rec.pid, pfx.proc_pid, pfx.rank, pfx.proc)
         hp = (rec.host, rec.pid, pfx.proc_pid)
-        ctx = {"ts": ts, "host": rec.host, "ident": rec.ident, "pid": rec.pid, "rank": pfx.rank,
-               "level": pfx.level, "logger": pfx.logger}
+        ctx = (ts, rec.host, rec.ident, rec.pid, pfx.rank, pfx.level, pfx.logger)  # see TracebackAssembler.feed
         consumed, done = tb.feed(rec.line, msg, key, hp, prefixed, pfx.header, ctx)
         out.extend(done)
         # Every 256th input line (by number, so split runs agree), close
@@ -150,9 +155,9 @@ class EventParser:
             return out
         first = Record(rec.line, parts[0], rec.ts, rec.host, rec.ident, rec.pid, unit=rec.unit)
         text = unwrap(parts[0], self.wrappers) if self.wrappers else parts[0]
-        pfx = split_prefix(text, self.clock.year)
+        msg, pfx = peel_prefix(text, self.clock.year)
         ts = rec.ts or pfx.app_ts
-        ev = self._line_event(first, pfx, pfx.text, ts)
+        ev = self._line_event(first, pfx, msg, ts)
         end = rec.line + (len(parts) - 1) * step
         full = "\n".join([ev.text, *parts[1:]])
         merged = Event(ev.kind, ev.line, full, ev.ts, ev.host, ev.ident, ev.pid, ev.rank, ev.level, ev.logger,
@@ -165,43 +170,46 @@ class EventParser:
         return [merged]
 
     def _line_event(self, rec: Record, pfx, msg: str, ts) -> Event:  # type: ignore[no-untyped-def]
-        src = self.source
         level = pfx.level
         c0 = msg[:1]
-        m = None
-        if c0 == "R" and (msg.startswith("Registering ") or msg.startswith("Registered ")) or \
-                c0 == "U" and msg.startswith("Unexpected error during package walk"):
-            m = _STRUCT.match(msg)
-        elif rec.ident in _SYSTEMD_IDENTS or rec.pid == 1 or (rec.ident is None and not pfx.dialect):
-            m = _STRUCT.match(msg)
-        if m is not None:
-            parsed = parse_message(msg)
-            if parsed is not None:
-                kind, fields = parsed
-                if kind == kinds.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
-                    fields["unit"] = rec.unit
-                return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
-                             level or ("WARNING" if kind == kinds.PACKAGE_WALK_WARNING else None),
-                             pfx.logger, source=src, data=fields)
-        am = _ACCESS.search(msg) if "HTTP/" in msg else None
-        if am is not None:
-            return Event(kinds.ACCESS, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
-                         source=src, data={"method": am.group("method"), "path": am.group("path"),
-                                           "status": bounded_int(am.group("status"), 999, 3)})
+        ident = rec.ident
+        if (c0 == "R" and (msg.startswith("Registering ") or msg.startswith("Registered "))
+                or c0 == "U" and msg.startswith("Unexpected error during package walk")
+                or ident in _SYSTEMD_IDENTS or rec.pid == 1 or (ident is None and not pfx.dialect)) \
+                and _STRUCT.match(msg) is not None:
+            ev = self._structured_event(rec, pfx, msg, ts)
+            if ev is not None:
+                return ev
+        if "HTTP/" in msg and (am := _ACCESS.search(msg)) is not None:
+            return Event(ACCESS, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger,
+                         None, self.source, _access_data(am))
         name = match_marker(msg)
         if name is not None:
-            return Event(kinds.PHASE_MARKER, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level,
-                         pfx.logger, source=src, data=MARKER_DATA[name])
+            return Event(PHASE_MARKER, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level,
+                         pfx.logger, None, self.source, MARKER_DATA[name])
         if level is None and _LEVEL_HINT.match(msg):
             w = msg.split(None, 1)[0].rstrip(":").upper()
             level = {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(w, w)
         if pfx.dialect is not None or level is not None:
-            return Event(kinds.LOG, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, level, pfx.logger,
-                         source=src)
+            return Event(LOG, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger, None,
+                         self.source)
         if rec.line != self._last_unparsed_line:
             self.stats.unparsed += 1
             self._last_unparsed_line = rec.line
-        return Event(kinds.MESSAGE, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank, None, None, source=src)
+        return Event(MESSAGE, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, None, None, None, self.source)
+
+    def _structured_event(self, rec: Record, pfx, msg: str, ts) -> Event | None:  # type: ignore[no-untyped-def]
+        """The event of a line the router sent to the message grammar, or None
+        when the grammar does not know it."""
+        parsed = parse_message(msg)
+        if parsed is None:
+            return None
+        kind, fields = parsed
+        if kind == kinds.UNIT_LIFECYCLE and rec.unit and not fields.get("unit"):
+            fields["unit"] = rec.unit
+        return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
+                     pfx.level or ("WARNING" if kind == kinds.PACKAGE_WALK_WARNING else None),
+                     pfx.logger, source=self.source, data=fields)
 
     def _flush_tracebacks(self) -> list[Event]:
         return self.tb.close_all() if self.tb.open else []
@@ -232,7 +240,28 @@ class EventParser:
         return events
 
 
+_ACCESS_MEMO: dict[str, dict] = {}  # the request text -> its fields (few distinct: same routes, same codes)
+
+
+def _access_data(am: re.Match[str]) -> dict:
+    """An access line's fields, shared by the lines of the same request and
+    status (never mutated; to_json encodes them once: ``hot_data``)."""
+    key = am.group(0)
+    got = _ACCESS_MEMO.get(key)
+    if got is None:
+        if len(_ACCESS_MEMO) >= 1024:
+            _ACCESS_MEMO.clear()
+        got = _ACCESS_MEMO[key] = hot_data({"method": am.group("method"), "path": am.group("path"),
+                                            "status": bounded_int(am.group("status"), 999, 3)})
+    return got
+
+
 _EXC_TAILS = ("Error", "Exception", "Exit", "Interrupt", "Fault", "Failure", "Iteration", "ExceptionGroup")
+
+
+_BATCH_STATS = MARKER_DATA["batch_stats"]
+# The first characters ``_may_start_traceback`` can say yes to (a space or a letter).
+_TB_FIRST = frozenset(" abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _may_start_traceback(msg: str) -> bool:
@@ -387,8 +416,14 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     else:
         text_blocks = map(decode, blocks) if raw else blocks
         lines = itertools.chain(sample, number_lines(text_blocks, start=len(sample) + 1))
-    for _, evs in run_parser(parser, lines, plan, bulk_gate, merge=not line_mode, thinned=thinned):
-        yield from evs
+    if bulk_gate is None:
+        # run_parser's loop without its (line, events) pairs: one generator less a line.
+        feed = parser.feed
+        for rec in iter_records(lines, plan.fmt, parser.clock, not line_mode):
+            yield from feed(rec)
+    else:
+        for _, evs in run_parser(parser, lines, plan, bulk_gate, merge=not line_mode, thinned=thinned):
+            yield from evs
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats
     if bulk_gate is not None:

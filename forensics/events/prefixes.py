@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from typing import Any
 
 from forensics.events.tables import joined, load_table
 from forensics.ingest.values import pid_value
@@ -69,7 +70,21 @@ def _dt_parse(d: str, ms: str | None) -> datetime | None:
     return dt.replace(tzinfo=UTC)
 
 
+_MD_CACHE: dict[tuple[int, str, str], datetime | None] = {}
+
+
 def _md(year: int, md: str, hms: str) -> datetime | None:
+    """``_md_parse``, remembered (bounded): a second's lines share their stamp."""
+    key = (year, md, hms)
+    hit = _MD_CACHE.get(key, _MISSING)
+    if hit is _MISSING:
+        if len(_MD_CACHE) > 4096:
+            _MD_CACHE.clear()
+        hit = _MD_CACHE[key] = _md_parse(year, md, hms)
+    return hit  # type: ignore[return-value]
+
+
+def _md_parse(year: int, md: str, hms: str) -> datetime | None:
     try:
         if "-" in md:
             mon, day = int(md[:2]), int(md[3:5])
@@ -83,24 +98,43 @@ def _md(year: int, md: str, hms: str) -> datetime | None:
 
 
 def split_prefix(text: str, year: int) -> Prefix:
-    """Peel application prefixes off ``text``."""
+    """Peel application prefixes off ``text`` (a Prefix of its own)."""
+    msg, p = peel_prefix(text, year)
+    if p.header is not None and _SHARED.get(p.header) is p:  # a shared one: copy it
+        q = Prefix(msg)
+        q.__dict__.update({k: v for k, v in vars(p).items() if k != "text"})
+        return q
+    return p
+
+
+def peel_prefix(text: str, year: int) -> tuple[str, Prefix]:
+    """(the message, what its prefixes said). The Prefix may be shared by
+    every line with the same prefix text: read it, never change it."""
     if text[:1] == "[":
-        # Fast path: an SGLang "[date TPn] " prefix seen before, nothing nested after it.
+        # Fast path: an SGLang "[date TPn] " head (seen before, else parsed
+        # now), nothing nested after it: what the loop below makes of it.
         j = text.find("] ", 10, 90)
-        if j > 0:
-            head = text[: j + 2]
-            hit = _SGL_CACHE.get(head)
-            if hit is not None:
-                rest = text[j + 2:]
-                c = rest[:1]
-                if c != "[" and c != "(" and not rest.startswith(_UVICORN_HEADS):
-                    p = Prefix(rest)
-                    p.app_ts, rank = hit
-                    if rank:
-                        p.rank = rank
-                    p.dialect = "sglang"
-                    p.header = head
-                    return p
+        head = text[: j + 2] if j > 0 else ""
+        hit = _SGL_CACHE.get(head)
+        if hit is None:
+            hit = _sglang_parts(head) if head else None
+            if hit is None and (m := _SGL.match(text)) is not None:
+                head = m.group(0)
+                hit = _sglang_head(m)
+        if hit is not None:
+            k = len(head)
+            c = text[k:k + 1]
+            if c != "[" and c != "(":
+                if c not in "IWECDT" or not text.startswith(_UVICORN_HEADS, k):
+                    return text[k:], _SHARED.get(head) or _shared(head, hit, None)
+                um = _UVICORN.match(text, k)
+                if um is None:
+                    return text[k:], _SHARED.get(head) or _shared(head, hit, None)
+                n = um.end()
+                c = text[n:n + 1]
+                if c != "[" and c != "(":
+                    header = text[:n]
+                    return text[n:], _SHARED.get(header) or _shared(header, hit, um.group("lvl"))
     p = Prefix(text)
     headers: list[str] = []
     for _ in range(5):
@@ -119,7 +153,76 @@ def split_prefix(text: str, year: int) -> Prefix:
             break
     if headers:
         p.header = "".join(headers)
+    return p.text, p
+
+
+# The prefix text of SGLang lines (its head, and uvicorn's level after it)
+# -> the one Prefix of all of them: what the peeling loop makes of that text
+# (SHARED_LIMIT at most; cleared when full).
+_SHARED: dict[str, Prefix] = {}
+SHARED_LIMIT = 4096
+
+
+def _shared(header: str, hit: tuple[datetime | None, str | None], level: str | None) -> Prefix:
+    p = Prefix("")
+    p.app_ts, rank = hit
+    if rank:
+        p.rank = rank
+    if level:
+        p.level = level
+    p.dialect = "sglang"
+    p.header = header
+    if len(_SHARED) >= SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[header] = p
     return p
+
+
+# The SGLang head is "[" + a fixed-width date + the rest (milliseconds, tags,
+# "] "): the date part matches exactly 19 characters whatever follows, and the
+# rest, which reads no "]" before its end, is decided by the text up to the
+# first "] ". So a new second's head is read as the date matched alone and the
+# rest remembered (the full pattern on a rest not seen, or when the table's
+# pattern is not this one).
+_SGL_DATE_RX = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+_SGL_REST_RX = r"(?:[.,](?P<ms>\d{3}))?(?P<tags>(?: [A-Za-z_]+\d+)*| encode_server| encode_dp_worker\[\d+\])\] "
+_SGL_SPLIT = _SGL.pattern == rf"\[(?P<d>{_SGL_DATE_RX}){_SGL_REST_RX}"
+_SGL_DATE = re.compile(rf"{_SGL_DATE_RX}\Z").match
+_SGL_REST = re.compile(_SGL_REST_RX).match
+_SGL_RESTS: dict[str, tuple[str | None, str] | None] = {}  # rest text -> (ms, tags); None: not one
+
+
+def _sglang_parts(head: str) -> tuple[datetime | None, str | None] | None:
+    """``_sglang_head`` of ``head`` (a line up to its first "] ") from its
+    parts, or None (rest not seen yet, or not a head: the caller matches)."""
+    if not _SGL_SPLIT or len(head) < 22:
+        return None
+    rest = _SGL_RESTS.get(head[20:], _MISSING)
+    if rest is _MISSING:
+        m = _SGL_REST(head, 20)
+        if len(_SGL_RESTS) > 1024:
+            _SGL_RESTS.clear()
+        _SGL_RESTS[head[20:]] = (m.group("ms"), m.group("tags")) if m is not None and m.end() == len(head) else None
+        return None
+    if rest is None or _SGL_DATE(head, 1, 20) is None:
+        return None
+    ms, tags = rest  # type: ignore[misc]
+    tags = tags.strip()
+    hit = (_dt(head[1:20], ms), tags or None)
+    if len(_SGL_CACHE) > 4096:
+        _SGL_CACHE.clear()
+    _SGL_CACHE[head] = hit
+    return hit
+
+
+def _sglang_head(m: re.Match[str]) -> tuple[datetime | None, str | None]:
+    """(time, rank tags) of an SGLang head, remembered by its text."""
+    tags = m.group("tags").strip()
+    hit = (_dt(m.group("d"), m.group("ms")), tags or None)
+    if len(_SGL_CACHE) > 4096:
+        _SGL_CACHE.clear()
+    _SGL_CACHE[m.group(0)] = hit
+    return hit
 
 
 # A peeler reads the prefix at the start of ``t`` into ``p`` and returns (its
@@ -148,13 +251,9 @@ def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         return _peel_sglang_rest(p, t, t[j + 2:], None)
     m = _SGL.match(t)
     if m:
-        p.app_ts = _dt(m.group("d"), m.group("ms"))
-        tags = m.group("tags").strip()
-        if tags:
-            p.rank = tags
-        if len(_SGL_CACHE) > 4096:
-            _SGL_CACHE.clear()
-        _SGL_CACHE[m.group(0)] = (p.app_ts, tags or None)
+        p.app_ts, rank = _sglang_head(m)
+        if rank:
+            p.rank = rank
         p.dialect = p.dialect or "sglang"
         return _peel_sglang_rest(p, t, t[m.end():], "sglang")
     m = _RANK.match(t)
@@ -174,18 +273,35 @@ def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     return (m.end() if m else 0), False
 
 
+# "(proc rank=N pid=N) " tags -> (proc, pid, rank tag). The tag regex reads no
+# ")" before its end, so its match is decided by the text up to the first ") ".
+_PROC_CACHE: dict[str, tuple[str, Any, str | None]] = {}
+
+
 def _peel_proc(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     """A Ray-style process tag: ``(EngineCore_0 pid=123) ``."""
-    m = _PROC.match(t)
-    if m:
-        p.proc = m.group("proc")
-        if m.group("pid"):
-            p.proc_pid = pid_value(m.group("pid"))
-        if m.group("rank"):
-            p.rank = f"rank{m.group('rank')}"
-        elif p.proc and p.proc[-1].isdigit() and p.rank is None:
-            p.rank = p.proc
-    return (m.end() if m else 0), False
+    i = t.find(")")
+    hit = _PROC_CACHE.get(t[:i + 2]) if i > 0 and t[i + 1:i + 2] == " " else None
+    if hit is None:
+        m = _PROC.match(t)
+        if m is None:
+            return 0, False
+        hit = (m.group("proc"), pid_value(m.group("pid")) if m.group("pid") else _MISSING,
+               f"rank{m.group('rank')}" if m.group("rank") else None)
+        if len(_PROC_CACHE) > 1024:
+            _PROC_CACHE.clear()
+        _PROC_CACHE[m.group(0)] = hit
+        n = m.end()
+    else:
+        n = i + 2
+    p.proc, pid, rank = hit
+    if pid is not _MISSING:  # a pid=, even one out of range (None)
+        p.proc_pid = pid
+    if rank is not None:
+        p.rank = rank
+    elif p.proc and p.proc[-1].isdigit() and p.rank is None:
+        p.rank = p.proc
+    return n, False
 
 
 def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:

@@ -141,8 +141,9 @@ class TracebackAssembler:
 
     # -- feeding ----------------------------------------------------------
     def feed(self, line: int, text: str, key: tuple, hp: tuple, prefixed: bool, header: str | None,
-             ctx: dict[str, Any]) -> tuple[bool, list[Event]]:
-        """Offer a line. Returns (consumed, finished events)."""
+             ctx: tuple) -> tuple[bool, list[Event]]:
+        """Offer a line. Returns (consumed, finished events). ``ctx``: the line's
+        (ts, host, ident, pid, rank, level, logger), for a traceback it starts."""
         self.counter = line
         out: list[Event] = []
         tb = self.open.get(key)
@@ -162,7 +163,7 @@ class TracebackAssembler:
         return True, out
 
     def _continue(self, tb: OpenTraceback, line: int, text: str, key: tuple, hp: tuple, prefixed: bool,
-                  header: str | None, ctx: dict[str, Any], out: list[Event]) -> tuple[bool, list[Event]] | None:
+                  header: str | None, ctx: tuple, out: list[Event]) -> tuple[bool, list[Event]] | None:
         """Offer a line to the open traceback ``tb``: the answer of ``feed``, or
         None when the line is not part of it (``tb`` may have been closed into
         ``out``) and may start a traceback of its own."""
@@ -201,7 +202,7 @@ class TracebackAssembler:
         return True, out
 
     def _start(self, start_type: str, line: int, text: str, key: tuple, hp: tuple, prefixed: bool,
-               header: str | None, ctx: dict[str, Any], out: list[Event]) -> None:
+               header: str | None, ctx: tuple, out: list[Event]) -> None:
         """Open a traceback at this line (closing the stalest one past ``MAX_OPEN``)."""
         if len(self.open) >= MAX_OPEN:
             oldest = min(self.open.values(), key=lambda t: (t.last_seen, t.start))
@@ -211,9 +212,7 @@ class TracebackAssembler:
         if start_type == "HEADER":
             i = text.find(HEADER_TEXT)
             carrier = text[:i].strip() or None
-        tb = OpenTraceback(key, hp, line, ctx.get("ts"), ctx.get("host"), ctx.get("ident"),
-                           ctx.get("pid"), ctx.get("rank"), ctx.get("level"), ctx.get("logger"),
-                           header, carrier, "frames")
+        tb = OpenTraceback(key, hp, line, *ctx, header, carrier, "frames")  # ctx: ts host ident pid rank level logger
         self.open[key] = tb
         if not prefixed or start_type == "HEADER":
             self.by_hp[hp] = key

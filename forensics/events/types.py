@@ -98,23 +98,69 @@ def _encode_str(value: str) -> str:
     """JSON string; also escapes the characters that ``str.splitlines()``
     treats as line breaks, so NDJSON stays one object per line for every reader."""
     js = _encode_basestring(value)
-    if not value.isascii():
-        for ch in _LINE_SEPARATORS:
-            if ch in js:
-                js = js.replace(ch, f"\\u{ord(ch):04x}")
+    return js if value.isascii() else _no_line_separators(js)
+
+
+def _no_line_separators(js: str) -> str:
+    for ch in _LINE_SEPARATORS:
+        if ch in js:
+            js = js.replace(ch, f"\\u{ord(ch):04x}")
     return js
+
+
+def _flat_fragment(data: Mapping[str, Any]) -> str | None:
+    """``,"key":value`` for each item of a flat ``data`` (str, int, None,
+    bool values); None when a value needs the general encoder."""
+    bits = []
+    for k, v in data.items():
+        t = type(v)
+        if t is str:
+            bits.append(f',"{k}":{_encode_str(v)}')
+        elif t is int:
+            bits.append(f',"{k}":{v}')
+        elif v is None:
+            bits.append(f',"{k}":null')
+        elif t is bool:
+            bits.append(f',"{k}":{"true" if v else "false"}')
+        else:
+            return None
+    return "".join(bits)
 _SIMPLE = (str, int, float, bool, type(None))
 _ENC_CACHE: dict[Any, str] = {None: "null"}  # host, ident, rank, level: few distinct values
 _WHO_CACHE: dict[tuple, str] = {}
 _EXTRA_CACHE: dict[int, tuple[Any, str]] = {}  # shared data dicts -> their JSON fragment
 _SHARED: list = []  # data dicts that stages reuse for many events (kept alive here)
 _SHARED_IDS: set[int] = set()
+# Data dicts shared by the events of many lines for a while (``hot_data``):
+# id -> (the dict, its JSON fragment once made). Bounded: cleared when full.
+_HOT_EXTRA: dict[int, tuple[Any, str | None]] = {}
+HOT_LIMIT = 4096
 
 
 def share_data(d: dict) -> dict:
     """Mark ``d`` as shared by many events (never mutated), so its JSON is encoded once."""
     _SHARED.append(d)
     _SHARED_IDS.add(id(d))
+    return d
+
+
+_SOURCE_FRAGMENTS: dict[str, str] = {}  # source name -> ',"source":"name"' (one or a few a run)
+
+
+def _source_fragment(source: str) -> str:
+    frag = ',"source":' + (_ENC_CACHE.get(source) or _cached_enc(source))
+    if len(_SOURCE_FRAGMENTS) >= 64:
+        _SOURCE_FRAGMENTS.clear()
+    _SOURCE_FRAGMENTS[source] = frag
+    return frag
+
+
+def hot_data(d: dict) -> dict:
+    """Mark ``d`` (never mutated) as shared by the events of many lines, so
+    ``to_json`` encodes it once while it is remembered (a bounded table)."""
+    if len(_HOT_EXTRA) >= HOT_LIMIT:
+        _HOT_EXTRA.clear()
+    _HOT_EXTRA[id(d)] = (d, None)
     return d
 
 
@@ -190,31 +236,25 @@ class Event:
     def to_json(self, source: str | None = None, ts_cache: list | None = None) -> str:
         """The NDJSON form of ``to_dict()`` (plus ``source``), built directly
         for the common flat events: this runs once per input line."""
-        extra = ""
         data = self.data
-        cached = _EXTRA_CACHE.get(id(data)) if data else None
-        if cached is not None and cached[0] is data:
-            extra = cached[1]
-        elif data:
-            bits = []
-            for k, v in data.items():
-                t = type(v)
-                if t is str:
-                    bits.append(f',"{k}":{_encode_str(v)}')
-                elif t is int:
-                    bits.append(f',"{k}":{v}')
-                elif v is None:
-                    bits.append(f',"{k}":null')
-                elif t is bool:
-                    bits.append(f',"{k}":{"true" if v else "false"}')
-                else:  # frames, chains: the general encoder
+        if data:
+            key = id(data)
+            cached = _EXTRA_CACHE.get(key) or _HOT_EXTRA.get(key)
+            if cached is not None and cached[0] is data and cached[1] is not None:
+                extra = cached[1]
+            else:
+                extra = _flat_fragment(data)
+                if extra is None:  # frames, chains: the general encoder
                     d = self.to_dict()
                     if source is not None:
                         d["source"] = source
                     return json.dumps(d, ensure_ascii=False, default=str)
-            extra = "".join(bits)
-            if id(data) in _SHARED_IDS:
-                _EXTRA_CACHE[id(data)] = (data, extra)
+                if key in _SHARED_IDS:
+                    _EXTRA_CACHE[key] = (data, extra)
+                elif cached is not None and cached[0] is data:
+                    _HOT_EXTRA[key] = (data, extra)
+        else:
+            extra = ""
         ts = self.ts
         if ts is None:
             ts_s = "null"
@@ -224,22 +264,20 @@ class Event:
             ts_s = '"' + ts.isoformat() + '"'
             if ts_cache is not None:
                 ts_cache[0], ts_cache[1] = ts, ts_s
-        c = _ENC_CACHE
+        who = (self.host, self.ident, self.pid, self.rank, self.level)
+        frag = _WHO_CACHE.get(who) or _who_fragment(who)
+        text = self.text
+        js = _encode_basestring(text)
+        if not text.isascii():
+            js = _no_line_separators(js)
         logger = self.logger
         end = self.end_line
-        who = (self.host, self.ident, self.pid, self.rank, self.level)
-        frag = _WHO_CACHE.get(who)
-        if frag is None:
-            frag = _who_fragment(who)
-        return "".join((
-            '{"kind":"', self.kind, '","line":', str(self.line), ',"ts":', ts_s, frag,
-            ',"text":', _encode_str(self.text),
-            "" if logger is None else ',"logger":' + (c.get(logger) or _cached_enc(logger)),
-            "" if end is None or end == self.line else f',"end_line":{end}',
-            extra,
-            "" if source is None else ',"source":' + (c.get(source) or _cached_enc(source)),
-            "}",
-        ))
+        c = _ENC_CACHE
+        tail = "" if logger is None else ',"logger":' + (c.get(logger) or _cached_enc(logger))
+        if end is not None and end != self.line:
+            tail += f',"end_line":{end}'
+        src = "" if source is None else _SOURCE_FRAGMENTS.get(source) or _source_fragment(source)
+        return f'{{"kind":"{self.kind}","line":{self.line},"ts":{ts_s}{frag},"text":{js}{tail}{extra}{src}}}'
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

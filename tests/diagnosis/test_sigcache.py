@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from forensics.diagnosis import matcher as M
+from forensics import cache as fcache
 from forensics.diagnosis import sigcache
 from forensics.diagnosis.signatures import default_signature_dirs, load_signatures
 from forensics.errors import SignatureError
@@ -76,7 +77,7 @@ def test_broken_cache_is_a_miss(cache, damage, monkeypatch):
         else:
             obj["docs"] = obj["docs"][:-1]
         body = json.dumps(obj).encode()
-        entry.write_bytes(sigcache.PREFIX + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        entry.write_bytes(fcache.PREFIX + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     elif damage == "group-writable":
         entry.chmod(0o664)
     elif damage == "directory":
@@ -111,13 +112,13 @@ def test_a_bad_file_is_never_cached(cache, tmp_path):
 
 
 def test_entries_are_bounded(cache, tmp_path):
-    for i in range(sigcache.MAX_ENTRIES + 3):
+    for i in range(fcache.MAX_ENTRIES + 3):
         d = tmp_path / f"set{i}"
         d.mkdir()
         (d / "one.yaml").write_text(f"id: x.s{i}\ntitle: t\nroot_cause: gpu.out-of-memory\nkind: failure\n"
                                     f"remediation: r\nmatch: {{text: 'zz{i}q'}}\n")
         load_signatures([d])
-    assert len(list(cache.glob("signatures-*.json"))) == sigcache.MAX_ENTRIES
+    assert len(list(cache.glob("signatures-*.json"))) == fcache.MAX_ENTRIES
 
 
 @pytest.mark.parametrize("damage", [None, "flip", "truncate"])

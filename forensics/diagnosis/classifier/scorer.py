@@ -337,8 +337,8 @@ def _scorer_key(packed: bytes) -> str:
 
 def load_scorer(path: Path) -> CompactScorer:
     """The scorer of a file; its decompressed, checked JSON is cached by the
-    file's digest (``sigcache``: a doubtful entry is a miss)."""
-    from forensics.diagnosis import sigcache
+    file's digest (``forensics.cache``: a doubtful entry is a miss)."""
+    import forensics.cache as cache
 
     packed = None
     try:
@@ -347,7 +347,7 @@ def load_scorer(path: Path) -> CompactScorer:
     except OSError:
         pass  # read_bounded_gzip says why, in its words
     key = _scorer_key(packed) if packed is not None else None
-    cached = sigcache.read_entry("scorer", key, MAX_DECOMPRESSED) if key is not None else None
+    cached = cache.read_entry("scorer", key, MAX_DECOMPRESSED) if key is not None else None
     raw = cached if cached is not None else read_bounded_gzip(path, data=packed)
     try:
         data = json.loads(raw)
@@ -362,7 +362,7 @@ def load_scorer(path: Path) -> CompactScorer:
     except (KeyError, TypeError, ValueError, binascii.Error) as e:
         raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {str(e)[:120]})") from None
     if key is not None and cached is None:
-        sigcache.write_entry("scorer", key, raw)
+        cache.write_entry("scorer", key, raw)
     return scorer
 
 
