@@ -248,6 +248,8 @@ class CatalogueIndex:
                 got = (re.compile(template_regex(t)), literal_size(t), frozenset(literal_keys(t)))
             except re.error:
                 got = None
+            if len(self._rx) >= RX_MEMO:
+                self._rx.clear()
             self._rx[i] = got
         return got  # type: ignore[return-value]
 
@@ -264,3 +266,6 @@ class CatalogueIndex:
 
 
 _MISSING = object()
+# Compiled templates kept (cleared when full): a long, varied log asks for ever
+# more of the 75k templates, and each compiled regex costs ~1-2 KB.
+RX_MEMO = 4096

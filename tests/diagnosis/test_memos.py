@@ -38,7 +38,8 @@ def _tiny_memos(monkeypatch: pytest.MonkeyPatch) -> None:
                          ("forensics.diagnosis.early_warnings.subjects", "SUBJECTS_KEPT"),
                          ("forensics.diagnosis.early_warnings.subjects", "MODULES_KEPT"),
                          ("forensics.diagnosis.early_warnings.scoring", "TRAITS_KEPT"),
-                         ("forensics.events.textmemo", "LIMIT")]:
+                         ("forensics.events.textmemo", "LIMIT"),
+                         ("forensics.events.catalogue_index", "RX_MEMO")]:
         assert hasattr(mod(module), name), (module, name)
         monkeypatch.setattr(mod(module), name, 3)
 
