@@ -5,7 +5,9 @@ A crash-looping service leaves thousands of lifetimes in one log; each
 finished incident's answer (a dict of ~2 KB as JSON, several times that as
 Python objects) is packed into zlib blocks of ``BLOCK`` answers as soon as
 it is diagnosed (a block packs to ~100-200 bytes an answer), so 10,000
-lifetimes cost a few MB instead of hundreds. It reads as a sequence of the
+lifetimes cost a few MB instead of hundreds, and sealed blocks go to a
+temporary file (memory flat in the number of lifetimes; in memory when no
+file can be written). It reads as a sequence of the
 same dicts (``len``, indexing, slices, iteration), and ``dumps`` writes a
 result holding one as JSON, identical to ``json.dumps`` of the plain list,
 one answer at a time.
@@ -13,6 +15,7 @@ one answer at a time.
 from __future__ import annotations
 
 import json
+import tempfile
 import zlib
 from collections.abc import Sequence
 from typing import Any, Callable, Iterator, TextIO
@@ -24,7 +27,10 @@ class IncidentSpool(Sequence):
     """Append-only sequence of JSON-able dicts, stored as compressed blocks."""
 
     def __init__(self) -> None:
-        self._blocks: list[bytes] = []
+        # Sealed blocks: (offset, size) in a temporary file, so memory stays flat
+        # however many lifetimes; the bytes themselves where no file can be written.
+        self._blocks: list[tuple[int, int] | bytes] = []
+        self._file: Any = None
         self._open: list[str] = []  # JSON texts of the block being filled
         self._n = 0
         self._cache: tuple[int, list[dict[str, Any]]] | None = None
@@ -43,14 +49,36 @@ class IncidentSpool(Sequence):
             self._seal()
 
     def _seal(self) -> None:
-        self._blocks.append(zlib.compress(("\n".join(self._open)).encode("utf-8", "surrogatepass"), 6))
+        data = zlib.compress(("\n".join(self._open)).encode("utf-8", "surrogatepass"), 6)
         self._open = []
+        self._blocks.append(self._store(data))
+
+    def _store(self, data: bytes) -> tuple[int, int] | bytes:
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="forensics-spool-")
+            at = self._file.seek(0, 2)
+            self._file.write(data)
+            return (at, len(data))
+        except OSError:  # no temporary directory, a full disk: kept in memory
+            return data
+
+    def _sealed(self, b: int) -> bytes:
+        kept = self._blocks[b]
+        if isinstance(kept, bytes):
+            return kept
+        at, size = kept
+        self._file.seek(at)
+        data = self._file.read(size)
+        if len(data) != size:
+            raise OSError("the incident spool's temporary file was cut short")
+        return data
 
     def _block(self, b: int) -> list[dict[str, Any]]:
         if b == len(self._blocks):
             return [json.loads(t) for t in self._open]
         if self._cache is None or self._cache[0] != b:
-            text = zlib.decompress(self._blocks[b]).decode("utf-8", "surrogatepass")
+            text = zlib.decompress(self._sealed(b)).decode("utf-8", "surrogatepass")
             self._cache = (b, [json.loads(t) for t in text.split("\n")])
         return self._cache[1]
 
