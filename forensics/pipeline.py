@@ -181,19 +181,11 @@ def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: An
     from forensics.incidents.lifetimes import IncidentBuilder
     from forensics.report.spool import IncidentSpool
 
-    builder = IncidentBuilder(source_name, record_hits(sset))
     out: Any = IncidentSpool() if spool else []
-
-    def done(inc):  # type: ignore[no-untyped-def]
+    for inc in _finished(events, IncidentBuilder(source_name, record_hits(sset))):
         out.append(diagnose_incident(inc, classifier, always_classify))
         if keep_incidents is not None:
             keep_incidents.append(inc)
-
-    for ev in events:
-        for inc in builder.feed(ev):
-            done(inc)
-    for inc in builder.finish():
-        done(inc)
     return out
 
 
@@ -207,34 +199,32 @@ def diagnose_shown(events, source_name: str, sset: SignatureSet, classifier: Any
     from forensics.incidents.lifetimes import IncidentBuilder
     from forensics.report.shown import LISTED, ShownLifetimes
 
-    builder = IncidentBuilder(source_name, record_hits(sset))
     out = ShownLifetimes()
-    pending: list[Incident | None] = [None, None]  # the last failed / last lifetime not yet diagnosed
-
-    def done(inc):  # type: ignore[no-untyped-def]
+    failed_inc = last_inc = None  # the last failed / the last lifetime, not yet diagnosed
+    for inc in _finished(events, IncidentBuilder(source_name, record_hits(sset))):
         out.count += 1
         if len(out.listed) < LISTED:
             answer = diagnose_incident(inc, classifier, always_classify)
             out.listed.append(answer)
             out.last = answer
             if answer["verdict"] == "failed":
-                out.last_failed, pending[0] = answer, None
-            pending[1] = None
-            return
-        out.last, pending[1] = None, inc
+                out.last_failed = answer
+            continue
+        out.last, last_inc = None, inc
         if lifetime_failed(inc):
-            out.last_failed, pending[0] = None, inc
-
-    for ev in events:
-        for inc in builder.feed(ev):
-            done(inc)
-    for inc in builder.finish():
-        done(inc)
-    if pending[0] is not None:
-        out.last_failed = diagnose_incident(pending[0], classifier, always_classify)
-    elif out.last_failed is None and pending[1] is not None:
-        out.last = diagnose_incident(pending[1], classifier, always_classify)
+            out.last_failed, failed_inc = None, inc
+    if failed_inc is not None:
+        out.last_failed = diagnose_incident(failed_inc, classifier, always_classify)
+    elif out.last_failed is None and last_inc is not None:
+        out.last = diagnose_incident(last_inc, classifier, always_classify)
     return out
+
+
+def _finished(events, builder: IncidentBuilder) -> Iterator[Incident]:  # type: ignore[no-untyped-def]
+    """The lifetimes ``builder`` makes of ``events``, as each one ends."""
+    for ev in events:
+        yield from builder.feed(ev)
+    yield from builder.finish()
 
 
 def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str, Any], sset: SignatureSet,
@@ -307,7 +297,7 @@ def _diagnosis_jobs(source: Source, jobs: int | None, thin: bool) -> int:
     one process 2.8 s)."""
     if jobs is None or jobs == 1 or not thin or source.path is None:
         return 1
-    return auto_jobs(source.path, jobs)
+    return max(1, jobs)
 
 
 def fork_incident(inc: Incident) -> Incident:

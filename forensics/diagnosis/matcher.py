@@ -168,10 +168,7 @@ class FieldMatcher:
 class RE2Field(FieldMatcher):
     def __init__(self, patterns: Sequence[str], ids: Sequence[int]) -> None:
         super().__init__(patterns, ids)
-        import re2
-
         self._match = _compiled_set(patterns)._set.Match  # the raw binding: bytes in, list of indexes out
-        self._single = self.ids[0] if len(self.ids) == 1 else None
 
     def scan(self, value: str) -> Sequence[int]:
         try:

@@ -21,6 +21,7 @@ from forensics.diagnosis import matcher as M
 from forensics.diagnosis import sigcache
 from forensics.diagnosis.sigcache import LazyPattern
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
+from forensics.events.textmemo import remember
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A signature file is input too: bounded before it is built into objects.
@@ -195,9 +196,7 @@ class SignatureSet:
         if got is None:
             got = tuple(fm.scan(M.prepare(value)))
             if len(value) <= LINE_MEMO_LEN:
-                if len(self._value_memo) >= LINE_MEMO:
-                    self._value_memo.clear()
-                self._value_memo[key] = got
+                remember(self._value_memo, key, got, LINE_MEMO)
         return got
 
     def _sigs_of(self, found: Iterable[int]) -> set[int]:
@@ -237,9 +236,7 @@ class SignatureSet:
                 found = self._text.scan(M.prepare(text))
                 got = tuple(sorted(self._sigs_of(found))) if found else ()
                 if len(text) <= LINE_MEMO_LEN:
-                    if len(self._line_memo) >= LINE_MEMO:
-                        self._line_memo.clear()
-                    self._line_memo[text] = got
+                    remember(self._line_memo, text, got, LINE_MEMO)
             return [(self.signatures[si], 0) for si in got]
         return self.match_views(event_views(ev))
 

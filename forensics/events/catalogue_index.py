@@ -15,6 +15,7 @@ from typing import Iterable, Sequence
 
 from forensics.events.catalogue_blocks import blocked_lines
 from forensics.events.templates import index_keys, line_keys, literal_keys, literal_size, split_template, template_regex
+from forensics.events.textmemo import remember
 
 @dataclass(frozen=True, slots=True)
 class CatalogueEntry:
@@ -248,9 +249,7 @@ class CatalogueIndex:
                 got = (re.compile(template_regex(t)), literal_size(t), frozenset(literal_keys(t)))
             except re.error:
                 got = None
-            if len(self._rx) >= RX_MEMO:
-                self._rx.clear()
-            self._rx[i] = got
+            remember(self._rx, i, got, RX_MEMO)
         return got  # type: ignore[return-value]
 
     def candidates(self, message: str) -> tuple[set[int], set[str]]:

@@ -19,6 +19,7 @@ from lark.lexer import Lexer
 from forensics.cache import cache_dir
 from forensics.events.types import ExceptionRecord, Frame
 from forensics.ingest.values import bounded_int, pid_value
+from forensics.events.textmemo import remember
 
 
 def _grammar(name: str) -> str:
@@ -127,9 +128,7 @@ def parse_message(text: str) -> tuple[str, dict] | None:
             got = message_parser().parse(text)  # type: ignore[assignment]
         except LarkError:
             got = None
-        if len(_MESSAGE_MEMO) >= _MEMO_SIZE:
-            _MESSAGE_MEMO.clear()
-        _MESSAGE_MEMO[text] = got
+        remember(_MESSAGE_MEMO, text, got, _MEMO_SIZE)
     return None if got is None else (got[0], dict(got[1]))
 
 
@@ -233,9 +232,7 @@ def _memo_frame(text: str, source: str | None) -> Frame:
     if got is None:
         got = _frame(text, source)
         if len(text) <= 2000:
-            if len(_FRAME_MEMO) >= 4096:
-                _FRAME_MEMO.clear()
-            _FRAME_MEMO[key] = got
+            remember(_FRAME_MEMO, key, got, 4096)
     return got
 
 
@@ -275,9 +272,7 @@ def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None
         except LarkError:
             got = None
         if len(key) <= 400 and sum(len(text) for _t, text in key) <= 20000:
-            if len(_TB_MEMO) >= 256:
-                _TB_MEMO.clear()
-            _TB_MEMO[key] = got
+            remember(_TB_MEMO, key, got, 256)
     if got is None:
         return None
     chain = [ExceptionRecord(e.exc_type, e.exc_message, e.frames, e.relation, tokens[e.line][2])  # type: ignore[index]

@@ -15,7 +15,7 @@ from forensics.envelope.sniff import detect_format
 from forensics.envelope.wrappers import detect_wrappers, unwrap
 from forensics.events import types as kinds
 from forensics.events.bulk import ACCESS as _ACCESS
-from forensics.events.bulk import THIN_FORMATS, BulkGate, is_bulk_line, thin_blocks, thin_serving  # noqa: F401
+from forensics.events.bulk import THIN_FORMATS, BulkGate, thin_blocks, thin_serving
 from forensics.events.grammars import parse_message
 from forensics.events.types import ACCESS, LOG, MESSAGE, PHASE_MARKER, Event, hot_data
 from forensics.events.phases import BATCH_HEADS, MARKER_DATA, match_marker
@@ -24,6 +24,7 @@ from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssemb
 from forensics.ingest.live import decode
 from forensics.ingest.sources import Source
 from forensics.ingest.values import bounded_int
+from forensics.events.textmemo import remember
 
 # The router: one search decides whether a line needs the message grammar.
 _STRUCT = re.compile(
@@ -249,10 +250,8 @@ def _access_data(am: re.Match[str]) -> dict:
     key = am.group(0)
     got = _ACCESS_MEMO.get(key)
     if got is None:
-        if len(_ACCESS_MEMO) >= 1024:
-            _ACCESS_MEMO.clear()
-        got = _ACCESS_MEMO[key] = hot_data({"method": am.group("method"), "path": am.group("path"),
-                                            "status": bounded_int(am.group("status"), 999, 3)})
+        got = remember(_ACCESS_MEMO, key, hot_data({"method": am.group("method"), "path": am.group("path"),
+                                                    "status": bounded_int(am.group("status"), 999, 3)}), 1024)
     return got
 
 

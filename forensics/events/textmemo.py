@@ -18,6 +18,15 @@ LIMIT = 1024  # answers kept per memo
 MAX_LEN = 2000  # longer texts are answered every time, not kept
 
 
+def remember(memo: dict, key: Any, value: T, limit: int) -> T:
+    """Keep ``value`` under ``key``, clearing ``memo`` first when it holds
+    ``limit`` answers (bounded: no growth with the number of lifetimes)."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def memo_by_text(fn: Callable[[str], T]) -> Callable[[str], T]:
     """``fn(text)`` remembered by ``text`` (``fn`` must depend on nothing else)."""
     memo: dict[str, Any] = {}
@@ -28,9 +37,7 @@ def memo_by_text(fn: Callable[[str], T]) -> Callable[[str], T]:
         if got is _MISS:
             got = fn(text)
             if len(text) <= MAX_LEN:
-                if len(memo) >= LIMIT:
-                    memo.clear()
-                memo[text] = got
+                remember(memo, text, got, LIMIT)
         return got  # type: ignore[no-any-return]
 
     cached.cache_clear = memo.clear  # type: ignore[attr-defined]

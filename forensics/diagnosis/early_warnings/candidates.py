@@ -11,7 +11,7 @@ from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiRegex
 from forensics.events import types as kinds
-from forensics.events.textmemo import memo_by_text
+from forensics.events.textmemo import memo_by_text, remember
 from forensics.events.types import Event
 
 WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
@@ -137,9 +137,7 @@ def template(text: str) -> str:
     if got is None:
         from forensics.diagnosis.features import mask
 
-        if len(_TEMPLATES) >= TEMPLATES_KEPT:
-            _TEMPLATES.clear()
-        got = _TEMPLATES[head] = mask(head).lower()
+        got = remember(_TEMPLATES, head, mask(head).lower(), TEMPLATES_KEPT)
     return got
 
 
@@ -175,9 +173,7 @@ def collect(inc: Any, ev: Event) -> None:
     if verdict is None:
         verdict = _verdict(ev)
         if len(text) <= VERDICT_LEN:
-            if len(_VERDICTS) >= VERDICTS:
-                _VERDICTS.clear()
-            _VERDICTS[memo_key] = verdict
+            remember(_VERDICTS, memo_key, verdict, VERDICTS)
     facts, level, key, per_gpu = verdict
     if facts:
         _apply_facts(notes.facts, facts)

@@ -11,6 +11,7 @@ from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, OVERRIDE_RE
 from forensics.diagnosis.guarded import AsciiSet
+from forensics.events.textmemo import remember
 
 KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
                "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5,
@@ -180,9 +181,7 @@ def _traits(text: str) -> tuple[bool, bool, bool, bool]:
         arith = 0 in found
         got = (arith, 1 in found, 2 in found, arith and bool(quantities_gib(text)))
         if len(text) <= 2000:  # (a long request dump is not worth keeping)
-            if len(_TRAITS) >= TRAITS_KEPT:
-                _TRAITS.clear()
-            _TRAITS[text] = got
+            remember(_TRAITS, text, got, TRAITS_KEPT)
     return got
 
 

@@ -7,6 +7,7 @@ from forensics.diagnosis.early_warnings.vocab import (
     ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
     QUANT, TOOLS, _lazy)
 from forensics.diagnosis.guarded import AsciiSet, Guarded, GuardGate
+from forensics.events.textmemo import remember
 
 # --------------------------------------------------------------------------
 _DOTTED = Guarded(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", (".",))
@@ -69,9 +70,7 @@ def _add_module(out: set[str], dotted: str) -> None:
     if got is None:
         got = _module_subjects(dotted)
         if len(dotted) <= 300:
-            if len(_MODULES) >= MODULES_KEPT:
-                _MODULES.clear()
-            _MODULES[dotted] = got
+            remember(_MODULES, dotted, got, MODULES_KEPT)
     out.update(got)
 
 
@@ -156,9 +155,7 @@ def subjects(text: str) -> frozenset[str]:
     text = text[:1000]
     got = _SUBJECTS.get(text)
     if got is None:
-        if len(_SUBJECTS) >= SUBJECTS_KEPT:
-            _SUBJECTS.clear()
-        got = _SUBJECTS[text] = _subjects(text)
+        got = remember(_SUBJECTS, text, _subjects(text), SUBJECTS_KEPT)
     return got
 
 
