@@ -195,13 +195,15 @@ def diagnose_shown(events, source_name: str, sset: SignatureSet, classifier: Any
     lifetimes and the top-level one diagnosed in full, every other lifetime
     only judged failed or not (the same answers, without the cost of
     diagnosing thousands of lifetimes of a crash loop in full)."""
-    from forensics.diagnosis.diagnose import diagnose_incident, lifetime_failed, record_hits
+    from forensics.diagnosis.deferred import DeferringHook
+    from forensics.diagnosis.diagnose import diagnose_incident
     from forensics.incidents.lifetimes import IncidentBuilder
     from forensics.report.shown import LISTED, ShownLifetimes
 
     out = ShownLifetimes()
+    hook = DeferringHook(sset, LISTED)  # only the lifetimes read in full are matched in full
     failed_inc = last_inc = None  # the last failed / the last lifetime, not yet diagnosed
-    for inc in _finished(events, IncidentBuilder(source_name, record_hits(sset))):
+    for inc in _finished(events, IncidentBuilder(source_name, hook, settle=hook.settle)):
         out.count += 1
         if len(out.listed) < LISTED:
             answer = diagnose_incident(inc, classifier, always_classify)
@@ -211,11 +213,13 @@ def diagnose_shown(events, source_name: str, sset: SignatureSet, classifier: Any
                 out.last_failed = answer
             continue
         out.last, last_inc = None, inc
-        if lifetime_failed(inc):
+        if hook.failed(inc):
             out.last_failed, failed_inc = None, inc
     if failed_inc is not None:
+        hook.settle(failed_inc)
         out.last_failed = diagnose_incident(failed_inc, classifier, always_classify)
     elif out.last_failed is None and last_inc is not None:
+        hook.settle(last_inc)
         out.last = diagnose_incident(last_inc, classifier, always_classify)
     return out
 

@@ -35,21 +35,33 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
 
     def on_event(inc: Incident, ev: Event) -> None:
         outcome.observe(inc, ev)
-        kind = ev.kind
-        if kind == kinds.ACCESS or (kind == kinds.PHASE_MARKER and ev.data.get("marker") == "batch_stats"):
+        if not matched_kind(ev):
             return
         collect(inc, ev)
-        for sig, view in sset.match_event(ev):
-            text, line = _hit_text(ev, view)
-            hit = Hit(sig, ev, view, inc.phase, inc.ready_line is not None, line, text)
-            bucket = inc.failure_hits if sig.kind == "failure" else (
-                inc.precursor_hits if sig.kind == "precursor" else inc.wrapper_hits)
-            if len(bucket) < 400:
-                bucket.append(hit)
-            else:
-                inc.dropped += 1
+        match_into(sset, inc, ev, inc.phase, inc.ready_line is not None)
 
     return on_event
+
+
+def matched_kind(ev: Event) -> bool:
+    """Whether signatures and early warnings look at ``ev`` at all (not at
+    access lines or batch statistics: the serving bulk)."""
+    kind = ev.kind
+    return not (kind == kinds.ACCESS or (kind == kinds.PHASE_MARKER and ev.data.get("marker") == "batch_stats"))
+
+
+def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, after_ready: bool) -> None:
+    """Record on ``inc`` the signatures ``ev`` matches, as of ``phase`` and
+    readiness (the state the lifetime was in when ``ev`` arrived)."""
+    for sig, view in sset.match_event(ev):
+        text, line = _hit_text(ev, view)
+        hit = Hit(sig, ev, view, phase, after_ready, line, text)
+        bucket = inc.failure_hits if sig.kind == "failure" else (
+            inc.precursor_hits if sig.kind == "precursor" else inc.wrapper_hits)
+        if len(bucket) < 400:
+            bucket.append(hit)
+        else:
+            inc.dropped += 1
 
 
 def _hit_text(ev: Event, view: int) -> tuple[str, int]:

@@ -94,6 +94,7 @@ class Incident:
     progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     outcome: Any = None  # forensics.incidents.outcome.Outcome: the shape of the log (errors, proofs)
     ew_notes: Any = None  # early-warning candidates and facts, kept by the diagnosis hook (bounded)
+    pending: Any = None  # events a waiting diagnosis hook has not matched yet (diagnosis.deferred; bounded)
 
     def phase_at(self, line: int) -> str | None:
         """The phase of the last marker at or before ``line`` (vLLM compiles
@@ -115,9 +116,13 @@ class Incident:
 class IncidentBuilder:
     """Consumes events in order; yields incidents as each lifetime closes."""
 
-    def __init__(self, source: str, on_event: Callable[[Incident, Event], None] | None = None) -> None:
+    def __init__(self, source: str, on_event: Callable[[Incident, Event], None] | None = None,
+                 settle: Callable[[Incident], None] | None = None) -> None:
         self.source = source
         self.on_event = on_event
+        # Called before the builder reads a lifetime's signature hits, for a
+        # hook that matches lazily (diagnosis.deferred).
+        self.settle = settle
         self.cur: Incident | None = None
         self.count = 0
         self._pending: list[Incident] = []
@@ -156,9 +161,11 @@ class IncidentBuilder:
         if kind == kinds.PHASE_MARKER and ev.data.get("marker") == "server_args":
             # A known message logged only as a warning (vLLM's "Failed to import from vllm._C ...")
             # is not a failure of its own: the engine process that starts next is the same lifetime.
-            failed = any(h.event.level not in ("WARNING", "INFO") for h in cur.failure_hits)
-            progressed = (cur.phase is not None and PHASE_ORDER.get(cur.phase, 0) > 0) or failed or cur.ready_line
-            return bool(progressed)
+            if (cur.phase is not None and PHASE_ORDER.get(cur.phase, 0) > 0) or cur.ready_line:
+                return True
+            if self.settle is not None:
+                self.settle(cur)
+            return any(h.event.level not in ("WARNING", "INFO") for h in cur.failure_hits)
         return False
 
     def _update(self, inc: Incident, ev: Event) -> None:

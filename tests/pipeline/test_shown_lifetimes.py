@@ -81,3 +81,36 @@ def test_a_lifetime_the_report_did_not_keep_is_refused_not_invented(tmp_path, st
         incs[LISTED]  # neither listed nor the top-level one (the loop's last lifetime is)
     with pytest.raises(TypeError):
         list(incs)
+
+
+def _loop_bytes(lifetimes: int, seed: int) -> bytes:
+    buf = io.BytesIO()
+    crashloop.generate(buf, lifetimes=lifetimes, seed=seed)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("seed", [3, 11, 17])
+def test_a_last_lifetime_that_failed_without_an_exit_is_the_top_level(tmp_path, stages, seed):
+    # systemd's exit lines cut off the end: only the lifetime's own lines say
+    # it failed, so the waiting hook must match them (diagnosis.deferred).
+    data = _loop_bytes(LISTED + 3, seed)
+    cut = data.rfind(b"Main process exited")
+    log = tmp_path / "loop.log"
+    log.write_bytes(data[: data.rfind(b"\n", 0, cut) + 1])
+    full, shown = _texts(log, stages)
+    assert full == shown
+    first = full.splitlines()[0]
+    if "FAILED" in first:
+        n = full.split(" process lifetimes")[0].rsplit(" of ", 1)[1]
+        assert f"incident {n} of {n} process lifetimes" in full
+
+
+@pytest.mark.parametrize("lifetimes,seed", [(40, 17), (60, 5)])
+def test_same_text_when_waiting_lifetimes_catch_up_every_few_events(tmp_path, stages, monkeypatch, lifetimes, seed):
+    from forensics.diagnosis import deferred
+
+    monkeypatch.setattr(deferred, "MAX_PENDING", 3)
+    log = tmp_path / "loop.log"
+    log.write_bytes(_loop_bytes(lifetimes, seed))
+    full, shown = _texts(log, stages)
+    assert full == shown
