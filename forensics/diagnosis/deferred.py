@@ -37,9 +37,10 @@ from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Incident
 
-# Events kept per waiting lifetime (at most three wait at once: the current
-# one, the last failed one and the last one). A longer lifetime is matched so
-# far whenever it has this many waiting.
+# Events kept per waiting lifetime. At most four lifetimes are held at once:
+# the current one, the last failed one, the last one and the one early
+# warnings last saw. A longer lifetime is matched so far whenever it has this
+# many waiting.
 MAX_PENDING = 2048
 
 # ``Incident.pending``: None before the hook has seen the lifetime; SETTLED for
