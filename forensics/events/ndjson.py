@@ -84,6 +84,8 @@ class ServingLines:
 
     def line(self, n: int, text: str) -> str | None:
         """The checks in the order of the full path (module docstring)."""
+        if " batch" not in text and "HTTP/" not in text:  # neither kind (a start-up line: cheap to say no)
+            return None
         sp = text.find(" ")
         if sp <= 0:
             return None
