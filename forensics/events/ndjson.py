@@ -30,9 +30,9 @@ says, piece by piece (``ServingLines.line``):
   (the template key carries it). The ident and pid decide whether the
   structured-line grammar is asked: templates are made only where it is not.
 
-Only lines are skipped, never re-ordered: the full path gets the lines
-between two fast lines as one segment, read to its end (its last record
-cannot merge with the fast line after it, which is not indented).
+Lines are never re-ordered: the reader and the parser read every other line
+as one stream, and a fast line is written once every line before it has been
+parsed (``_feeder``).
 """
 from __future__ import annotations
 
@@ -57,6 +57,8 @@ _DATE = re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][
 _DIGITS = "0123456789"
 _TEXT_MARK = ',"text":"\\u0000"'  # the JSON of a template event's sentinel text
 _BATCH_STATS = MARKER_DATA["batch_stats"]
+_INDENTS = (" ", "\t")
+_ONCE = ("seen once",)  # a template table entry: the key was seen once, no template made yet
 MEMO_LIMIT = 4096  # templates, timestamps and dates remembered (each table cleared when full)
 # A line's JSON is tpl[0] + its number + ',"ts":' + its time's JSON + tpl[1] + its message's JSON + tpl[2].
 Template = tuple[str, str, str]
@@ -78,14 +80,12 @@ class ServingLines:
     def __init__(self, parser: EventParser) -> None:
         self.parser = parser
         self.name = parser.source
-        self.templates: dict[tuple, Template | None] = {}
+        self.templates: dict[tuple, Any] = {}  # key -> Template, None (not confirmed) or _ONCE
         self.stamps: dict[str, str | None] = {}  # timestamp column -> its time's JSON (None: no time)
         self.dates: dict[str, bool] = {}  # SGLang head date -> of the digit shape
 
     def line(self, n: int, text: str) -> str | None:
         """The checks in the order of the full path (module docstring)."""
-        if " batch" not in text and "HTTP/" not in text:  # neither kind (a start-up line: cheap to say no)
-            return None
         sp = text.find(" ")
         if sp <= 0:
             return None
@@ -121,7 +121,10 @@ class ServingLines:
         if tsj is None:
             return None
         tpl = self.templates.get(key, UNSEEN)
-        if tpl is UNSEEN:
+        if tpl is UNSEEN:  # a key seen once is left to the full path: a crash loop has many (pids change)
+            _remember(self.templates, key, _ONCE)
+            return None
+        if tpl is _ONCE:
             tpl = _remember(self.templates, key, self._template(n, text, whole[20:j + 2], msg, tsj, key[2] is None))
         if tpl is None:
             return None
@@ -221,43 +224,61 @@ def write_lines(lines: Iterable[str], write: Callable[[str], Any], per_write: in
             write("\n".join(held))
 
 
-def _slow(src: OpenSource, items: list[tuple[int, str]], ts_cache: list) -> Iterator[str]:
-    """The full path over a segment of lines, read to its end."""
-    parser, name, to_json = src.parser, src.parser.source, Event.to_json
-    feed = parser.feed
-    for rec in iter_records(iter(items), src.plan.fmt, parser.clock):
-        for ev in feed(rec):
-            yield to_json(ev, name, ts_cache)
+# A line the feeder slips to the reader between two of its records: it reads
+# as a journal marker (no record merges into it, nor it into one) and is never
+# fed to the parser. Line 0: no input line has that number.
+_PAUSE = (0, "-- No entries --")
+FLUSH_LINES = 512  # fast lines held at most before the consumer is made to write them
 
 
 def _fast_lines(src: OpenSource, fast: ServingLines, ts_cache: list) -> Iterator[str]:
-    """Every line's NDJSON in order: a serving line by the fast path when no
-    traceback is open and the next line is not indented, the lines between
-    such lines by the full path, one segment at a time."""
+    """Every line's NDJSON in order: the reader and parser read every line
+    the fast path does not take, as one stream (``_feeder``); the fast path's
+    lines are written between their records."""
     parser = src.parser
-    tb, stats, line = parser.tb, parser.stats, fast.line
-    slow: list[tuple[int, str]] = []
-    held: tuple[tuple[int, str], str] | None = None  # a fast line, until the next line says it does not merge
+    name, to_json, feed = parser.source, Event.to_json, parser.feed
+    done: list[str] = []  # the fast path's lines, written before the next record's events
+    for rec in iter_records(_feeder(src, fast, done), src.plan.fmt, parser.clock):
+        if done:
+            yield from done
+            done.clear()
+        if rec.line:
+            for ev in feed(rec):
+                yield to_json(ev, name, ts_cache)
+    yield from done
+
+
+def _feeder(src: OpenSource, fast: ServingLines, done: list[str]) -> Iterator[tuple[int, str]]:
+    """The lines for the reader: all but those the fast path takes, which go
+    to ``done``. Before a fast line, a pause makes the reader hand on the
+    record it holds, so every line before it has been parsed (whether a
+    traceback is open is known) and written when the pause is read past; a
+    fast line waits for the next line (an indented one would merge into it:
+    then both go to the reader)."""
+    tb, stats, line = src.parser.tb, src.parser.stats, fast.line
+    held: tuple[tuple[int, str], str] | None = None
+    paused = True  # no line given to the reader since the last pause
     for item in src.lines:
         if held is not None:
-            c0 = item[1][:1]
-            if c0 == " " or c0 == "\t":
-                slow.append(held[0])  # its record takes this line: the full path reads both
+            if item[1][:1] in _INDENTS:  # it merges into the held line: both go to the reader
+                yield held[0]
+                paused = False
             else:
                 stats.events += 1
-                yield held[1]
+                done.append(held[1])
             held = None
-        js = line(item[0], item[1])
+        text = item[1]
+        # Without " batch" and "HTTP/" a line is of neither kind (most start-up lines): no call.
+        js = line(item[0], text) if " batch" in text or "HTTP/" in text else None
         if js is not None:
-            if slow:
-                yield from _slow(src, slow, ts_cache)  # this line is not indented: nothing merges into it
-                slow = []
+            if not paused or len(done) >= FLUSH_LINES:
+                yield _PAUSE
+                paused = True
             if not tb.open:
                 held = (item, js)
                 continue
-        slow.append(item)
+        yield item
+        paused = False
     if held is not None:
         stats.events += 1
-        yield held[1]
-    if slow:
-        yield from _slow(src, slow, ts_cache)
+        done.append(held[1])

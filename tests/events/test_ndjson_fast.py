@@ -2,7 +2,8 @@
 exactly what the full path writes: same NDJSON lines, same order, same
 statistics, for any mix of serving lines and the lines around them (other
 heads, levels, traceback lines, continuation lines, odd dates, pids and
-characters), with its memos at any size; and it does take the serving lines."""
+characters), with its memos and flushes at any size; and it does take the
+serving lines."""
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
@@ -77,14 +78,14 @@ def test_fast_path_writes_what_the_full_path_writes(lines: list[str], input_form
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(journal_line(), min_size=1, max_size=40))
-def test_memos_of_any_size(lines: list[str]) -> None:
+def test_memos_and_flushes_of_any_size(lines: list[str]) -> None:
     want = _full(lines, "short-iso")
-    old = ndjson.MEMO_LIMIT
-    ndjson.MEMO_LIMIT = 1
+    old = ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES
+    ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES = 1, 2
     try:
         assert _lines(lines, "short-iso", fast=True) == want
     finally:
-        ndjson.MEMO_LIMIT = old
+        ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES = old
 
 
 def test_serving_lines_take_the_fast_path() -> None:
@@ -92,13 +93,15 @@ def test_serving_lines_take_the_fast_path() -> None:
                f"{STAMPS[1]} {COLUMNS[1]}{HEADS[1]}{LEVELS[2]}{MESSAGES[11]}"]
     src = open_source(_source(serving), "short-iso")
     fast = ServingLines(src.parser)
-    got = [fast.line(n, text) for n, text in src.lines]
+    items = list(src.lines)
+    assert [fast.line(n, text) for n, text in items] == [None, None]  # a key seen once: the full path
+    got = [fast.line(n, text) for n, text in items]
     assert all(got), got
     assert got == _full(serving, "short-iso")[0]
     # Not serving lines, or a head the full path reads otherwise: the full path.
     for text in (f"{STAMPS[0]} {COLUMNS[3]}{HEADS[0]}{MESSAGES[0]}", f"{STAMPS[0]} {COLUMNS[0]}{HEADS[7]}{MESSAGES[0]}",
                  f"{STAMPS[4]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[0]}", f"{STAMPS[0]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[16]}"):
-        assert fast.line(9, text) is None, text
+        assert fast.line(9, text) is None and fast.line(9, text) is None, text
 
 
 def test_every_combination_in_one_log() -> None:
@@ -110,3 +113,4 @@ def test_every_combination_in_one_log() -> None:
                   for stamp in STAMPS[:2]]
         for lines in (combos, combos[::-1]):
             assert _lines(lines, "short-iso", fast=True) == _full(lines, "short-iso")
+
