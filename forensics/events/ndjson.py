@@ -6,7 +6,7 @@ from their neighbours only in the line number, the journald timestamp, the
 date of the SGLang head and the message. ``ServingLines`` writes such a line
 straight from its text: the rest of its JSON (host, ident, pid, rank, level,
 kind data, source) is a template keyed by the text that decides it, made
-once by the full path (reader, parser, ``Event.to_json``) on the first line
+once by the full path (reader, parser, ``Event.to_json``) on the second line
 of that key and checked there against the full path's own output. Every
 other line, and any line whose key the full path does not confirm, goes
 through the full path. Why a line with a known key reads as its template
@@ -107,11 +107,11 @@ class ServingLines:
             s = um.end()
             c = whole[s:s + 1]
         msg = whole[s:]
-        if c == "[" or c == "(" or HEADER_TEXT in msg:
+        if c == "[" or c == "(" or HEADER_TEXT in msg:  # peel_prefix would peel on; a traceback may start
             return None
         if msg.startswith(BATCH_HEADS) and "HTTP/" not in msg:
             key: tuple = (text[sp + 1:k], whole[20:s], None)
-        elif c in _DIGITS and c and "HTTP/" in msg and (am := ACCESS.search(msg)) is not None:
+        elif c and c in _DIGITS and "HTTP/" in msg and (am := ACCESS.search(msg)) is not None:
             key = (text[sp + 1:k], whole[20:s], am.group(0))
         else:
             return None

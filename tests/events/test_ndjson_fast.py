@@ -23,7 +23,8 @@ COLUMNS = ["gpu-node-7 python3[22351]: ", "gpu-node-7 python3[22280]: ", "gpu-no
 HEADS = ["[2026-05-30 06:17:25 TP3] ", "[2026-05-30 06:17:25] ", "[2026-05-30 06:17:26 TP0] ",
          "[2026-05-30 06:17:25.123 TP0 EP1] ", "[2026-99-99 99:99:99 TP1] ", "[2026-05-30 06:17:25 encode_server] ",
          "[2026-05-30 06:17:25 encode_dp_worker[3]] ", "[2026-05-30 06:17:25 foo] ", "[2026-05-30 06:17:2x TP1] ",
-         "[2026-05-30 06:17:25 TP1]", "", "[rank0]: ", "[\u0662026-05-30 06:17:25 TP3] ", "[2026-05-30 06:17:25 TP3] [TP3] "]
+         "[2026-05-30 06:17:25 TP1]", "", "[rank0]: ", "[\u0662026-05-30 06:17:25 TP3] ",
+         "[2026-05-30 06:17:25 TP3] [TP3] "]
 LEVELS = ["", "", "INFO:     ", "WARNING: ", "INFO:", "DEBUG: ", "ERROR:  "]
 MESSAGES = [
     "Decode batch. #running-req: 91, #token: 32000, token usage: 0.38, #queue-req: 2",
@@ -100,7 +101,8 @@ def test_serving_lines_take_the_fast_path() -> None:
     assert got == _full(serving, "short-iso")[0]
     # Not serving lines, or a head the full path reads otherwise: the full path.
     for text in (f"{STAMPS[0]} {COLUMNS[3]}{HEADS[0]}{MESSAGES[0]}", f"{STAMPS[0]} {COLUMNS[0]}{HEADS[7]}{MESSAGES[0]}",
-                 f"{STAMPS[4]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[0]}", f"{STAMPS[0]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[16]}"):
+                 f"{STAMPS[4]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[0]}",
+                 f"{STAMPS[0]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[16]}"):
         assert fast.line(9, text) is None and fast.line(9, text) is None, text
 
 
