@@ -238,13 +238,19 @@ def _fast_lines(src: OpenSource, fast: ServingLines, ts_cache: list) -> Iterator
     parser = src.parser
     name, to_json, feed = parser.source, Event.to_json, parser.feed
     done: list[str] = []  # the fast path's lines, written before the next record's events
-    for rec in iter_records(_feeder(src, fast, done), src.plan.fmt, parser.clock):
-        if done:
-            yield from done
-            done.clear()
-        if rec.line:
-            for ev in feed(rec):
-                yield to_json(ev, name, ts_cache)
+    try:
+        for rec in iter_records(_feeder(src, fast, done), src.plan.fmt, parser.clock):
+            if done:
+                yield from done
+                done.clear()
+            if rec.line:
+                for ev in feed(rec):
+                    yield to_json(ev, name, ts_cache)
+    except Exception:
+        # A read error: the lines before it were parsed, as the full path has
+        # written them by then (only the record still held is lost, in both).
+        yield from done
+        raise
     yield from done
 
 

@@ -116,3 +116,40 @@ def test_every_combination_in_one_log() -> None:
         for lines in (combos, combos[::-1]):
             assert _lines(lines, "short-iso", fast=True) == _full(lines, "short-iso")
 
+
+
+def _failing(lines: list[str], after: int):
+    """A source whose read fails after ``after`` blocks of 3 lines (past the
+    first 64 lines, which are read before any is parsed)."""
+    src = _source(lines)
+    blocks = src.blocks
+
+    def broken(line_mode: bool = False, raw: bool = False):  # type: ignore[no-untyped-def]
+        text = "".join(b if isinstance(b, str) else b.decode() for b in blocks(line_mode=line_mode, raw=raw))
+        parts = [p + "\n" for p in text.split("\n")[:-1]]
+        stop = min(after, len(parts) // 3 - 1)
+        for i in range(0, len(parts), 3):
+            if i // 3 == stop:
+                raise OSError("read error")
+            yield "".join(parts[i:i + 3])
+    src.blocks = broken  # type: ignore[method-assign]
+    return src
+
+
+def _until_error(make) -> list[str]:  # type: ignore[no-untyped-def]
+    out: list[str] = []
+    try:
+        for text in make():
+            out.append(text)
+    except OSError:
+        return out
+    raise AssertionError("no read error")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(journal_line(), min_size=70, max_size=150), st.integers(min_value=22, max_value=50))
+def test_a_read_error_ends_the_output_where_the_full_path_ends_it(lines: list[str], after: int) -> None:
+    want = _until_error(lambda: (ev.to_json(src.name) for src in [_failing(lines, after)]
+                                 for ev in iter_source_events(src, "short-iso")))
+    got = _until_error(lambda: iter(SourceLines(_failing(lines, after), "short-iso", fast=True)))
+    assert got == want
