@@ -36,6 +36,7 @@ parsed (``_feeder``).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from json.encoder import encode_basestring  # what Event.to_json encodes an ASCII text with
 from typing import Any, Callable, Iterable, Iterator
@@ -229,6 +230,8 @@ def write_lines(lines: Iterable[str], write: Callable[[str], Any], per_write: in
 # fed to the parser. Line 0: no input line has that number.
 _PAUSE = (0, "-- No entries --")
 FLUSH_LINES = 512  # fast lines held at most before the consumer is made to write them
+MISS_LINES = 256  # lines without a fast one, after which ...
+SKIP_LINES = 4096  # ... this many go to the reader unchecked
 
 
 def _fast_lines(src: OpenSource, fast: ServingLines, ts_cache: list) -> Iterator[str]:
@@ -264,7 +267,18 @@ def _feeder(src: OpenSource, fast: ServingLines, done: list[str]) -> Iterator[tu
     tb, stats, line = src.parser.tb, src.parser.stats, fast.line
     held: tuple[tuple[int, str], str] | None = None
     paused = True  # no line given to the reader since the last pause
-    for item in src.lines:
+    lines = iter(src.lines)
+    misses = 0  # lines since the last fast one
+    for item in lines:
+        if misses >= MISS_LINES and held is None:
+            # A stretch without serving lines (a start-up, a crash loop): the
+            # next lines go to the reader unchecked (the fast path only saves
+            # time: which lines take it never changes the output).
+            misses = 0
+            paused = False
+            yield item
+            yield from itertools.islice(lines, SKIP_LINES)
+            continue
         if held is not None:
             if item[1][:1] in _INDENTS:  # it merges into the held line: both go to the reader
                 yield held[0]
@@ -276,7 +290,10 @@ def _feeder(src: OpenSource, fast: ServingLines, done: list[str]) -> Iterator[tu
         text = item[1]
         # Without " batch" and "HTTP/" a line is of neither kind (most start-up lines): no call.
         js = line(item[0], text) if " batch" in text or "HTTP/" in text else None
-        if js is not None:
+        if js is None:
+            misses += 1
+        else:
+            misses = 0
             if not paused or len(done) >= FLUSH_LINES:
                 yield _PAUSE
                 paused = True

@@ -2,7 +2,7 @@
 exactly what the full path writes: same NDJSON lines, same order, same
 statistics, for any mix of serving lines and the lines around them (other
 heads, levels, traceback lines, continuation lines, odd dates, pids and
-characters), with its memos and flushes at any size; and it does take the
+characters), with its memos, flushes and unchecked stretches at any size; and it does take the
 serving lines."""
 from __future__ import annotations
 
@@ -79,14 +79,15 @@ def test_fast_path_writes_what_the_full_path_writes(lines: list[str], input_form
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(journal_line(), min_size=1, max_size=40))
-def test_memos_and_flushes_of_any_size(lines: list[str]) -> None:
+def test_memos_flushes_and_skips_of_any_size(lines: list[str]) -> None:
     want = _full(lines, "short-iso")
-    old = ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES
-    ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES = 1, 2
+    old = ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES, ndjson.MISS_LINES, ndjson.SKIP_LINES
     try:
-        assert _lines(lines, "short-iso", fast=True) == want
+        for sizes in ((1, 2, 1000, 1), (1, 2, 2, 3), (4096, 512, 1, 1)):
+            ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES, ndjson.MISS_LINES, ndjson.SKIP_LINES = sizes
+            assert _lines(lines, "short-iso", fast=True) == want, sizes
     finally:
-        ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES = old
+        ndjson.MEMO_LIMIT, ndjson.FLUSH_LINES, ndjson.MISS_LINES, ndjson.SKIP_LINES = old
 
 
 def test_serving_lines_take_the_fast_path() -> None:
@@ -153,3 +154,18 @@ def test_a_read_error_ends_the_output_where_the_full_path_ends_it(lines: list[st
                                  for ev in iter_source_events(src, "short-iso")))
     got = _until_error(lambda: iter(SourceLines(_failing(lines, after), "short-iso", fast=True)))
     assert got == want
+
+
+def test_unchecked_stretches_of_every_size(monkeypatch) -> None:
+    """Serving lines between start-up lines, with every small stretch and
+    miss count: a serving line right after an unchecked stretch is written
+    after the stretch's last record."""
+    serving = f"{STAMPS[0]} {COLUMNS[0]}{HEADS[0]}{MESSAGES[0]}"
+    other = f"{STAMPS[0]} {COLUMNS[0]}{HEADS[0]}Load weight end. type=Qwen2ForCausalLM"
+    lines = [serving, serving] + [serving if i % 5 < 2 else other for i in range(60)]
+    want = _full(lines, "short-iso")
+    for miss in range(1, 5):
+        for skip in range(1, 5):
+            monkeypatch.setattr(ndjson, "MISS_LINES", miss)
+            monkeypatch.setattr(ndjson, "SKIP_LINES", skip)
+            assert _lines(lines, "short-iso", fast=True) == want, (miss, skip)
