@@ -122,28 +122,14 @@ def write_events(source: Source, write: Callable[[str], Any], input_format: str 
                 write("\n".join(batch))
                 write("\n")
         return events.stats
-    events = SourceEvents(source, input_format)
-    name = source.name
-    ts_cache: list = [None, None]
+    from forensics.events.ndjson import SourceLines, write_lines
+
     # A regular file's lines are written WRITE_EVENTS at a time (a write per line
     # costs more than encoding it); stdin or a pipe, maybe a live stream, line by line.
     per_write = WRITE_EVENTS if source.path is not None and _is_regular(source.path) else 1
-    held: list[str] = []
-    to_json = Event.to_json
-    try:
-        for ev in events:
-            if kinds and ev.kind not in kinds:
-                continue
-            held.append(to_json(ev, name, ts_cache))
-            if len(held) >= per_write:
-                held.append("")
-                text, held = "\n".join(held), []
-                write(text)
-    finally:  # a read error ends the output where it ended before: after the last event made
-        if held:
-            held.append("")
-            write("\n".join(held))
-    return events.stats
+    lines = SourceLines(source, input_format, kinds, fast=per_write > 1)
+    write_lines(lines, write, per_write)
+    return lines.stats
 
 
 def _is_regular(path: Any) -> bool:

@@ -102,7 +102,7 @@ def _merge_continuations(recs: Iterator[Record]) -> Iterator[Record]:
         yield held
 
 
-_PRINTABLE_TAIL = re.compile(r"[ -~]*\Z").match  # from a position to the end: printable ASCII only
+PRINTABLE_TAIL = re.compile(r"[ -~]*\Z").match  # from a position to the end: printable ASCII only
 # short-iso: the timestamps and the "host ident[pid]: " columns of the lines
 # the ASCII pattern matched, with what they mean, SEEN_LIMIT of each at most
 # (cleared when full). The pattern is "ts columns message": the timestamp has
@@ -114,7 +114,7 @@ _PRINTABLE_TAIL = re.compile(r"[ -~]*\Z").match  # from a position to the end: p
 SEEN_LIMIT = 1024
 
 
-def _columns_end(text: str, sp: int) -> int:
+def columns_end(text: str, sp: int) -> int:
     """Where a short-iso line's message starts when its columns are "host
     ident[pid]: " (after the third space; ``sp``: the first), else a position
     no seen columns end at."""
@@ -134,11 +134,11 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     columns: dict[str, tuple] = {}
     for n, text in lines:
         if stamps is not None and (sp := text.find(" ")) > 0:
-            k = text.find(" ", text.find(" ", sp + 1) + 1) + 1  # _columns_end, inline: every line
+            k = text.find(" ", text.find(" ", sp + 1) + 1) + 1  # columns_end, inline: every line
             cols = columns.get(text[sp + 1:k])
-            if cols is not None and _PRINTABLE_TAIL(text, k) is not None and (
-                    (ts := stamps.get(text[:sp], _UNSEEN)) is not _UNSEEN or (ts := _new_stamp(stamps, text, sp))
-                    is not _UNSEEN):
+            if cols is not None and PRINTABLE_TAIL(text, k) is not None and (
+                    (ts := stamps.get(text[:sp], UNSEEN)) is not UNSEEN or (ts := _new_stamp(stamps, text, sp))
+                    is not UNSEEN):
                 msg, col = text[k:], k
                 if "[0" in msg or "#0" in msg or "001b[" in msg:
                     msg = clean_message(msg)
@@ -170,7 +170,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
             msg = ""
         else:
             col = len(text) - len(msg)
-            if stamps is not None and printable and col == _columns_end(text, len(ts_text)):
+            if stamps is not None and printable and col == columns_end(text, len(ts_text)):
                 _remember(stamps, ts_text, ts)
                 _remember(columns, text[len(ts_text) + 1:col], (host, ident, pid_i))
             if "[0" in msg or "#0" in msg or "001b[" in msg or not (printable or msg.isprintable()):
@@ -182,20 +182,27 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         yield prev
 
 
-_UNSEEN = object()
+UNSEEN = object()
 _ISO_ONLY = re.compile(rf"(?P<ts>{_A_ISO})\Z").match  # the ASCII pattern's timestamp, alone
 
 
 def _new_stamp(stamps: dict[str, datetime | None], text: str, sp: int) -> Any:
-    """The time of a short-iso timestamp column not seen yet (``text[:sp]``):
-    the ASCII pattern's timestamp part matched alone (it ends at the first
-    space whatever follows), parsed and remembered; _UNSEEN when it fails."""
-    tm = _ISO_ONLY(text, 0, sp)
-    if tm is None:
-        return _UNSEEN
-    ts = parse_iso(tm.group("iso"))
-    _remember(stamps, text[:sp], ts)
+    """The time of a short-iso timestamp column not seen yet (``text[:sp]``),
+    remembered; UNSEEN when it is not one."""
+    ts = iso_column_time(text[:sp])
+    if ts is not UNSEEN:
+        _remember(stamps, text[:sp], ts)
     return ts
+
+
+def iso_column_time(ts_text: str) -> Any:
+    """The time a short-iso line whose timestamp column (up to its first
+    space) is ``ts_text`` is read with, when the rest of it is read by
+    ``SEEN_LIMIT``'s rule: the ASCII pattern's timestamp part matched alone
+    (it ends at the first space whatever follows), parsed; UNSEEN when that
+    part does not match."""
+    tm = _ISO_ONLY(ts_text)
+    return UNSEEN if tm is None else parse_iso(tm.group("iso"))
 
 
 def _remember(seen: dict[str, Any], key: str, value: Any) -> None:

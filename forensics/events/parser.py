@@ -35,7 +35,7 @@ _STRUCT = re.compile(
     r"|^Unit \S+ entered \w+ state)"
 )
 _BLOB = re.compile(r"^\[(?P<size>\d+(?:\.\d)?[BKMG]) blob data\]$")
-_SYSTEMD_IDENTS = frozenset({"systemd", "init", "init.scope", "systemd-logind"})
+SYSTEMD_IDENTS = frozenset({"systemd", "init", "init.scope", "systemd-logind"})
 _LEVEL_HINT = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|CRITICAL|WARNING|Warning|WARN)\b[:\s]")
 _YEAR_HINT = re.compile(r"(20\d\d)-\d\d-\d\d[ T]\d\d:")
 SAMPLE_LINES = 64
@@ -108,7 +108,7 @@ class EventParser:
         tb = self.tb
         if not tb.open and HEADER_TEXT not in msg:
             if msg.startswith(BATCH_HEADS) and "HTTP/" not in msg and rec.pid != 1 \
-                    and rec.ident not in _SYSTEMD_IDENTS and (rec.ident is not None or pfx.dialect):
+                    and rec.ident not in SYSTEMD_IDENTS and (rec.ident is not None or pfx.dialect):
                 # A batch-statistics line (the serving bulk): what _line_event makes of it,
                 # its branches decided (such a line cannot start a traceback).
                 self.stats.events += 1
@@ -176,7 +176,7 @@ class EventParser:
         ident = rec.ident
         if (c0 == "R" and (msg.startswith("Registering ") or msg.startswith("Registered "))
                 or c0 == "U" and msg.startswith("Unexpected error during package walk")
-                or ident in _SYSTEMD_IDENTS or rec.pid == 1 or (ident is None and not pfx.dialect)) \
+                or ident in SYSTEMD_IDENTS or rec.pid == 1 or (ident is None and not pfx.dialect)) \
                 and _STRUCT.match(msg) is not None:
             ev = self._structured_event(rec, pfx, msg, ts)
             if ev is not None:
@@ -386,10 +386,19 @@ def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: Sour
             yield rec.line, evs
 
 
-def iter_source_events(source: Source, input_format: str = "auto", line_mode: bool = False,
-                       parser_out: list | None = None, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
-    """Events of one source, streaming. ``parser_out`` receives the
-    EventParser (for its stats) before the first event is yielded."""
+@dataclass
+class OpenSource:
+    """A source ready to be parsed: its plan, its parser, its numbered lines."""
+
+    plan: SourcePlan
+    parser: EventParser
+    lines: Iterator[tuple[int, str]]
+    thinned: bool
+
+
+def open_source(source: Source, input_format: str = "auto", line_mode: bool = False,
+                bulk_gate: BulkGate | None = None) -> OpenSource:
+    """The first lines of a source read and planned; a parser for the rest."""
     # A diagnosis reads the blocks undecoded: thinning decodes only the lines it keeps.
     raw = bulk_gate is not None and not line_mode
     blocks = source.blocks(line_mode=line_mode, raw=True) if raw else source.blocks(line_mode=line_mode)
@@ -407,22 +416,17 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     clock.year = plan.year
     parser = EventParser(source.name, clock, plan.wrappers)
     parser.stats.format = plan.fmt
-    if parser_out is not None:
-        parser_out.append(parser)
     thinned = bulk_gate is not None and thins(plan)
     if thinned:
         lines = thin_blocks(blocks, bulk_gate, start=len(sample) + 1, head=sample)  # type: ignore[arg-type]
     else:
         text_blocks = map(decode, blocks) if raw else blocks
         lines = itertools.chain(sample, number_lines(text_blocks, start=len(sample) + 1))
-    if bulk_gate is None:
-        # run_parser's loop without its (line, events) pairs: one generator less a line.
-        feed = parser.feed
-        for rec in iter_records(lines, plan.fmt, parser.clock, not line_mode):
-            yield from feed(rec)
-    else:
-        for _, evs in run_parser(parser, lines, plan, bulk_gate, merge=not line_mode, thinned=thinned):
-            yield from evs
+    return OpenSource(plan, parser, lines, thinned)
+
+
+def finish_source(source: Source, parser: EventParser, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
+    """The events the end of a source closes, then its statistics completed."""
     yield from parser.finish(incomplete_last_line=source.stats.incomplete_last_line)
     st = parser.stats
     if bulk_gate is not None:
@@ -430,3 +434,22 @@ def iter_source_events(source: Source, input_format: str = "auto", line_mode: bo
     st.lines = source.stats.lines
     st.clipped_lines = source.stats.clipped_lines
     st.truncated_gzip = source.stats.truncated_gzip
+
+
+def iter_source_events(source: Source, input_format: str = "auto", line_mode: bool = False,
+                       parser_out: list | None = None, bulk_gate: BulkGate | None = None) -> Iterator[Event]:
+    """Events of one source, streaming. ``parser_out`` receives the
+    EventParser (for its stats) before the first event is yielded."""
+    src = open_source(source, input_format, line_mode, bulk_gate)
+    parser = src.parser
+    if parser_out is not None:
+        parser_out.append(parser)
+    if bulk_gate is None:
+        # run_parser's loop without its (line, events) pairs: one generator less a line.
+        feed = parser.feed
+        for rec in iter_records(src.lines, src.plan.fmt, parser.clock, not line_mode):
+            yield from feed(rec)
+    else:
+        for _, evs in run_parser(parser, src.lines, src.plan, bulk_gate, merge=not line_mode, thinned=src.thinned):
+            yield from evs
+    yield from finish_source(source, parser, bulk_gate)

@@ -15,10 +15,10 @@ from forensics.ingest.values import pid_value
 UTC = timezone.utc
 
 _RX = {name: re.compile(joined(rx)) for name, rx in load_table(__file__, "prefixes.yaml").items()}
-(_SGL, _SGL_SHORT, _GPU_ID, _RANK, _GLOG, _PROC, _VLLM, _UVICORN, _LEVEL_NAME, _PYLOG) = (_RX[name] for name in (
+(_SGL, _SGL_SHORT, _GPU_ID, _RANK, _GLOG, _PROC, _VLLM, UVICORN, _LEVEL_NAME, _PYLOG) = (_RX[name] for name in (
     "sglang", "sglang_short", "gpu_id", "rank", "glog", "proc", "vllm", "uvicorn", "level_name", "pylog"))
 _VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
-_UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:")
+UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:")
 _LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 
 
@@ -125,9 +125,9 @@ def peel_prefix(text: str, year: int) -> tuple[str, Prefix]:
             k = len(head)
             c = text[k:k + 1]
             if c != "[" and c != "(":
-                if c not in "IWECDT" or not text.startswith(_UVICORN_HEADS, k):
+                if c not in "IWECDT" or not text.startswith(UVICORN_HEADS, k):
                     return text[k:], _SHARED.get(head) or _shared(head, hit, None)
-                um = _UVICORN.match(text, k)
+                um = UVICORN.match(text, k)
                 if um is None:
                     return text[k:], _SHARED.get(head) or _shared(head, hit, None)
                 n = um.end()
@@ -186,16 +186,27 @@ def _shared(header: str, hit: tuple[datetime | None, str | None], level: str | N
 # pattern is not this one).
 _SGL_DATE_RX = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 _SGL_REST_RX = r"(?:[.,](?P<ms>\d{3}))?(?P<tags>(?: [A-Za-z_]+\d+)*| encode_server| encode_dp_worker\[\d+\])\] "
-_SGL_SPLIT = _SGL.pattern == rf"\[(?P<d>{_SGL_DATE_RX}){_SGL_REST_RX}"
+SGL_SPLIT = _SGL.pattern == rf"\[(?P<d>{_SGL_DATE_RX}){_SGL_REST_RX}"
 _SGL_DATE = re.compile(rf"{_SGL_DATE_RX}\Z").match
 _SGL_REST = re.compile(_SGL_REST_RX).match
 _SGL_RESTS: dict[str, tuple[str | None, str] | None] = {}  # rest text -> (ms, tags); None: not one
 
 
+def is_sglang_rest(rest: str) -> bool:
+    """Whether "[" + any 19-character date of digits + ``rest`` (up to and
+    with its first "] ") is an SGLang head to ``peel_prefix``'s fast path,
+    which then reads its rank from ``rest`` alone (the date sets only
+    ``app_ts``)."""
+    if not SGL_SPLIT:
+        return False
+    m = _SGL_REST(rest)
+    return m is not None and m.end() == len(rest) and rest.find("] ") == len(rest) - 2
+
+
 def _sglang_parts(head: str) -> tuple[datetime | None, str | None] | None:
     """``_sglang_head`` of ``head`` (a line up to its first "] ") from its
     parts, or None (rest not seen yet, or not a head: the caller matches)."""
-    if not _SGL_SPLIT or len(head) < 22:
+    if not SGL_SPLIT or len(head) < 22:
         return None
     rest = _SGL_RESTS.get(head[20:], _MISSING)
     if rest is _MISSING:
@@ -230,7 +241,7 @@ def _sglang_head(m: re.Match[str]) -> tuple[datetime | None, str | None]:
 def _peel_sglang_rest(p: Prefix, t: str, rest: str, dialect: str | None) -> tuple[int, bool]:
     """After an SGLang "[date TPn] " head: an optional uvicorn level, then
     nothing nests inside an SGLang record but rank / process tags."""
-    um = _UVICORN.match(rest) if rest.startswith(_UVICORN_HEADS) else None
+    um = UVICORN.match(rest) if rest.startswith(UVICORN_HEADS) else None
     if um:
         p.level = um.group("lvl")
         rest = rest[um.end():]
@@ -317,9 +328,9 @@ def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         p.level = p.level or _LEVELS[m.group("lvl")]
         p.logger = p.logger or m.group("file")
         p.dialect = p.dialect or "glog"
-    elif not t.startswith(_UVICORN_HEADS):
+    elif not t.startswith(UVICORN_HEADS):
         m = None
-    elif (m := _UVICORN.match(t)) is not None:
+    elif (m := UVICORN.match(t)) is not None:
         p.level = m.group("lvl")
         p.dialect = p.dialect or "uvicorn"
     elif (m := _LEVEL_NAME.match(t)) is not None:
