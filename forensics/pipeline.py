@@ -20,7 +20,7 @@ from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
 from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
 from forensics.events.types import Event
-from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, auto_jobs, split_source
+from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, split_jobs, split_source
 from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events
 from forensics.ingest.sources import Source
 from forensics.versions import TAXONOMY_VERSION, __version__
@@ -113,8 +113,8 @@ def write_events(source: Source, write: Callable[[str], Any], input_format: str 
                  kinds: frozenset[str] = frozenset()) -> ParseStats | None:
     """``forensics parse`` of one source: its events as NDJSON lines through
     ``write`` (only those of ``kinds`` when given); returns its parse statistics.
-    ``jobs``: as ``--jobs`` (None: all cores for a big regular file)."""
-    n_jobs = auto_jobs(source.path, jobs) if source.path is not None else 1
+    ``jobs``: as ``--jobs`` (None: one process)."""
+    n_jobs = split_jobs(source.path, jobs)
     if n_jobs > 1 and not kinds:
         events = SourceEvents(source, input_format, jobs=n_jobs, encode=ndjson_line)
         for batch in events.batches():

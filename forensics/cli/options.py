@@ -14,8 +14,8 @@ from forensics.ingest.journal import JournalFilter
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
-JOBS_HELP = ("Processes for one big regular file (parse: by default all cores, up to 4, for files over "
-             "48 MB; classify: one unless asked, as a split was measured to cost more than it saves).")
+JOBS_HELP = ("Processes for one big regular file (default: one; a split was measured to cost more than "
+             "it saves, for parse and classify alike).")
 SIGNATURES_ONLY = "Signatures only."
 
 
