@@ -235,7 +235,7 @@ class CatalogueIndex:
         """module -> {function: phase}, over every function the mined sources define."""
         if self._functions is None:
             fpath = self.directory / "functions.json.gz"
-            text = gunzip(fpath.read_bytes()).decode("utf-8") if fpath.is_file() else "{}"
+            text = gunzip(fpath.read_bytes()) if fpath.is_file() else b"{}"
             self._functions = FunctionTable(text)
         return self._functions
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import struct
 import zlib
 from array import array
 from collections.abc import Iterator, Mapping
@@ -23,14 +24,21 @@ SEP = b"\x1f"
 
 
 def gunzip(data: bytes) -> bytes:
-    """``gzip.decompress(data)``, in one C call for the usual one-member file."""
-    d = zlib.decompressobj(31)
-    out = d.decompress(data)
-    if d.eof and not d.unused_data.strip(b"\0"):
-        return out
+    """``gzip.decompress(data)``, into one buffer of the size the gzip trailer
+    gives (``zlib`` otherwise grows blocks and joins them: a transient of
+    ~3x the output, 20 MB for the lookup index). That trailer is the first
+    member's when no second member's header follows anywhere."""
+    if len(data) >= 18 and data.find(_GZIP_MAGIC, 1) < 0:
+        size = struct.unpack("<I", data[-4:])[0]
+        out = zlib.decompress(data, 31, max(size, 1))  # checks the member's CRC and size itself
+        if len(out) == size:
+            return out
     import gzip
 
     return gzip.decompress(data)  # several members (or a damaged file: its own error)
+
+
+_GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1 ID2 CM (deflate): how every member starts
 
 
 # 4-byte offsets where they fit (half the size of "q"); C leaves int's size open.
@@ -161,7 +169,7 @@ def crc_order(keys: Sequence[str]) -> list[int]:
 
 # One module of the function table's JSON: "module":{"function":"phase",...}.
 # Only a table written without escapes or spaces is read this way (see FunctionTable).
-_MODULE = re.compile(r'"([^"]*)":(\{[^{}]*\})')
+_MODULE = re.compile(rb'"([^"]*)":(\{[^{}]*\})')
 MODULES_KEPT = 64  # modules' function maps kept parsed (a traceback names a few)
 
 
@@ -173,30 +181,32 @@ class FunctionTable(Mapping):
     vouch for (escapes, spaces, modules out of order, anything but one flat
     object per module) is parsed whole instead."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: bytes) -> None:
+        """``text``: the table's JSON as UTF-8 (bytes: the 1.7 MB is held once,
+        briefly, and never decoded whole)."""
         self._parsed: dict[str, dict[str, str]] = {}
         self._whole: dict[str, dict[str, str]] | None = None
         self._runs: list[bytes] = []
-        self._run: tuple[int, str] = (-1, "")  # the last run decompressed
+        self._run: tuple[int, bytes] = (-1, b"")  # the last run decompressed
         spans = _module_spans(text)
         if spans is None:
             self._whole = json.loads(text)
             spans = array(_U32), array(_U32)
         names, objs = spans
-        self._names = PackedStrings.of([text[names[k]:names[k + 1]].encode("utf-8") for k in range(0, len(names), 2)])
+        self._names = PackedStrings.of([text[names[k]:names[k + 1]] for k in range(0, len(names), 2)])
         self._at = array(_U32)  # per module: its run, and its object's start and end in the run
         self._pack_runs(text, objs)
 
-    def _pack_runs(self, text: str, objs: array) -> None:
+    def _pack_runs(self, text: bytes, objs: array) -> None:
         start = 0  # where the run being filled starts in text
         for k in range(0, len(objs), 2):
             a, b = objs[k], objs[k + 1]
             if b - start > RUN_CHARS and k:
-                self._runs.append(zlib.compress(text[start:a].encode("utf-8"), 1))
+                self._runs.append(zlib.compress(text[start:a], 1))
                 start = a
             self._at.extend((len(self._runs), a - start, b - start))
         if len(objs):
-            self._runs.append(zlib.compress(text[start:objs[-1]].encode("utf-8"), 1))
+            self._runs.append(zlib.compress(text[start:objs[-1]], 1))
 
     def _name(self, j: int) -> str:
         return self._names[j].decode("utf-8")
@@ -214,13 +224,17 @@ class FunctionTable(Mapping):
             return self._whole[module]
         got = self._parsed.get(module)
         if got is None:
-            n = len(self)
-            j = bisect.bisect_left(range(n), module, key=self._name)
-            if j >= n or self._name(j) != module:
+            try:
+                want = module.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: no module of a UTF-8 table
+                raise KeyError(module) from None
+            n, names = len(self), self._names
+            j = bisect.bisect_left(range(n), want, key=names.__getitem__)  # UTF-8 keeps code point order
+            if j >= n or names[j] != want:
                 raise KeyError(module)
             r, a, b = self._at[3 * j:3 * j + 3]
             if self._run[0] != r:
-                self._run = (r, zlib.decompress(self._runs[r]).decode("utf-8"))
+                self._run = (r, zlib.decompress(self._runs[r]))
             got = remember(self._parsed, module, json.loads(self._run[1][a:b]), MODULES_KEPT)
         return got
 
@@ -228,15 +242,15 @@ class FunctionTable(Mapping):
 RUN_CHARS = 1 << 14
 
 
-def _module_spans(text: str) -> tuple[array, array] | None:
+def _module_spans(text: bytes) -> tuple[array, array] | None:
     """Each module's name and object span in ``text``, when ``text`` is exactly
     ``{"m":{...},"m":{...}}`` with modules in strictly increasing order and no
     escapes (so every quote delimits a string); else None."""
-    if "\\" in text or not text.startswith("{") or not text.endswith("}"):
+    if b"\\" in text or not text.startswith(b"{") or not text.endswith(b"}"):
         return None
     names, objs = array(_U32), array(_U32)
     pos, prev, last = 1, None, len(text) - 1
-    if text == "{}":
+    if text == b"{}":
         return names, objs
     for m in _MODULE.finditer(text, 1, last):
         if m.start() != pos or (prev is not None and not prev < m.group(1)):
@@ -246,6 +260,6 @@ def _module_spans(text: str) -> tuple[array, array] | None:
         prev, pos = m.group(1), m.end() + 1
         if m.end() == last:
             return names, objs
-        if text[m.end()] != ",":
+        if text[m.end()] != 0x2C:  # ","
             return None
     return None

@@ -96,17 +96,18 @@ def test_the_function_table_is_its_json(tmp_path):
     '{}',
 ])
 def test_a_table_it_cannot_vouch_for_still_answers_as_json(text):
-    table = FunctionTable(text)
+    table = FunctionTable(text.encode("utf-8"))
     assert dict(table.items()) == json.loads(text)
     for m in ("a", "b", "aé", "zz"):
         assert table.get(m) == json.loads(text).get(m)
 
 
 def test_a_plain_table_is_read_in_place():
-    text = '{"a":{"f":"launch"},"b.c":{},"d":{"g":"ready","h":"serving"}}'
-    table = FunctionTable(text)
+    text = '{"a":{"f":"launch"},"b.c":{},"d":{"g":"ready","h":"serving"},"é":{"x":"ready"},"€":{}}'
+    table = FunctionTable(text.encode("utf-8"))
     assert table._whole is None and dict(table.items()) == json.loads(text)
-    assert table["d"]["h"] == "serving" and table.get("c") is None
+    assert table["d"]["h"] == "serving" and table.get("c") is None and table["é"] == {"x": "ready"}
+    assert table.get("\udcff") is None
 
 
 def test_a_catalogue_without_an_index_builds_the_same_tables(tmp_path):
@@ -121,3 +122,25 @@ def test_a_catalogue_without_an_index_builds_the_same_tables(tmp_path):
     assert [with_index.template(i) for i in range(len(es))] == [without.template(i) for i in range(len(es))]
     assert dict(with_index._ids.items()) == dict(without._ids.items())
     assert with_index._ids._order is None
+
+
+def test_every_module_is_found_whatever_the_run_length(monkeypatch):
+    import forensics.events.catalogue_packed as packed
+
+    mods = {f"pkg.mod{i:03d}": {f"fn{j}": "launch" for j in range(i % 4)} for i in range(200)}
+    text = json.dumps(mods, separators=(",", ":")).encode()
+    for run in (1, 50, 1 << 20):
+        monkeypatch.setattr(packed, "RUN_CHARS", run)
+        table = FunctionTable(text)
+        assert table._whole is None and len(table._runs) >= (1 if run > 1000 else 100)
+        assert dict(table.items()) == mods
+
+
+@pytest.mark.parametrize("data", [
+    gzip.compress(b"abc") + gzip.compress(b"abc"),  # two members: the trailer is the second's
+    gzip.compress(b"x" * 100) + gzip.compress(b"y" * 100),
+    gzip.compress(b""),
+    gzip.compress(b"q" * 300_000),
+])
+def test_gunzip_is_gzip_decompress(data):
+    assert gunzip(data) == gzip.decompress(data)
