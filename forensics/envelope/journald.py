@@ -129,7 +129,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
     parse_ts = _TS_PARSERS[fmt]
     last_ts_text: str | None = None
     last_ts: datetime | None = None
-    pid_cache: dict[str, int] = {}
+    pid_cache: dict[str, int | None] = {}  # SEEN_LIMIT at most: a crash loop's pids never repeat
     stamps: dict[str, datetime | None] | None = {} if fmt == "short-iso" else None  # see SEEN_LIMIT
     columns: dict[str, tuple] = {}
     for n, text in lines:
@@ -164,7 +164,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
         else:
             ts = parse_ts(m, clock)
             last_ts_text, last_ts = ts_text, ts
-        pid_i = None if pid is None else pid_cache.get(pid) or pid_cache.setdefault(pid, pid_value(pid))  # type: ignore[arg-type]
+        pid_i = None if pid is None else pid_cache.get(pid) or _pid_of(pid_cache, pid)
         if msg is None:
             col = len(text) + 1
             msg = ""
@@ -203,6 +203,12 @@ def iso_column_time(ts_text: str) -> Any:
     part does not match."""
     tm = _ISO_ONLY(ts_text)
     return UNSEEN if tm is None else parse_iso(tm.group("iso"))
+
+
+def _pid_of(seen: dict[str, int | None], pid: str) -> int | None:
+    got = pid_value(pid)
+    _remember(seen, pid, got)
+    return got
 
 
 def _remember(seen: dict[str, Any], key: str, value: Any) -> None:

@@ -12,11 +12,17 @@ the run (every ``classify`` of a failure log looks entries up).
 from __future__ import annotations
 
 import gzip
+import itertools
 import zlib
 from pathlib import Path
 
 BLOCK_LINES = 128  # ~55 KB of JSON a member: ~0.2 ms to read one; the file grows ~11%
-_RECENT = 4  # decoded members kept (neighbouring entries are looked up together)
+# Decoded members kept, over all package files together (neighbouring entries
+# are looked up together; each package keeping its own grew with the number of
+# packages a long log touched, to ~5 MB).
+RECENT = 8
+_recent: dict[tuple[int, int], list[bytes]] = {}  # (file's serial, member) -> its lines
+_serials = itertools.count()
 
 
 def gzip_blocks(lines: list[bytes]) -> tuple[bytes, list[int]]:
@@ -62,7 +68,7 @@ class BlockedLines:
         self.starts = starts
         self.count = count
         self.block = block
-        self._recent: dict[int, list[bytes]] = {}
+        self._serial = next(_serials)  # its members' key in _recent
 
     def __len__(self) -> int:
         return self.count
@@ -71,12 +77,13 @@ class BlockedLines:
         if not 0 <= i < self.count:
             raise IndexError(i)
         b = i // self.block
-        lines = self._recent.get(b)
+        key = (self._serial, b)
+        lines = _recent.get(key)
         if lines is None:
             lines = self._read(b)
-            if len(self._recent) >= _RECENT:
-                self._recent.pop(next(iter(self._recent)))
-            self._recent[b] = lines
+            while len(_recent) >= RECENT:
+                _recent.pop(next(iter(_recent)), None)  # the oldest
+            _recent[key] = lines
         return lines[i - b * self.block]
 
     def _read(self, b: int) -> list[bytes]:

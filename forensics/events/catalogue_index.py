@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from forensics.events.catalogue_blocks import blocked_lines
+from forensics.events.catalogue_packed import FunctionTable, KeyTable, PackedStrings, gunzip
 from forensics.events.templates import index_keys, line_keys, literal_keys, literal_size, split_template, template_regex
 from forensics.events.textmemo import remember
 
@@ -147,7 +148,7 @@ class PackageFile:
         if e is None:
             d = json.loads(self._line(i))
             d.setdefault("package", self.package)
-            e = self._parsed[i] = CatalogueEntry.from_dict(d)
+            e = remember(self._parsed, i, CatalogueEntry.from_dict(d), ENTRIES_MEMO)
         return e
 
     def all(self) -> list[CatalogueEntry]:
@@ -156,7 +157,8 @@ class PackageFile:
 
 class CatalogueIndex:
     """The lookup index (templates, key words, exception types; entries by
-    number) and, separately and lazily, the function table."""
+    number) and, separately and lazily, the function table; both packed
+    (``catalogue_packed``)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -164,19 +166,19 @@ class CatalogueIndex:
         self.releases: dict[str, list[str]] = {}
         self.starts: list[int] = []  # first entry number of each package in self.names
         self.names: list[str] = []
-        self._raw_templates: list[bytes] = []
-        self.by_word: dict[str, list[int]] = {}  # parsed _ids
-        self._ids: dict[str, str] = {}
-        self._functions: dict[str, dict[str, str]] | None = None
+        self._templates: Sequence[bytes] = ()
+        self.by_word: dict[str, list[int]] = {}  # parsed entry numbers of recent key words
+        self._ids: KeyTable | None = None
+        self._functions: FunctionTable | None = None
         self._rx: dict[int, tuple[re.Pattern[str], int, frozenset[str]] | None] = {}
         self._load()
 
     @property
     def size(self) -> int:
-        return len(self._raw_templates)
+        return len(self._templates)
 
     def template(self, i: int) -> str:
-        t = self._raw_templates[i].decode("utf-8")
+        t = self._templates[i].decode("utf-8")
         return t.replace(INDEX_NL, "\n") if INDEX_NL in t else t
 
     def _load(self) -> None:
@@ -186,30 +188,7 @@ class CatalogueIndex:
             pkg = f.name[: -len(".jsonl.gz")]
             self.files[pkg] = PackageFile(f, pkg)
         ipath = self.directory / INDEX_FILE
-        if ipath.is_file():
-            with gzip.open(ipath, "rb") as fh:
-                head, templates, keys, ids = fh.read().split(b"\n")[:4]
-            header = json.loads(head)
-            packs = header["packages"]
-            for pkg, info in (header.get("blocks") or {}).items():
-                if pkg in self.files:
-                    self.files[pkg].blocks = info
-            # templates stay bytes until one is a candidate (decoding them all
-            # would cost more than the rest of the load)
-            self._raw_templates = templates.split(_SEP_B)
-            # key -> "i,j": the numbers are parsed when the key occurs in a line
-            self._ids = dict(zip(keys.decode("utf-8").split(INDEX_SEP), ids.decode("ascii").split(INDEX_SEP)))
-        else:  # no index (a hand-made catalogue): build it from the entries
-            pk = sorted(self.files)
-            es = [e for p in pk for e in self.files[p].all()]
-            by: dict[str, list[int]] = {}
-            for i, k in enumerate(index_keys([e.template for e in es])):
-                if k:
-                    by.setdefault(k, []).append(i)
-            packs = [[p, len(self.files[p].lines()), sorted({r for e in self.files[p].all() for r in e.releases})]
-                     for p in pk]
-            self._raw_templates = [e.template.encode("utf-8") for e in es]
-            self._ids = {k: ",".join(map(str, v)) for k, v in by.items()}
+        packs = self._read_index(ipath) if ipath.is_file() else self._build_index()
         n = 0
         for pkg, count, releases in packs:
             self.names.append(pkg)
@@ -217,24 +196,47 @@ class CatalogueIndex:
             self.releases[pkg] = list(releases)
             n += count
 
+    def _read_index(self, ipath: Path) -> list:
+        # one C-speed decompress and a few splits: no object per template or key
+        head, templates, keys, ids = gunzip(ipath.read_bytes()).split(b"\n")[:4]
+        header = json.loads(head)
+        for pkg, info in (header.get("blocks") or {}).items():
+            if pkg in self.files:
+                self.files[pkg].blocks = info
+        self._templates = PackedStrings.split(templates)  # decoded when a candidate
+        # key -> "i,j": the numbers are parsed when the key occurs in a line
+        self._ids = KeyTable.split(keys, ids)
+        return header["packages"]
+
+    def _build_index(self) -> list:
+        """No index (a hand-made catalogue): the same tables from the entries."""
+        pk = sorted(self.files)
+        es = [e for p in pk for e in self.files[p].all()]
+        by: dict[str, list[int]] = {}
+        for i, k in enumerate(index_keys([e.template for e in es])):
+            if k:
+                by.setdefault(k, []).append(i)
+        self._templates = PackedStrings.of([e.template.encode("utf-8") for e in es])
+        self._ids = KeyTable.of(list(by), [",".join(map(str, v)) for v in by.values()])
+        return [[p, len(self.files[p].lines()), sorted({r for e in self.files[p].all() for r in e.releases})]
+                for p in pk]
+
     def ids(self, key: str) -> list[int] | None:
         got = self.by_word.get(key)
         if got is None:
-            raw = self._ids.get(key)
+            raw = self._ids.get(key) if self._ids is not None else None
             if raw is None:
                 return None
-            got = self.by_word[key] = [int(x) for x in raw.split(",")]
+            got = remember(self.by_word, key, [int(x) for x in raw.split(",")], WORDS_MEMO)
         return got
 
     @property
-    def functions(self) -> dict[str, dict[str, str]]:
+    def functions(self) -> FunctionTable:
+        """module -> {function: phase}, over every function the mined sources define."""
         if self._functions is None:
             fpath = self.directory / "functions.json.gz"
-            table: dict[str, dict[str, str]] = {}
-            if fpath.is_file():
-                with gzip.open(fpath, "rt", encoding="utf-8") as fh:
-                    table = json.load(fh)
-            self._functions = table
+            text = gunzip(fpath.read_bytes()) if fpath.is_file() else b"{}"
+            self._functions = FunctionTable(text)
         return self._functions
 
     def entry(self, i: int) -> CatalogueEntry:
@@ -254,17 +256,20 @@ class CatalogueIndex:
 
     def candidates(self, message: str) -> tuple[set[int], set[str]]:
         out: set[int] = set()
-        raw = self._ids
         keys = line_keys(message)
         for w in keys:
-            if w in raw:
-                ids = self.ids(w)
-                if ids:
-                    out.update(ids)
+            ids = self.ids(w)
+            if ids:
+                out.update(ids)
         return out, set(keys)
 
 
 _MISSING = object()
 # Compiled templates kept (cleared when full): a long, varied log asks for ever
-# more of the 75k templates, and each compiled regex costs ~1-2 KB.
-RX_MEMO = 4096
+# more of the 75k templates, and each costs ~1.7 KB (the regex, its words).
+# 10,000 crash-loop lifetimes ask for 1,758 distinct ones, 47,769 times: 1,024
+# kept recompile ~3,000 of them (~0.3 s, ~0.5% of the run) and hold 1.2 MB less
+# than keeping them all (4,096 kept: up to ~7 MB on a longer log).
+RX_MEMO = 1024
+WORDS_MEMO = 4096  # key words' parsed entry numbers kept (cleared when full)
+ENTRIES_MEMO = 1024  # parsed entries kept per package file (cleared when full)

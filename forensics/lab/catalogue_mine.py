@@ -1218,8 +1218,9 @@ def write_index(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[s
     """The lookup index, laid out to load in a few C-speed splits: a JSON
     header line (packages, entry counts, releases), then three lines of
     fields separated by U+001F: every template (packages in name order,
-    entries in file order), the distinct key words, and for each key word
-    the comma-separated numbers of its entries."""
+    entries in file order), the distinct key words (by CRC-32: see
+    ``catalogue_packed.KeyTable``), and for each key word the comma-separated
+    numbers of its entries."""
     pkgs = sorted(all_entries)
     templates = [e["template"].replace(INDEX_SEP, " ").replace("\n", INDEX_NL) for p in pkgs for e in all_entries[p]]
     keys: dict[str, list[int]] = {}
@@ -1227,12 +1228,15 @@ def write_index(out_dir: Path, all_entries: dict[str, list[dict]], order: dict[s
         if k:
             keys.setdefault(k, []).append(i)
     from forensics.events.catalogue_blocks import block_info
+    from forensics.events.catalogue_packed import crc_order
 
     header = {"packages": [[p, len(all_entries[p]), order.get(p, [])] for p in pkgs],
               "blocks": {p: block_info(out_dir / f"{p}.jsonl.gz", len(all_entries[p])) for p in pkgs}}
+    names = list(keys)
+    words = [names[i] for i in crc_order(names)]  # the order KeyTable loads without sorting
     body = "\n".join([json.dumps(header, ensure_ascii=False, separators=(",", ":")),
-                      INDEX_SEP.join(templates), INDEX_SEP.join(keys),
-                      INDEX_SEP.join(",".join(map(str, v)) for v in keys.values())])
+                      INDEX_SEP.join(templates), INDEX_SEP.join(words),
+                      INDEX_SEP.join(",".join(map(str, keys[w])) for w in words)])
     write_gz(out_dir / INDEX_FILE, body + "\n")
 
 

@@ -39,7 +39,12 @@ def _tiny_memos(monkeypatch: pytest.MonkeyPatch) -> None:
                          ("forensics.diagnosis.early_warnings.subjects", "MODULES_KEPT"),
                          ("forensics.diagnosis.early_warnings.scoring", "TRAITS_KEPT"),
                          ("forensics.events.textmemo", "LIMIT"),
-                         ("forensics.events.catalogue_index", "RX_MEMO")]:
+                         ("forensics.events.catalogue_index", "RX_MEMO"),
+                         ("forensics.events.catalogue_index", "WORDS_MEMO"),
+                         ("forensics.events.catalogue_index", "ENTRIES_MEMO"),
+                         ("forensics.events.catalogue_blocks", "RECENT"),
+                         ("forensics.events.catalogue_packed", "MODULES_KEPT"),
+                         ("forensics.envelope.journald", "SEEN_LIMIT")]:
         assert hasattr(mod(module), name), (module, name)
         monkeypatch.setattr(mod(module), name, 3)
 
