@@ -28,7 +28,12 @@ from forensics.errors import InputError
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 from forensics.ingest.live import MAX_LINE_BYTES, LineCutter, decode
 
-BLOCK_BYTES = 1 << 20
+# Bytes read at a time. A block, its decoded text and the lines cut from it
+# are alive together, outside the traced Python heap (which stays flat), and
+# 1 MB blocks left RSS growing with the log, probably heap fragmentation from
+# buffers that size: a 10,000-lifetime crash loop's text report peaked at
+# 60.7 MiB with 1 MB blocks, 54.7 with 256 KB, for the same CPU time.
+BLOCK_BYTES = 256 << 10
 GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_BYTES = 64 << 10  # how much of the (decompressed) head decides "is this text?"
 
