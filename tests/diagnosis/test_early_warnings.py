@@ -83,6 +83,14 @@ def test_resource_arithmetic():
     assert E.arithmetic("# GPU blocks: 0, # CPU blocks: 2048", {})
 
 
+def test_resource_arithmetic_reads_a_unit_in_any_case():
+    # The patterns are case-insensitive: "Gb", "gib" are units too (a KeyError once; fuzz/corpus/regress-unit-case-gb.log)
+    assert "negative" in E.arithmetic("avail mem=-0.5 Gb", {})
+    assert "negative" in E.arithmetic("Available KV cache memory: -1 gib", {})
+    why = E.arithmetic("Model loading took 15.4668 gib memory", {"mem_fraction": 0.75, "total_gib": 15.92})
+    assert why and "15.47 GiB" in why
+
+
 def test_seed_links_the_package_walk_with_why():
     import forensics
 

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
+from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiRegex
 from forensics.events import types as kinds
@@ -252,9 +252,9 @@ def _apply_facts(facts: dict[str, Any], groups: tuple[tuple[str | None, ...], ..
         elif g[2]:
             facts["visible"] = len([x for x in g[2].split(",") if x.strip()])
         elif g[3]:
-            facts["total_gib"] = float(g[3]) * _UNIT_GIB[g[4]]
+            facts["total_gib"] = to_gib(g[3], g[4])
         elif g[5]:
-            facts["total_gib"] = float(g[5]) * _UNIT_GIB[g[6]]
+            facts["total_gib"] = to_gib(g[5], g[6])
         elif g[7]:
             facts["free_gib"], facts["total_gib"] = float(g[7]), float(g[8])
         elif g[9]:

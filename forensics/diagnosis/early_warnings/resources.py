@@ -5,7 +5,7 @@ import re
 from typing import Any
 
 from forensics.diagnosis.early_warnings.candidates import _read_facts
-from forensics.diagnosis.early_warnings.subjects import _UNIT_GIB
+from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import joined, load_table
@@ -35,7 +35,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     live = _ARITH_SET.which(text)
     m = _WEIGHTS.search(text) if 0 in live else None
     if m:
-        w = float(m.group(1)) * _UNIT_GIB[m.group(2)]
+        w = to_gib(m.group(1), m.group(2))
         if total and frac and w > frac * total:
             return (f"weights take {w:.2f} GiB, above the memory budget {frac:g} x {total:.2f} GiB = "
                     f"{frac * total:.2f} GiB")
@@ -43,7 +43,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
             return f"weights take {w:.2f} GiB of {total:.2f} GiB on the GPU"
     m = _LEFT.search(text) if 1 in live else None
     if m:
-        left = float(m.group(1)) * _UNIT_GIB[m.group(2)]
+        left = to_gib(m.group(1), m.group(2))
         if left <= 0:
             return f"the memory left is {left:.2f} GiB (negative or zero)"
         if "kv cache" in m.group(0).lower() and (left < 0.5 or (total and left < 0.02 * total)):

@@ -47,6 +47,16 @@ _COLL_RE = Guarded(r"(?i)(?<![A-Za-z0-9-])(" + "|".join(re.escape(c) for c in so
                    + r")(?![\w-])", tuple(COLLECTIVES), fold=True)
 _UNIT_GIB = {"TiB": 1024.0, "TB": 1000.0 / 1.073741824, "GiB": 1.0, "GB": 1.0 / 1.073741824, "MiB": 1 / 1024.0,
              "MB": 1 / 1073.741824, "KiB": 1 / 1048576.0, "KB": 1 / 1073741.824, "bytes": 1 / 1073741824.0}
+_UNIT_GIB_FOLDED = {unit.lower(): v for unit, v in _UNIT_GIB.items()}
+
+
+def to_gib(number: str, unit: str) -> float:
+    """``number`` ``unit`` in GiB. The unit as a case-insensitive pattern
+    matched it ("Gb", "gib"): the lower-case spelling is the same unit."""
+    factor = _UNIT_GIB.get(unit)
+    return float(number) * (factor if factor is not None else _UNIT_GIB_FOLDED[unit.lower()])
+
+
 # The family patterns are long alternations that ``re`` tries at every
 # position (~110 µs a line for the three): one RE2 set pass on ASCII text.
 _FAMILY_NAMES = tuple(FAMILIES)
@@ -277,7 +287,7 @@ def _address_and_amount_subjects(out: set[str], text: str, low: str) -> None:
         if in_bytes and int(m.group(1)) >= 1 << 20:
             out.add(f"qty:{int(m.group(1)) / (1 << 30):.2f}GiB")  # a byte count printed raw
     for m in _QTY.finditer(text):
-        gib = float(m.group(1)) * _UNIT_GIB[m.group(2)]
+        gib = to_gib(m.group(1), m.group(2))
         if m.group(2) == "bytes" and gib < 1e-3:
             continue
         out.add(f"qty:{gib:.2f}GiB")
@@ -293,4 +303,4 @@ def subject_value(s: str) -> str:
 
 
 def quantities_gib(text: str) -> list[float]:
-    return [float(m.group(1)) * _UNIT_GIB[m.group(2)] for m in _QTY.finditer(text)]
+    return [to_gib(m.group(1), m.group(2)) for m in _QTY.finditer(text)]
