@@ -284,10 +284,9 @@ def _diagnosis_jobs(source: Source, jobs: int | None, thin: bool) -> int:
     line and each more process only adds its start-up; on a crash loop the main
     process's incident work is the bottleneck, and shipping every event back
     from the workers costs more than parsing it (1,000 lifetimes: 2 jobs 6.5 s,
-    one process 2.8 s)."""
-    if jobs is None or jobs == 1 or not thin or source.path is None:
-        return 1
-    return max(1, jobs)
+    one process 2.8 s). Asked, as parse: where the file can be split at all
+    (``split_jobs``); the unthinned path never is."""
+    return split_jobs(source.path, jobs) if thin else 1
 
 
 def fork_incident(inc: Incident) -> Incident:

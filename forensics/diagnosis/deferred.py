@@ -31,7 +31,7 @@ from typing import Any
 
 from forensics.diagnosis.diagnose import lifetime_failed, match_into, matched_kind
 from forensics.diagnosis.early_warnings import collect
-from forensics.diagnosis.early_warnings.carry import carry, continues
+from forensics.diagnosis.early_warnings.carry import Collector
 from forensics.diagnosis.signatures import SignatureSet
 from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
@@ -52,23 +52,18 @@ class DeferringHook:
     """An IncidentBuilder hook like ``record_hits(sset)`` for every lifetime
     from index ``eager_below`` on, which waits as the module says."""
 
-    __slots__ = ("_sset", "_eager_below", "_last")
+    __slots__ = ("_sset", "_eager_below", "_carry")
 
     def __init__(self, sset: SignatureSet, eager_below: int) -> None:
         self._sset = sset
         self._eager_below = eager_below
-        self._last: Incident | None = None  # the lifetime early warnings last saw (the carry's source)
+        self._carry = Collector()  # the carry across a boundary that is no exit, as the eager hook's
 
     def __call__(self, inc: Incident, ev: Event) -> None:
         outcome.observe(inc, ev)
         if not matched_kind(ev):
             return
-        last = self._last
-        if inc is not last:
-            if last is not None and continues(last, inc):
-                self.settle(last)
-                carry(last, inc)
-            self._last = inc
+        self._carry.enter(inc, self.settle)
         pending = inc.pending
         if pending is None:
             if inc.index < self._eager_below:

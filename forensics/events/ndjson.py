@@ -49,6 +49,7 @@ from forensics.events.parser import (SYSTEMD_IDENTS, EventParser, OpenSource, Pa
                                      open_source)
 from forensics.events.phases import BATCH_HEADS, MARKER_DATA
 from forensics.events.prefixes import UVICORN, UVICORN_HEADS, is_sglang_rest
+from forensics.events.textmemo import remember
 from forensics.events.tracebacks import HEADER_TEXT
 from forensics.events.types import ACCESS as ACCESS_KIND
 from forensics.events.types import PHASE_MARKER, Event
@@ -63,13 +64,6 @@ _ONCE = ("seen once",)  # a template table entry: the key was seen once, no temp
 MEMO_LIMIT = 4096  # templates, timestamps and dates remembered (each table cleared when full)
 # A line's JSON is tpl[0] + its number + ',"ts":' + its time's JSON + tpl[1] + its message's JSON + tpl[2].
 Template = tuple[str, str, str]
-
-
-def _remember(memo: dict, key: Any, value: Any) -> Any:
-    if len(memo) >= MEMO_LIMIT:
-        memo.clear()
-    memo[key] = value
-    return value
 
 
 class ServingLines:
@@ -98,7 +92,7 @@ class ServingLines:
             return None
         ok = self.dates.get(whole[1:20])
         if ok is None:
-            ok = _remember(self.dates, whole[1:20], _DATE(whole, 1, 20) is not None)
+            ok = remember(self.dates, whole[1:20], _DATE(whole, 1, 20) is not None, MEMO_LIMIT)
         j = whole.find("] ", 20, 90) if ok else -1
         if j < 0:
             return None
@@ -118,15 +112,16 @@ class ServingLines:
             return None
         tsj = self.stamps.get(text[:sp], UNSEEN)
         if tsj is UNSEEN:
-            tsj = _remember(self.stamps, text[:sp], _stamp_json(text[:sp]))
+            tsj = remember(self.stamps, text[:sp], _stamp_json(text[:sp]), MEMO_LIMIT)
         if tsj is None:
             return None
         tpl = self.templates.get(key, UNSEEN)
         if tpl is UNSEEN:  # a key seen once is left to the full path: a crash loop has many (pids change)
-            _remember(self.templates, key, _ONCE)
+            remember(self.templates, key, _ONCE, MEMO_LIMIT)
             return None
         if tpl is _ONCE:
-            tpl = _remember(self.templates, key, self._template(n, text, whole[20:j + 2], msg, tsj, key[2] is None))
+            tpl = remember(self.templates, key, self._template(n, text, whole[20:j + 2], msg, tsj, key[2] is None),
+                           MEMO_LIMIT)
         if tpl is None:
             return None
         return f'{tpl[0]}{n},"ts":{tsj}{tpl[1]}{encode_basestring(msg)}{tpl[2]}'

@@ -13,7 +13,7 @@ phase reached, no traceback).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from forensics.diagnosis.early_warnings.candidates import Notes, collect
 from forensics.events.types import Event
@@ -55,9 +55,17 @@ class Collector:
         self._last: Any = None
 
     def __call__(self, inc: Any, ev: Event) -> None:
+        self.enter(inc)
+        collect(inc, ev)
+
+    def enter(self, inc: Any, before_carry: Callable[[Any], None] | None = None) -> None:
+        """``inc`` has an event to collect: when it is a new lifetime that
+        continues the last one, carry that one's notes over (``before_carry``
+        first brings them up to date, for a hook that collects late)."""
         last = self._last
         if inc is not last:
             if last is not None and continues(last, inc):
+                if before_carry is not None:
+                    before_carry(last)
                 carry(last, inc)
             self._last = inc
-        collect(inc, ev)
