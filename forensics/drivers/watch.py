@@ -43,7 +43,7 @@ from forensics.diagnosis.signatures import signature_set
 from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit,
                                              WatchOptions, answer, ready_line)
 from forensics.events import types as kinds
-from forensics.events.grammars import message_parser, traceback_parser
+from forensics.events.grammars import message_parser, traceback_shape_parser
 from forensics.events.types import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
@@ -145,7 +145,7 @@ class Watcher:
         # Build the grammars and load the model now, not in the middle of
         # the first failure (both take a while on a busy machine).
         message_parser()
-        traceback_parser()
+        traceback_shape_parser()
         if self.clf is not None:
             getattr(self.clf, "model", None)
         self.start = time.monotonic()

@@ -2,7 +2,9 @@
 
 Both are LALR with the Transformer inlined (``transformer=``), so no parse
 tree is built and thrown away. Only lines the router picked and whole
-traceback blocks get here.
+traceback blocks get here. A traceback block is parsed once per shape (its
+sequence of line types): the reductions Lark makes are recorded and replayed
+on the lines of every block of that shape.
 """
 from __future__ import annotations
 
@@ -255,8 +257,83 @@ def _frame(text: str, source: str | None) -> Frame:
 
 @lru_cache(maxsize=1)
 def traceback_parser() -> Lark:
+    """The grammar with ``TracebackTransformer`` inlined: the reference
+    ``parse_traceback`` answers as (it parses by shape, below)."""
     return Lark(_grammar("traceback.lark"), parser="lalr", lexer=_LineLexer,
                 transformer=TracebackTransformer(), cache=lark_cache("traceback"))
+
+
+# ---------------------------------------------------------------- traceback shapes
+# The grammar's terminals are the line types: which rule reduces which lines
+# depends on the sequence of types alone, never on the texts. A crash loop
+# prints hundreds of distinct traceback texts in few shapes (1,535 tracebacks
+# of a 1,000-lifetime crash loop: 1,073 texts, 478 shapes), and the LALR
+# machine was most of a traceback's cost. So the reductions of a shape are
+# taken once from Lark (the grammar stays the only definition of a shape)
+# and the transformer's rule methods are then called on each block's own lines,
+# in the order Lark called them.
+class _PlanTransformer(Transformer):
+    """Records the reductions instead of doing them: each item rule gives
+    (rule, its line indices), ``start`` the list of them. Token lines are the
+    indices ``parse_traceback`` numbers the lines with."""
+
+    def start(self, items: list[tuple[str, tuple[int, ...]]]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        return tuple(items)
+
+
+def _recorder(rule: str) -> Any:
+    def record(self: Any, children: list[Token]) -> tuple[str, tuple[int, ...]]:
+        return rule, tuple(t.line for t in children)  # type: ignore[misc]
+    return record
+
+
+# Lark calls a rule's method by name (a rule without one builds a Tree): a
+# recorder for each rule TracebackTransformer has a method for.
+for _rule in [n for n in vars(TracebackTransformer) if not n.startswith("_") and n != "start"]:
+    setattr(_PlanTransformer, _rule, _recorder(_rule))
+
+
+class _Line:
+    """The part of a lark Token the rule methods read (type, value, line)."""
+
+    __slots__ = ("type", "value", "line")
+
+    def __init__(self, type_: str, value: str, line: int) -> None:
+        self.type, self.value, self.line = type_, value, line
+
+
+@lru_cache(maxsize=1)
+def traceback_shape_parser() -> Lark:
+    return Lark(_grammar("traceback.lark"), parser="lalr", lexer=_LineLexer,
+                transformer=_PlanTransformer(), cache=lark_cache("traceback-plan"))
+
+
+_PLAN_MEMO: dict[tuple[str, ...], Any] = {}
+_RULES = TracebackTransformer()
+
+
+def traceback_plan(types: tuple[str, ...]) -> tuple[tuple[str, tuple[int, ...]], ...] | None:
+    """The reductions Lark makes of a block of these line types, in order
+    (None: the grammar rejects the sequence). Memoised, bounded."""
+    got = _PLAN_MEMO.get(types, _MISS)
+    if got is _MISS:
+        try:
+            got = traceback_shape_parser().parse([(t, "", i) for i, t in enumerate(types)])  # type: ignore[arg-type]
+        except LarkError:
+            got = None
+        if len(types) <= 400:
+            remember(_PLAN_MEMO, types, got, 1024)
+    return got
+
+
+def _apply_plan(plan: tuple[tuple[str, tuple[int, ...]], ...], key: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """What the Lark parser with ``TracebackTransformer`` inlined gives for
+    ``key`` (its lines numbered by position), from the plan of its shape."""
+    rules = _RULES
+    items = []
+    for rule, idxs in plan:
+        items.append(getattr(rules, rule)([_Line(key[i][0], key[i][1], i) for i in idxs]))
+    return rules.start(items)
 
 
 def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None:
@@ -267,10 +344,8 @@ def parse_traceback(tokens: list[tuple[str, str, int]]) -> dict[str, Any] | None
     key = tuple((t, text) for t, text, _line in tokens)
     got = _TB_MEMO.get(key, _MISS)
     if got is _MISS:
-        try:
-            got = traceback_parser().parse([(t, text, i) for i, (t, text) in enumerate(key)])  # type: ignore[arg-type]
-        except LarkError:
-            got = None
+        plan = traceback_plan(tuple(t for t, _text in key))
+        got = None if plan is None else _apply_plan(plan, key)
         if len(key) <= 400 and sum(len(text) for _t, text in key) <= 20000:
             remember(_TB_MEMO, key, got, 256)
     if got is None:

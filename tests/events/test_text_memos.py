@@ -50,3 +50,62 @@ def test_memo_by_text_stays_bounded_and_skips_long_texts():
     for i in range(LIMIT + 5):
         shout(str(i))
     assert shout("abc") == "ABC"  # cleared when full, still right
+
+
+# Every terminal of traceback.lark, with a line of each type as the assembler classifies them.
+_LINES = {
+    "HEADER": "Traceback (most recent call last):",
+    "FILE": '  File "/srv/app/engine.py", line 41, in run',
+    "SOURCE": "    self.step()",
+    "CARET": "    ^^^^^^^^^^^",
+    "EXC": "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "CONT": "CUDA kernel errors might be asynchronously reported at some other API call",
+    "CAUSE": "The above exception was the direct cause of the following exception:",
+    "CONTEXT": "During handling of the above exception, another exception occurred:",
+    "REPEAT": "  [Previous line repeated 996 more times]",
+    "GROUP_HEAD": "  | ExceptionGroup: errors (2 sub-exceptions)",
+    "GROUP_SEP": "  +---------------- 1 ----------------",
+}
+
+
+def _lark_parse(key: tuple[tuple[str, str], ...]):  # type: ignore[no-untyped-def]
+    from lark.exceptions import LarkError
+
+    try:
+        return grammars.traceback_parser().parse([(t, text, i) for i, (t, text) in enumerate(key)])
+    except LarkError:
+        return None
+
+
+def _shape_parse(key: tuple[tuple[str, str], ...]):  # type: ignore[no-untyped-def]
+    plan = grammars.traceback_plan(tuple(t for t, _text in key))
+    return None if plan is None else grammars._apply_plan(plan, key)
+
+
+def test_a_traceback_parsed_from_its_shape_is_what_lark_parses():
+    from hypothesis import given, settings, strategies as st
+
+    texts = st.sampled_from(sorted(_LINES)).flatmap(
+        lambda t: st.tuples(st.just(t), st.sampled_from([_LINES[t], _LINES[t] + " (rank 1)", "  "])))
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(texts, max_size=14))
+    def same(items: list[tuple[str, str]]) -> None:
+        key = tuple(items)
+        assert _shape_parse(key) == _lark_parse(key)
+
+    same()
+    # the chained traceback above, and a shape the grammar rejects (None both ways)
+    assert _shape_parse(tuple(CHAINED)) == _lark_parse(tuple(CHAINED)) is not None
+
+
+def test_two_tracebacks_of_one_shape_share_a_plan_and_keep_their_own_texts():
+    grammars._TB_MEMO.clear()
+    grammars._PLAN_MEMO.clear()
+    other = [(t, text.replace("ValueError: bad config", "KeyError: 'rope_scaling'")) for t, text in CHAINED]
+    a = grammars.parse_traceback(_at(list(range(10, 18))))
+    b = grammars.parse_traceback([(t, text, n) for (t, text), n in zip(other, range(10, 18))])
+    assert len(grammars._PLAN_MEMO) == 1
+    assert [e.exc_type for e in a["chain"]] == ["ValueError", "RuntimeError"]
+    assert [e.exc_type for e in b["chain"]] == ["KeyError", "RuntimeError"]
+    assert b["chain"][0].exc_message == "'rope_scaling'"
