@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import regex
-import yaml
 
 from forensics.errors import SignatureError
 from forensics.events import types as kinds
@@ -23,7 +22,16 @@ from forensics.diagnosis.sigcache import LazyPattern
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 from forensics.events.textmemo import remember
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _yaml() -> Any:
+    """PyYAML and its fastest safe loader, imported only when a signature file
+    is parsed (the parsed set is cached: importing PyYAML costs a process ~10 ms)."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 # A signature file is input too: bounded before it is built into objects.
 # Anchors and aliases are refused (a few lines of aliases name billions of
 # nodes), nesting is capped (libyaml's composer recurses in C: 50,000 open
@@ -405,8 +413,9 @@ def _bounded_yaml(path: Path, data: bytes) -> Any:
     if len(data) > MAX_SIGNATURE_FILE_BYTES:
         raise SignatureError(f"{path}: file too large for a signature file ({len(data):,} bytes; "
                              f"at most {MAX_SIGNATURE_FILE_BYTES:,})")
+    yaml, loader = _yaml()
     depth = 0
-    for n, ev in enumerate(yaml.parse(data, Loader=_YAML_LOADER)):
+    for n, ev in enumerate(yaml.parse(data, Loader=loader)):
         if isinstance(ev, yaml.AliasEvent) or getattr(ev, "anchor", None) is not None:
             line = ev.start_mark.line + 1 if ev.start_mark is not None else "?"
             raise SignatureError(f"{path}: line {line}: YAML anchors and aliases (&name, *name) are not allowed "
@@ -420,7 +429,7 @@ def _bounded_yaml(path: Path, data: bytes) -> Any:
             depth -= 1
         if n > MAX_YAML_EVENTS:
             raise SignatureError(f"{path}: more than {MAX_YAML_EVENTS:,} YAML nodes")
-    return yaml.load(data, Loader=_YAML_LOADER)
+    return yaml.load(data, Loader=loader)
 
 
 def _read_all(files: list[Path]) -> tuple[list[bytes | OSError], Any]:
@@ -441,6 +450,7 @@ def _read_all(files: list[Path]) -> tuple[list[bytes | OSError], Any]:
 def _load_doc(path: Path, data: bytes | OSError) -> Any:
     if isinstance(data, OSError):
         raise SignatureError(f"{path}: cannot read: {data.strerror}") from None
+    yaml, _loader = _yaml()
     try:
         return _bounded_yaml(path, data)
     except yaml.YAMLError as e:
