@@ -91,6 +91,41 @@ def test_resource_arithmetic_reads_a_unit_in_any_case():
     assert why and "15.47 GiB" in why
 
 
+@pytest.mark.parametrize("level", ["WARNING", "ERROR"])
+def test_a_warning_that_shares_a_phase_markers_phrase_is_still_a_warning(level):
+    # "FlashInfer JIT" makes the line a kernel-jit marker too; printed as a warning,
+    # it is read as one and linked to the JIT's failure by what both are about (nvcc).
+    from helpers import classify_lines
+
+    res = classify_lines([
+        "[2025-03-01 10:00:00] server_args=ServerArgs(model_path='x')",
+        f"[2025-03-01 10:00:00] {level}: CUDA_HOME is not set; FlashInfer JIT will look for nvcc on PATH",
+        "[2025-03-01 10:00:05 TP0] Load weight begin. avail mem=78.00 GB",
+        "[2025-03-01 10:00:21 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/usr/lib/python3/site-packages/flashinfer/jit/cpp_ext.py", line 100, in run_ninja',
+        "    subprocess.run(command)",
+        "RuntimeError: Could not find nvcc and default cuda_home='/usr/local/cuda' doesn't exist",
+    ])
+    assert res["root_cause"] == "toolchain.compiler-missing"
+    assert [w["line"] for w in res["early_warnings"]] == [2]
+    assert "tool:nvcc" in res["early_warnings"][0]["subjects"]
+
+
+def test_an_info_marker_line_is_no_warning():
+    from helpers import classify_lines
+
+    res = classify_lines([
+        "[2025-03-01 10:00:00] server_args=ServerArgs(model_path='x')",
+        "[2025-03-01 10:00:01 TP0] FlashInfer JIT: building decode kernels with nvcc",
+        "[2025-03-01 10:00:21 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/usr/lib/python3/site-packages/flashinfer/jit/cpp_ext.py", line 100, in run_ninja',
+        "    subprocess.run(command)",
+        "RuntimeError: Could not find nvcc and default cuda_home='/usr/local/cuda' doesn't exist",
+    ])
+    assert res["root_cause"] == "toolchain.compiler-missing"
+    assert res["early_warnings"] == []
+
+
 def test_seed_links_the_package_walk_with_why():
     import forensics
 

@@ -209,8 +209,10 @@ def _verdict(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
     lvl = ev.level
     kind = ev.kind
     head = text[:400]  # what a line is about is said early; long lines (request dumps) cost no more
-    if kind == kinds.PHASE_MARKER:
-        # start-up progress lines (server args, weights loaded): only their numbers matter
+    if kind == kinds.PHASE_MARKER and (lvl is None or lvl.upper() not in WARN_LEVELS):
+        # start-up progress lines (server args, weights loaded): only their numbers matter.
+        # A marker line its logger printed as a warning or an error ("FlashInfer JIT will look
+        # for nvcc on PATH") is read as one: the level says more than the phrase it shares.
         low = head.lower()
         if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
             return facts, None, None, False
