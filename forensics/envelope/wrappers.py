@@ -1,9 +1,12 @@
 """Wrappers people add when they copy logs, peeled off each message: docker
 compose service columns, box-drawing borders, ``host >> `` markers, markdown
-quotes, CI and cloud-console timestamps. Detected per source from a sample."""
+quotes, CI and cloud-console timestamps, the indentation of a pasted block.
+Detected per source from a sample."""
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 
 _BORDERS = "│┃║|"
 
@@ -52,6 +55,66 @@ _WRAPPERS: dict[str, re.Pattern[str]] = {
 }
 
 
+# Margin characters of a pasted block (a markdown code block, a list item, an
+# e-mail, a YAML literal): what textwrap.dedent calls whitespace.
+_MARGIN_CHARS = " \t"
+# One space is a padded column, not a margin: a right-aligned level (TGI's
+# "  INFO" / " WARN" after its timestamp), a percentage (" 50%"). A paste
+# indents by a tab or by two spaces or more.
+_MIN_SPACES = 2
+# Lines Python itself prints indented: at a block's left margin they show that
+# the margin is Python's own (a log that starts inside a traceback, or an
+# exception group, which Python indents by two), not a paste's. In a pasted
+# block they sit deeper than its margin, under the header and exception lines.
+_INDENTED_BY_PYTHON = ('File "', "+ Exception Group Traceback", "| ", "+-")
+
+
+@dataclass(frozen=True)
+class _Peeled:
+    msg: str
+
+    def group(self, name: str) -> str:
+        return self.msg
+
+
+@dataclass(frozen=True)
+class IndentLayer:
+    """The margin every line of a pasted block shares, peeled like a wrapper
+    (a plan compares and pickles it: frozen, compared by its margin)."""
+
+    margin: str
+
+    @property
+    def pattern(self) -> str:
+        return f"^{re.escape(self.margin)}(?P<msg>.*)$"
+
+    def match(self, text: str) -> _Peeled | None:
+        if "\n" in text:
+            return None
+        if text.startswith(self.margin):
+            return _Peeled(text[len(self.margin):])
+        if not text.strip():
+            return _Peeled("")  # a blank line of the block (editors trim its margin)
+        return None
+
+
+def detect_indent(msgs: list[str]) -> IndentLayer | None:
+    """The margin of a pasted block: the whitespace every non-blank sampled
+    message starts with (as textwrap.dedent finds it), unless the lines at
+    that margin are ones Python indents itself. A plain log has none: its
+    headers, ``Traceback ...`` and exception lines start at column 0."""
+    lines = [m for m in msgs if m.strip()]
+    if len(lines) < 2:
+        return None
+    margins = [m[:len(m) - len(m.lstrip(_MARGIN_CHARS))] for m in lines]
+    margin = os.path.commonprefix(margins)
+    if not margin or ("\t" not in margin and len(margin) < _MIN_SPACES):
+        return None
+    if any(m[len(margin):].startswith(_INDENTED_BY_PYTHON) for m in lines):
+        return None
+    return IndentLayer(margin)
+
+
 def detect_wrappers(messages: list[str]) -> list[re.Pattern[str]]:
     """Wrapper layers present on most sampled messages, outermost first."""
     active: list[re.Pattern[str]] = []
@@ -60,15 +123,19 @@ def detect_wrappers(messages: list[str]) -> list[re.Pattern[str]]:
         if not msgs:
             break
         best, best_hits = None, 0
-        for name, pat in _WRAPPERS.items():
+        # A pasted block's margin is a candidate like the named layers (checked
+        # last: a border pattern that allows leading spaces wins a tie).
+        indent = detect_indent(msgs)
+        candidates = [*_WRAPPERS.values(), *([indent] if indent is not None else [])]
+        for pat in candidates:
             # The same layer may come twice: a web console's "  |   | " nests two borders.
-            hits = sum(1 for m in msgs if pat.match(m))
+            hits = sum(1 for m in msgs if pat.match(m))  # type: ignore[union-attr]
             if hits > best_hits:
                 best, best_hits = pat, hits
         if best is None or best_hits < max(2, len(msgs) * 0.5):
             break
-        active.append(best)
-        msgs = [(mm.group("msg") if (mm := best.match(m)) else m) for m in msgs]
+        active.append(best)  # type: ignore[arg-type]
+        msgs = [(mm.group("msg") if (mm := best.match(m)) else m) for m in msgs]  # type: ignore[union-attr]
     return active
 
 

@@ -215,6 +215,46 @@ def test_no_healthy_log_is_called_failed(name):
         assert mode["healthy_called_failed"] == 0
 
 
+# ------------------------------------------------ the same log, handed over another way
+# How people paste a log (in-the-wild.md): a markdown code block or list item
+# (a margin), a compose column, a markdown quote, a quoted code block. Each is
+# a wrapper layer, so every real log must keep its (verdict, root cause, phase).
+# Blank lines dropped (journald) are not here: a blank line ends a traceback,
+# so without them "During handling of the above exception" chains the two
+# into one, whose phase comes from the last exception's frames (dev 019,
+# dev-b 010 change phase). Joining across blank lines instead changed 11
+# corpus answers for the worse and cannot tell a chain's blank line from one
+# inside an exception message (torch._dynamo prints one).
+_HANDED_OVER = {
+    "indented": lambda x: "    " + x,
+    "tab-indented": lambda x: "\t" + x,
+    "compose": lambda x: "sglang-1  | " + x,
+    "quoted": lambda x: "> " + x,
+    "quoted code block": lambda x: ">     " + x,
+}
+
+
+@needs_real
+@pytest.mark.parametrize("name", ["dev", "dev-b", "early-warning", "early-warning-b", "healthy", "healthy-b"])
+def test_a_real_log_keeps_its_answer_however_it_is_handed_over(name):
+    from forensics import classify_text
+
+    def answer(text: str) -> tuple:
+        d = classify_text(text)
+        return d["verdict"], d["root_cause"], d["phase"]
+
+    changed = []
+    for path in sorted((REAL / name).glob("*.log")):
+        lines = path.read_text(errors="replace").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        plain = answer("\n".join(lines) + "\n")
+        for how, render in _HANDED_OVER.items():
+            got = answer("\n".join(render(x) for x in lines) + "\n")
+            if got != plain:
+                changed.append((path.name, how, plain, got))
+    assert not changed, changed
+
 # ------------------------------------------------ the project's own GPU captures
 # corpora/gpu-early-warning: real failures captured on an H200 (README there). The cases
 # that were wrong before a generic change are approved answers whose note names the
