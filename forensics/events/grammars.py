@@ -310,15 +310,19 @@ def traceback_shape_parser() -> Lark:
 
 _PLAN_MEMO: dict[tuple[str, ...], Any] = {}
 _RULES = TracebackTransformer()
+_RULE_NAMES = [n for n in vars(TracebackTransformer) if not n.startswith("_") and n != "start"]
+_RULE_IDS = {name: i for i, name in enumerate(_RULE_NAMES)}
 
 
-def traceback_plan(types: tuple[str, ...]) -> tuple[tuple[str, tuple[int, ...]], ...] | None:
+def traceback_plan(types: tuple[str, ...]) -> bytes | tuple[tuple[str, tuple[int, ...]], ...] | None:
     """The reductions Lark makes of a block of these line types, in order
-    (None: the grammar rejects the sequence). Memoised, bounded."""
+    (None: the grammar rejects the sequence). Memoised, bounded, packed:
+    a crash loop's shapes keep coming (10,000 lifetimes fill the memo), and
+    as tuples they cost ~3 KB each."""
     got = _PLAN_MEMO.get(types, _MISS)
     if got is _MISS:
         try:
-            got = traceback_shape_parser().parse([(t, "", i) for i, t in enumerate(types)])  # type: ignore[arg-type]
+            got = _packed(traceback_shape_parser().parse([(t, "", i) for i, t in enumerate(types)]))  # type: ignore[arg-type]
         except LarkError:
             got = None
         if len(types) <= 400:
@@ -326,13 +330,36 @@ def traceback_plan(types: tuple[str, ...]) -> tuple[tuple[str, tuple[int, ...]],
     return got
 
 
-def _apply_plan(plan: tuple[tuple[str, tuple[int, ...]], ...], key: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+def _packed(plan: tuple[tuple[str, tuple[int, ...]], ...]) -> bytes | tuple[tuple[str, tuple[int, ...]], ...]:
+    """A plan as bytes (rule id, number of lines) per item, when its items
+    take the lines in order, each a run of at most 255 (as every shape of
+    traceback.lark does); else the plan as it is."""
+    out = bytearray()
+    pos = 0
+    for rule, idxs in plan:
+        n = len(idxs)
+        if not 0 < n < 256 or idxs != tuple(range(pos, pos + n)) or rule not in _RULE_IDS:
+            return plan
+        out += bytes((_RULE_IDS[rule], n))
+        pos += n
+    return bytes(out)
+
+
+def _apply_plan(plan: bytes | tuple[tuple[str, tuple[int, ...]], ...], key: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """What the Lark parser with ``TracebackTransformer`` inlined gives for
     ``key`` (its lines numbered by position), from the plan of its shape."""
     rules = _RULES
     items = []
-    for rule, idxs in plan:
-        items.append(getattr(rules, rule)([_Line(key[i][0], key[i][1], i) for i in idxs]))
+    if isinstance(plan, bytes):
+        pos = 0
+        for k in range(0, len(plan), 2):
+            n = plan[k + 1]
+            items.append(getattr(rules, _RULE_NAMES[plan[k]])(
+                [_Line(key[i][0], key[i][1], i) for i in range(pos, pos + n)]))
+            pos += n
+    else:
+        for rule, idxs in plan:
+            items.append(getattr(rules, rule)([_Line(key[i][0], key[i][1], i) for i in idxs]))
     return rules.start(items)
 
 

@@ -109,3 +109,13 @@ def test_two_tracebacks_of_one_shape_share_a_plan_and_keep_their_own_texts():
     assert [e.exc_type for e in a["chain"]] == ["ValueError", "RuntimeError"]
     assert [e.exc_type for e in b["chain"]] == ["KeyError", "RuntimeError"]
     assert b["chain"][0].exc_message == "'rope_scaling'"
+
+
+def test_a_shape_too_long_to_pack_is_kept_as_it_is_and_parses_the_same():
+    grammars._PLAN_MEMO.clear()
+    key = (("HEADER", _LINES["HEADER"]), ("FILE", _LINES["FILE"]), ("EXC", _LINES["EXC"]),
+           *[("CONT", f"  detail {i}") for i in range(300)])  # an exception message of 301 lines
+    assert not isinstance(grammars.traceback_plan(tuple(t for t, _ in key)), bytes)
+    assert isinstance(grammars.traceback_plan(tuple(t for t, _ in CHAINED)), bytes)  # the usual case: packed
+    assert _shape_parse(key) == _lark_parse(key)
+    assert _shape_parse(key)["chain"][0].exc_message.endswith("detail 299")
