@@ -103,10 +103,23 @@ _COMPILED_PHASE_RULES: list[tuple[str, re.Pattern[str], re.Pattern[str] | None]]
 ]
 
 
+# Helpers that turn a status code into an exception (cupy's check_status,
+# torch's C10_CUDA_CHECK wrappers, ctypes' errcheck): every step of start-up and
+# serving calls them, so the innermost frame being one says nothing about
+# where the program was. Without this, "check_" (an argument check, launch)
+# named every CUDA runtime error's phase.
+NEUTRAL_NAMES = re.compile(
+    r"(?:^|[._])(?:_?check_(?:status|error|errors|result|return|rc|call|cuda\w*|cu\w*|nccl\w*|hip\w*|"
+    r"driver|runtime)|_?cuda_?check\w*|_?raise_?(?:error|exception|if\w*)?|errcheck|error_?check\w*|"
+    r"handle_?error)$")
+
+
 def phase_from_names(module: str | None, qualname: str) -> str | None:
     """The phase a function's name says it belongs to (None: its name says nothing)."""
     q = (qualname or "").lower()
     m = (module or "").lower()
+    if NEUTRAL_NAMES.search(q):
+        return None
     for phase, qre, mre in _COMPILED_PHASE_RULES:
         if mre is not None:
             if m and mre.search(m) and qre.search(q):

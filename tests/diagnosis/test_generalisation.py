@@ -36,6 +36,26 @@ def test_phase_from_the_enclosing_function_of_the_frames(frames, phase):
     assert d["verdict"] == "failed" and d["phase"] == phase
 
 
+def test_an_error_checking_helper_says_nothing_about_the_phase():
+    # cupy raises every CUDA runtime error from check_status, torch from its
+    # _check_cuda wrappers: the innermost frame being one is no argument check.
+    # With nothing else in the excerpt, a kernel fault is where kernels run.
+    from forensics.events.catalogue import phase_from_names
+
+    assert phase_from_names("cupy_backends.cuda.api.runtime", "cupy_backends.cuda.api.runtime.check_status") is None
+    assert phase_from_names("vllm.utils", "_check_cuda_error") is None
+    assert phase_from_names("sglang.srt.server_args", "check_server_args") == "launch"  # an argument check still is
+    d = _run(["Traceback (most recent call last):",
+              '  File "/srv/kernels/run.py", line 12, in <module>',
+              "    cp.cuda.Device().synchronize()",
+              '  File "cupy/cuda/device.pyx", line 199, in cupy.cuda.device.Device.synchronize',
+              '  File "cupy_backends/cuda/api/runtime.pyx", line 424, in cupy_backends.cuda.api.runtime.deviceSynchronize',
+              '  File "cupy_backends/cuda/api/runtime.pyx", line 146, in cupy_backends.cuda.api.runtime.check_status',
+              "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was "
+              "encountered"])
+    assert d["root_cause"] == "gpu.illegal-access" and d["phase"] == "serving"
+
+
 def test_phase_from_the_message_words():
     d = _run(["(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700] EE9999: Inner Error!",
               "(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700]        rtStreamBeginCapture execution failed, reason=driver error:resource alloc fail[FUNC:FuncErrorReason]"])
