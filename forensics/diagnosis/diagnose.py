@@ -303,8 +303,12 @@ def _marked_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None, 
 def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
                    fallback: str | None = "launch") -> str | None:
     """The phase of the failure: the last marker, corrected by what the
-    frames were doing; without a marker, the frames, the signature's hint,
-    the message's own words (or the function that prints it), else launch."""
+    frames were doing; without a marker, the frames' names, the signature's
+    hint, the functions the catalogue knows, the message's own words (or the
+    function that prints it), else launch. The hint comes before the
+    catalogue's functions: a cut traceback often ends in the constructors
+    that run all of start-up (Scheduler.__init__, ModelRunner.initialize),
+    which the catalogue files under launch."""
     marker = inc.phase_at(line)
     framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
     if framed is None:
@@ -323,12 +327,12 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return marker
     if framed is not None:
         return framed
+    if best is not None and best.signature.phase:
+        return best.signature.phase
     if ev is not None and ev.kind == kinds.TRACEBACK:
         framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
         if framed is not None:
             return framed
-    if best is not None and best.signature.phase:
-        return best.signature.phase
     texted = phase_infer.phase_of_text("\n".join(_texts_near(inc, ev, line, best)))
     if texted is not None:
         return texted
