@@ -36,7 +36,15 @@ _STRUCT = re.compile(
 )
 _BLOB = re.compile(r"^\[(?P<size>\d+(?:\.\d)?[BKMG]) blob data\]$")
 SYSTEMD_IDENTS = frozenset({"systemd", "init", "init.scope", "systemd-logind"})
-_LEVEL_HINT = re.compile(r"^(?:ERROR|Error|FATAL|Fatal|CRITICAL|WARNING|Warning|WARN)\b[:\s]")
+# A level written at the head of a message the envelope had no level for:
+# "ERROR: ...", and the bracketed error tags of C++ runtimes' loggers, after
+# their component tags: TurboMind "[TM][ERROR]", TensorRT-LLM
+# "[TensorRT-LLM][ERROR]", CANN "[ERROR] 2025-05-09-10:11:12 (PID:...)". Their
+# warning tags stay text: early-warning linking reads a level from the text
+# already, and as event levels they made harmless plugin warnings live alarms.
+_LEVEL_HINT = re.compile(r"^(?:(?P<word>ERROR|Error|FATAL|Fatal|CRITICAL|WARNING|Warning|WARN)\b[:\s]|"
+                         r"(?:\[[\w.\-]{1,24}\])*\[(?P<tag>ERROR|FATAL|CRITICAL)\][\s\[])")
+_LEVEL_NAMES = {"WARN": "WARNING", "FATAL": "CRITICAL"}
 _YEAR_HINT = re.compile(r"(20\d\d)-\d\d-\d\d[ T]\d\d:")
 SAMPLE_LINES = 64
 
@@ -188,9 +196,9 @@ class EventParser:
         if name is not None:
             return Event(PHASE_MARKER, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level,
                          pfx.logger, None, self.source, MARKER_DATA[name])
-        if level is None and _LEVEL_HINT.match(msg):
-            w = msg.split(None, 1)[0].rstrip(":").upper()
-            level = {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(w, w)
+        if level is None and (lm := _LEVEL_HINT.match(msg)) is not None:
+            w = (lm.group("word") or lm.group("tag")).upper()
+            level = _LEVEL_NAMES.get(w, w)
         if pfx.dialect is not None or level is not None:
             return Event(LOG, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger, None,
                          self.source)

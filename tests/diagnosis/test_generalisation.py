@@ -79,6 +79,28 @@ def test_a_rules_phase_beats_start_up_constructors_in_a_chained_traceback_journa
     assert d["root_cause"] == "gpu.cuda-graph-capture" and d["phase"] == "cuda-graph-capture"
 
 
+@pytest.mark.parametrize("line,label", [
+    ("[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/allocator.h:231",
+     "gpu.out-of-memory"),
+    ("[TensorRT-LLM][ERROR] CUDA runtime error in cudaMalloc(&ptr, size): out of memory "
+     "(/src/tensorrt_llm/runtime/tllmBuffers.h:125)", "gpu.out-of-memory"),
+])
+def test_a_c_plus_plus_runtimes_bracketed_error_tag_is_an_error_level(line, label):
+    from forensics import parse
+
+    assert [e.level for e in parse(line + "\n")] == ["ERROR"]
+    d = _run([line])
+    assert d["verdict"] == "failed" and d["root_cause"] == label
+
+
+def test_a_bracketed_warning_tag_alone_is_no_failure():
+    from forensics import parse
+
+    line = "[TM][WARNING] [LlamaTritonModel] max_context_token_num = 32768."
+    assert [e.level for e in parse(line + "\n")] == [None]  # linking reads the tag from the text
+    assert _run([line])["verdict"] != "failed"
+
+
 def test_phase_from_the_message_words():
     d = _run(["(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700] EE9999: Inner Error!",
               "(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700]        rtStreamBeginCapture execution failed, reason=driver error:resource alloc fail[FUNC:FuncErrorReason]"])
