@@ -129,6 +129,38 @@ def test_cuda_families(text, family):
     assert "fam:" + other not in E.subjects(text)
 
 
+@pytest.mark.parametrize("text, in_family", [
+    ("huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url "
+     "https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json.", True),
+    ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached "
+     "files and it looks like Qwen/Qwen3-8B is not the path to a directory containing a file named config.json.", True),
+    ("WARNING 05-01 10:00:01 [hf.py:10] No HF token found: set HF_TOKEN to access gated repositories", True),
+    ("huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and "
+     "outgoing traffic has been disabled. To enable hf.co look-ups and downloads online, set 'local_files_only' "
+     "to False.", True),
+    # error messages of every kind point to the hub's documentation: no hub access
+    ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the "
+     "package flash_attn seems to be not installed. Please refer to the documentation of "
+     "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.",
+     False),
+])
+def test_model_hub_family(text, in_family):
+    assert ("fam:model-hub" in E.subjects(text)) is in_family, sorted(E.subjects(text))
+
+
+def test_a_missing_hub_token_is_the_early_warning_of_a_gated_repo():
+    from forensics import classify_text
+
+    d = classify_text(
+        "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.0\n"
+        "WARNING 05-01 10:00:01 [hf.py:10] No HF token found: set HF_TOKEN to access gated repositories\n"
+        "ERROR 05-01 10:00:02 [core.py:500] huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access "
+        "gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json.\n")
+    assert d["root_cause"] == "config.model-load"
+    assert [w["line"] for w in d["early_warnings"]] == [2]
+    assert "model-hub" in d["early_warnings"][0]["why"]
+
+
 # A composed RCCL start-up (formats of RCCL/NCCL 2.21, vLLM 0.10): the user set
 # the IB GID index, RCCL warns about NUMA balancing as it does on every such
 # host, and the queue pair cannot move to RTR with that GID.
