@@ -23,12 +23,10 @@ from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 from forensics.events.textmemo import remember
 
 
-
 def _yaml() -> Any:
-    """PyYAML and its fastest safe loader, imported only when a signature file
-    is parsed (the parsed set is cached: importing PyYAML costs a process ~10 ms)."""
+    """PyYAML and its fastest safe loader, imported only to parse a signature file
+    (the parsed set is cached; importing PyYAML costs a process ~10 ms)."""
     import yaml
-
     return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -450,10 +448,9 @@ def _read_all(files: list[Path]) -> tuple[list[bytes | OSError], Any]:
 def _load_doc(path: Path, data: bytes | OSError) -> Any:
     if isinstance(data, OSError):
         raise SignatureError(f"{path}: cannot read: {data.strerror}") from None
-    yaml, _loader = _yaml()
     try:
         return _bounded_yaml(path, data)
-    except yaml.YAMLError as e:
+    except _yaml()[0].YAMLError as e:  # evaluated only when something was raised
         mark = getattr(e, "problem_mark", None)
         pos = f"line {mark.line + 1}" if mark is not None else "YAML"
         why = " ".join(str(getattr(e, "problem", None) or e).split())[:300]  # one line, whatever libyaml says

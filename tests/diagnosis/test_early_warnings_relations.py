@@ -144,8 +144,8 @@ def test_cuda_families(text, family):
      "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.",
      False),
 ])
-def test_model_hub_family(text, in_family):
-    assert ("fam:model-hub" in E.subjects(text)) is in_family, sorted(E.subjects(text))
+def test_model_hub_access_family(text, in_family):
+    assert ("fam:model-hub-access" in E.subjects(text)) is in_family, sorted(E.subjects(text))
 
 
 def test_a_missing_hub_token_is_the_early_warning_of_a_gated_repo():
@@ -158,7 +158,7 @@ def test_a_missing_hub_token_is_the_early_warning_of_a_gated_repo():
         "gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json.\n")
     assert d["root_cause"] == "config.model-load"
     assert [w["line"] for w in d["early_warnings"]] == [2]
-    assert "model-hub" in d["early_warnings"][0]["why"]
+    assert "model-hub-access" in d["early_warnings"][0]["why"]
 
 
 # A composed RCCL start-up (formats of RCCL/NCCL 2.21, vLLM 0.10): the user set

@@ -151,22 +151,21 @@ FAMILIES: dict[str, Any] = {
         r"INSUFFICIENT_DRIVER|COMPAT_NOT_SUPPORTED_ON_DEVICE|SYSTEM_DRIVER_MISMATCH)|cudaGetDeviceCount|\bNVML\b|"
         r"forward compatibility|no CUDA GPUs|Found no NVIDIA driver|libcuda\.so|unsupported display driver|"
         r"CUDA initialization", re.I),
-    # The model hub a server fetches config, tokenizer and weights from:
-    # huggingface_hub's errors (GatedRepoError "Cannot access gated repo",
-    # RepositoryNotFoundError, LocalEntryNotFoundError, HfHubHTTPError), its
-    # download calls, the variables that steer it (HF_TOKEN,
-    # HUGGING_FACE_HUB_TOKEN, HF_HOME, HF_ENDPOINT, HF_HUB_OFFLINE,
-    # TRANSFORMERS_OFFLINE), transformers' "We couldn't connect to
-    # 'https://huggingface.co'", and ModelScope in its place (VLLM_USE_MODELSCOPE,
-    # SGLANG_USE_MODELSCOPE). huggingface_hub 0.2x-1.x, transformers 4.x. Of its
-    # URLs only a repository's files and the API: error messages of every kind
-    # point to its documentation pages.
-    "model-hub": _lazy(
-        r"\bhuggingface_hub\b|\bhuggingface\.co/(?:api/|[\w.-]+/[\w.-]+/resolve/)|connect to '?https?://huggingface\.co|\bHF_(?:TOKEN|HOME|ENDPOINT|HUB_\w+)\b|"
-        r"\bHUGGING_FACE_HUB_TOKEN\b|\bTRANSFORMERS_OFFLINE\b|\bgated (?:repo|model)s?\b|GatedRepoError|"
-        r"RepositoryNotFoundError|LocalEntryNotFoundError|HfHubHTTPError|\bhf_hub_download\b|"
-        r"\bsnapshot_download\b|\bHF token\b|huggingface-cli login|\bhf auth login\b|\bmodelscope\b|"
-        r"\b(?:VLLM|SGLANG)_USE_MODELSCOPE\b", re.I),
+    # Access to the model hub a server fetches config, tokenizer and weights
+    # from: its credentials (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, "huggingface-cli
+    # login" / "hf auth login"), gated and missing repositories (GatedRepoError
+    # "Cannot access gated repo", RepositoryNotFoundError), offline mode
+    # (HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE, LocalEntryNotFoundError), HTTP
+    # errors (HfHubHTTPError), a repository's file and API URLs, transformers'
+    # "We couldn't connect to 'https://huggingface.co'". huggingface_hub
+    # 0.2x-1.x, transformers 4.x. Not the hub in general (HF_HOME, downloads:
+    # every start-up names them), nor its documentation pages, which error
+    # messages of every kind point to.
+    "model-hub-access": _lazy(
+        r"\bHF_TOKEN\b|\bHUGGING_FACE_HUB_TOKEN\b|\bHF_HUB_OFFLINE\b|\bTRANSFORMERS_OFFLINE\b|\bHF token\b|"
+        r"huggingface-cli login|\bhf auth login\b|\bgated (?:repo|model)s?\b|GatedRepoError|RepositoryNotFoundError|"
+        r"LocalEntryNotFoundError|HfHubHTTPError|\bhuggingface\.co/(?:api/|[\w.-]+/[\w.-]+/resolve/)|"
+        r"connect to '?https?://huggingface\.co", re.I),
 }
 # Wording a program prints when it goes on after an error: the line is not
 # where the process died, so a failure later is what it warned of.
