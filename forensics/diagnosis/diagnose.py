@@ -116,7 +116,8 @@ def _findings(inc: Incident) -> _Findings:
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
                 and not verdicts.after_stop_request(inc, h.line)]
-    fatal_tbs = verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
+    fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
+                 if not outcome.crash_report_stack(t, [h.event for h in wrappers])]
     # The log ends on error-level lines before the server was ever ready (and
     # nobody asked it to stop): that error is the last thing the process said.
     tail = outcome.ends_in_error(inc)
@@ -211,7 +212,8 @@ def _failure_point(inc: Incident, found: _Findings, best: Hit | None) -> tuple[i
             return proof.line, proof
         if wrappers:
             ev = min(wrappers, key=lambda h: h.line).event
-            return ev.line, ev
+            said = outcome.own_message(inc, ev)
+            return (said.line, said) if said is not None else (ev.line, ev)
         return found.tail.line, found.tail  # type: ignore[union-attr]
     return (inc.exit or {}).get("line", inc.end_line), None
 

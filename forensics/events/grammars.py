@@ -239,14 +239,16 @@ def _memo_frame(text: str, source: str | None) -> Frame:
 
 
 def _frame(text: str, source: str | None) -> Frame:
+    # faulthandler's "File "x", line 12 in load_weights" (no comma before "in"):
+    # read by _FILE it would keep the line and lose the function.
+    fm = _FAULTHANDLER_FILE.match(text)
+    if fm:
+        return Frame(fm.group("file"), bounded_int(fm.group("line"), max_digits=12) or 0, fm.group("func").strip(),
+                     source)
     m = _FILE.match(text)
     if m and m.group("line"):
         func = m.group("func")
         return Frame(m.group("file"), bounded_int(m.group("line"), max_digits=12) or 0, func.strip() if func else None,
-                     source)
-    fm = _FAULTHANDLER_FILE.match(text)
-    if fm:
-        return Frame(fm.group("file"), bounded_int(fm.group("line"), max_digits=12) or 0, fm.group("func").strip(),
                      source)
     pm = _FILE_PARTIAL.match(text)
     path = pm.group("file") if pm else text.strip()

@@ -266,3 +266,37 @@ def describe_process(proc: tuple | None) -> str | None:
     host, pid, rank = proc
     bits = [b for b in (host, f"pid {pid}" if pid is not None else None, rank) if b]
     return " ".join(bits) or None
+
+
+# CPython's faulthandler: "Fatal Python error: Segmentation fault", then each
+# thread's stack ("Current thread 0x... (most recent call first):", frames, no
+# exception line). Those stacks are the crash's report, not failures of their own.
+_CRASH_REPORT = "Fatal Python error: "
+_REPORT_SPAN = 400  # lines: faulthandler dumps every thread, up to 100 frames each
+
+
+def crash_report_stack(tb: Event, deaths: list[Event]) -> bool:
+    """``tb`` is frames only, printed just after a crash report of its process."""
+    if tb.data.get("chain") or not tb.data.get("frames"):
+        return False
+    proc = process_of(tb)
+    return any(0 < tb.line - d.line <= _REPORT_SPAN and d.text.startswith(_CRASH_REPORT) and process_of(d) == proc
+               for d in deaths)
+
+
+# Deaths that print their own message on the next line: the C++ runtime's
+# "terminate called after throwing an instance of 'X'" then "  what():  <the
+# exception's message>" (libstdc++ vterminate.cc).
+_MESSAGE_AFTER = (("terminate called after throwing an instance of", "what():"),)
+
+
+def own_message(inc: Any, death: Event) -> Event | None:
+    """The line in which a death states its message, when it prints one."""
+    for head, lead in _MESSAGE_AFTER:
+        if death.text.startswith(head):
+            proc = process_of(death)
+            for e in inc.error_lines:
+                if death.line < e.line <= death.line + 3 and e.text.lstrip().startswith(lead) \
+                        and process_of(e) == proc:
+                    return e
+    return None

@@ -26,6 +26,15 @@ DEATHS = {
     "mpirun": ["mpirun detected that one or more processes exited with non-zero status, thus causing",
                "the job to be terminated. The first process to do so was:"],
     "multiprocessing": ["WARNING 07-01 09:41:30 [multiproc_executor.py:449] Worker proc VllmWorker-1 died unexpectedly (exit code: -9), shutting down executor."],
+    # abseil's failure signal handler (Ray workers, JAX/XLA)
+    "abseil signal handler": ["(RayWorkerWrapper pid=233, ip=10.20.1.125) *** SIGSEGV received at time=1762945937 on cpu 6 ***",
+                              "(RayWorkerWrapper pid=233, ip=10.20.1.125) PC: @     0x71bd29eb3ab5  (unknown)  (unknown)"],
+    # CPython's faulthandler: the crash, then every thread's stack (frames only, innermost first)
+    "faulthandler": ["Fatal Python error: Segmentation fault", "",
+                     "Current thread 0x00007f2a9c0f5740 (most recent call first):",
+                     '  File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/model_loader/loader.py", '
+                     "line 400 in load_weights",
+                     '  File "/opt/venv/lib/python3.12/site-packages/vllm/worker/model_runner.py", line 300 in load_model'],
 }
 
 
@@ -120,3 +129,39 @@ def test_every_diagnosed_failure_carries_a_remediation():
     for shape in sorted(DEATHS):
         d = _run(VLLM_START + DEATHS[shape])
         assert d["remediation"], shape
+
+
+def test_a_crash_reports_stack_is_not_a_failure_of_its_own():
+    # faulthandler after a segfault dumps every thread (a waiting one too): the crash
+    # is the failure, its stacks are its report, and nothing says a label for it.
+    d = _run(VLLM_START + ["Fatal Python error: Segmentation fault", "",
+                           "Thread 0x00007f2a1b7fe640 (most recent call first):",
+                           '  File "/usr/lib/python3.12/threading.py", line 320 in wait', "",
+                           "Current thread 0x00007f2a9c0f5740 (most recent call first):",
+                           '  File "/opt/venv/lib/python3.12/site-packages/vllm/worker/model_runner.py", '
+                           "line 300 in load_model"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "Fatal Python error: Segmentation fault"
+    assert d["root_cause"] != "hang.timeout"
+
+
+def test_faulthandlers_frames_keep_their_function():
+    from forensics import parse
+
+    tbs = [e for e in parse('  File "/srv/loader.py", line 400 in load_weights\n') if e.kind == "traceback"]
+    assert [(f.lineno, f.function) for f in tbs[0].data["frames"]] == [(400, "load_weights")]
+
+
+def test_a_c_plus_plus_terminate_with_nothing_before_is_its_what_line():
+    d = _run(["[2025-03-01 10:00:05 TP0] Load weight begin. avail mem=78.00 GB",
+              "terminate called after throwing an instance of 'std::runtime_error'",
+              "  what():  [TensorRT-LLM][ERROR] CUDA runtime error in cudaMalloc(&ptr, size): out of memory "
+              "(/src/tensorrt_llm/runtime/tllmBuffers.h:125)"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].startswith("what():  [TensorRT-LLM][ERROR] CUDA runtime error")
+    assert d["evidence"][0]["role"] == "cause"
+
+
+def test_an_abseil_sigterm_at_shutdown_is_no_death():
+    d = _run(VLLM_START + ["*** SIGTERM received at time=1759954468 on cpu 5 ***"])
+    assert d["verdict"] != "failed"
