@@ -43,7 +43,15 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
 TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("cuda-graph-capture", re.compile(
         r"(?i)BeginCapture|begin capture stream|stream is capturing|during (?:cuda |acl )?graph capture|"
-        r"graph capture (?:failed|error)|capturing (?:cuda|acl) ?graphs?")),
+        r"graph capture (?:failed|error)|capturing (?:cuda|acl) ?graphs?|capture (?:cuda|acl) ?graph failed|"
+        r"failed to capture (?:cuda |acl )?graph")),
+    # TGI's shard names the RPC it was serving ("Method Warmup encountered an
+    # error.", text_generation_server/interceptor.py) and its router the span
+    # ("warmup{max_input_length=...}:warmup:").
+    ("warmup", re.compile(
+        r"(?i)\bMethod Warmup encountered an error|\bwarmup\{|:warmup:|\bwarm(?:ing)?[ _-]?up (?:failed|error)\b|"
+        r"\berror (?:during|in|while) (?:the )?warm(?:ing)?[ _-]?up\b")),
+    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
     ("kernel-jit", re.compile(
         r"(?i)\bnvcc\b|\bninja\b|\bJIT\b|\bptxas\b|CompilationError|not supported in this architecture|"
         r"Building extension|load_inline|compil(?:e|ing|ation) (?:the )?(?:kernel|extension|module)s?\b")),

@@ -337,7 +337,37 @@ def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         p.level = m.group("lvl")
         p.logger = m.group("logger")
         p.dialect = p.dialect or "pylog"
+    if m is None and (m := _TRACING.match(t)) is not None:
+        p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
+        p.logger = m.group("target")
+        p.dialect = p.dialect or "tracing"
     return (m.end() if m else 0), False
+
+
+# Rust's tracing-subscriber, as TGI's launcher and router (and other Rust front
+# ends) print once an envelope took the timestamp: the level right-aligned in
+# five columns, the spans, the target, a source location:
+# " INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+# "ERROR warmup{max_input_length=4095}:warmup: text_generation_router_v3::client:
+# backends/v3/src/client/mod.rs:54: Server error: ...". The target is a Rust path
+# with an underscore or a "::" (a bare word after a level is some other logger).
+# Spans stay in the message (they say what the process was doing: "warmup{...}:warmup:",
+# "download:", "shard-manager:"); without them the target and location are peeled.
+_SPAN = r"[\w-]+(?:\{[^{}\n]{0,2000}\})?"
+_TARGET = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:::[a-z0-9_]+)*|[a-z][a-z0-9_]*(?:::[a-z0-9_]+)+"
+_TRACING = re.compile(rf" {{0,2}}(?P<lvl>TRACE|DEBUG|INFO|WARN|ERROR) (?:(?={_SPAN}(?::{_SPAN})*: (?:{_TARGET}): )|"
+                      rf"(?P<target>{_TARGET}): (?:[\w./-]{{1,300}}\.rs:\d+: )?)")
+
+
+def _peel_tracing(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    """A tracing line whose level is right-aligned (" INFO", "  WARN")."""
+    m = _TRACING.match(t) if t[1:3] in (" W", "IN", "WA", "DE", "TR") or t[2:4] in ("WA", "IN") else None
+    if m is None:
+        return 0, False
+    p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
+    p.logger = m.group("target")
+    p.dialect = p.dialect or "tracing"
+    return m.end(), False
 
 
 def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
@@ -357,5 +387,5 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
 
 
 # Dispatch on the first character: each kind of prefix starts with its own few.
-_PEELERS = {"[": _peel_bracket, "(": _peel_proc, **{c: _peel_level for c in "DIWECFT"},
+_PEELERS = {"[": _peel_bracket, "(": _peel_proc, " ": _peel_tracing, **{c: _peel_level for c in "DIWECFT"},
             **{c: _peel_pylog for c in "0123456789"}}

@@ -101,6 +101,26 @@ def test_a_bracketed_warning_tag_alone_is_no_failure():
     assert _run([line])["verdict"] != "failed"
 
 
+def test_a_tgi_shard_that_died_in_warmup_is_the_warmup_phase():
+    # TGI's launcher through docker logs --timestamps: the tracing level is the
+    # line's level, and the shard's "Method Warmup encountered an error." names the step.
+    d = _run(["2025-02-11T17:03:00.000000Z  INFO text_generation_launcher: Args { model_id: \"m\", num_shard: Some(1) }",
+              "2025-02-11T17:03:05.000000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+              "2025-02-11T17:03:40.000000Z ERROR text_generation_launcher: Method Warmup encountered an error.",
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+              "23.64 GiB of which 1.02 GiB is free.",
+              "2025-02-11T17:03:41.000000Z ERROR text_generation_launcher: Shard 0 failed to start",
+              "Error: ShardCannotStart"])
+    assert d["root_cause"] == "gpu.out-of-memory" and d["phase"] == "warmup"
+
+
+def test_a_capture_failure_wrapping_an_oom_is_the_capture_phase():
+    d = _run(["RuntimeError: Capture cuda graph failed: CUDA out of memory. Tried to allocate 1.00 GiB.",
+              "Possible solutions:",
+              "1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)"])
+    assert d["root_cause"] == "gpu.out-of-memory" and d["phase"] == "cuda-graph-capture"
+
+
 def test_phase_from_the_message_words():
     d = _run(["(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700] EE9999: Inner Error!",
               "(EngineCore_DP0 pid=4410) ERROR 03-02 08:11:09 [core.py:700]        rtStreamBeginCapture execution failed, reason=driver error:resource alloc fail[FUNC:FuncErrorReason]"])

@@ -1,6 +1,8 @@
 """Foundation acceptance: events from real and realistic logs."""
 from __future__ import annotations
 
+import pytest
+
 
 from forensics import parse
 
@@ -167,3 +169,38 @@ def test_hard_wrapped_file_line_is_glued_back():
     assert tb.data["exc_type"] == "torch.OutOfMemoryError"
     assert [f.file for f in tb.data["frames"]] == ["/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py"]
     assert tb.data["frames"][0].lineno == 300 and not tb.data["truncated"]
+
+
+@pytest.mark.parametrize("text, msg, level, logger", [
+    # Rust's tracing-subscriber (TGI's launcher and router) once an envelope took the timestamp
+    ("ERROR text_generation_launcher: Shard 0 failed to start", "Shard 0 failed to start", "ERROR",
+     "text_generation_launcher"),
+    (" INFO text_generation_launcher: Starting shard rank=0", "Starting shard rank=0", "INFO",
+     "text_generation_launcher"),
+    ("  WARN text_generation_router::server: router/src/server.rs:1500: Invalid hostname", "Invalid hostname",
+     "WARNING", "text_generation_router::server"),
+    # spans say what the process was doing: they stay in the message
+    (" INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+     "shard-manager: text_generation_launcher: Starting shard rank=0", "INFO", None),
+    ("ERROR warmup{max_input_length=4095}:warmup: text_generation_router_v3::client: backends/v3/src/client/mod.rs:54: "
+     "Server error: CUDA out of memory", "warmup{max_input_length=4095}:warmup: text_generation_router_v3::client: "
+     "backends/v3/src/client/mod.rs:54: Server error: CUDA out of memory", "ERROR", None),
+    # a bare word after a level is no Rust target; an indented line is no log line
+    ("WARN x: y", "WARN x: y", None, None),
+    ("    INFO something happened", "    INFO something happened", None, None),
+])
+def test_rust_tracing_lines_are_peeled(text, msg, level, logger):
+    from forensics.events.prefixes import peel_prefix
+
+    got, p = peel_prefix(text, 2025)
+    assert (got, p.level, p.logger) == (msg, level, logger)
+
+
+def test_tracing_prefix_is_linear_on_a_hostile_line():
+    import time
+    from forensics.events.prefixes import peel_prefix
+
+    line = "ERROR " + "a:" * 200_000 + "a"
+    t0 = time.process_time()
+    assert peel_prefix(line, 2025)[0] == line
+    assert time.process_time() - t0 < 30  # CPU time, not wall: quadratic backtracking would take hours
