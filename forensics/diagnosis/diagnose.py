@@ -116,8 +116,9 @@ def _findings(inc: Incident) -> _Findings:
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
                 and not verdicts.after_stop_request(inc, h.line)]
+    deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
-                 if not outcome.crash_report_stack(t, [h.event for h in wrappers])]
+                 if not outcome.crash_report_stack(t, deaths)]
     # The log ends on error-level lines before the server was ever ready (and
     # nobody asked it to stop): that error is the last thing the process said.
     tail = outcome.ends_in_error(inc)

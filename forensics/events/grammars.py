@@ -289,9 +289,11 @@ def _recorder(rule: str) -> Any:
     return record
 
 
-# Lark calls a rule's method by name (a rule without one builds a Tree): a
-# recorder for each rule TracebackTransformer has a method for.
-for _rule in [n for n in vars(TracebackTransformer) if not n.startswith("_") and n != "start"]:
+# The item rules: those TracebackTransformer has a method for. Lark calls a
+# rule's method by name (a rule without one builds a Tree): a recorder for each.
+_RULE_NAMES = [n for n in vars(TracebackTransformer) if not n.startswith("_") and n != "start"]
+_RULE_IDS = {name: i for i, name in enumerate(_RULE_NAMES)}
+for _rule in _RULE_NAMES:
     setattr(_PlanTransformer, _rule, _recorder(_rule))
 
 
@@ -312,8 +314,6 @@ def traceback_shape_parser() -> Lark:
 
 _PLAN_MEMO: dict[tuple[str, ...], Any] = {}
 _RULES = TracebackTransformer()
-_RULE_NAMES = [n for n in vars(TracebackTransformer) if not n.startswith("_") and n != "start"]
-_RULE_IDS = {name: i for i, name in enumerate(_RULE_NAMES)}
 
 
 def traceback_plan(types: tuple[str, ...]) -> bytes | tuple[tuple[str, tuple[int, ...]], ...] | None:
@@ -340,7 +340,7 @@ def _packed(plan: tuple[tuple[str, tuple[int, ...]], ...]) -> bytes | tuple[tupl
     pos = 0
     for rule, idxs in plan:
         n = len(idxs)
-        if not 0 < n < 256 or idxs != tuple(range(pos, pos + n)) or rule not in _RULE_IDS:
+        if not 0 < n < 256 or idxs != tuple(range(pos, pos + n)):
             return plan
         out += bytes((_RULE_IDS[rule], n))
         pos += n

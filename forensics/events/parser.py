@@ -19,7 +19,7 @@ from forensics.events.bulk import THIN_FORMATS, BulkGate, thin_blocks, thin_serv
 from forensics.events.grammars import parse_message
 from forensics.events.types import ACCESS, LOG, MESSAGE, PHASE_MARKER, Event, hot_data
 from forensics.events.phases import BATCH_HEADS, MARKER_DATA, match_marker
-from forensics.events.prefixes import peel_prefix
+from forensics.events.prefixes import LEVEL_NAMES, peel_prefix
 from forensics.events.tracebacks import HEADER_TEXT, STRICT_EXC, TracebackAssembler
 from forensics.ingest.live import decode
 from forensics.ingest.sources import Source
@@ -44,7 +44,6 @@ SYSTEMD_IDENTS = frozenset({"systemd", "init", "init.scope", "systemd-logind"})
 # already, and as event levels they made harmless plugin warnings live alarms.
 _LEVEL_HINT = re.compile(r"^(?:(?P<word>ERROR|Error|FATAL|Fatal|CRITICAL|WARNING|Warning|WARN)\b[:\s]|"
                          r"(?:\[[\w.\-]{1,24}\])*\[(?P<tag>ERROR|FATAL|CRITICAL)\][\s\[])")
-_LEVEL_NAMES = {"WARN": "WARNING", "FATAL": "CRITICAL"}
 _YEAR_HINT = re.compile(r"(20\d\d)-\d\d-\d\d[ T]\d\d:")
 SAMPLE_LINES = 64
 
@@ -198,7 +197,7 @@ class EventParser:
                          pfx.logger, None, self.source, MARKER_DATA[name])
         if level is None and (lm := _LEVEL_HINT.match(msg)) is not None:
             w = (lm.group("word") or lm.group("tag")).upper()
-            level = _LEVEL_NAMES.get(w, w)
+            level = LEVEL_NAMES.get(w, w)
         if pfx.dialect is not None or level is not None:
             return Event(LOG, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger, None,
                          self.source)

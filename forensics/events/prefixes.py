@@ -19,7 +19,7 @@ _RX = {name: re.compile(joined(rx)) for name, rx in load_table(__file__, "prefix
     "sglang", "sglang_short", "gpu_id", "rank", "glog", "proc", "vllm", "uvicorn", "level_name", "pylog"))
 _VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
 UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:")
-_LEVELS = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+LEVEL_NAMES = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 
 
 class Prefix:
@@ -272,7 +272,7 @@ def _peel_bracket(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         p.rank = p.rank or f"rank{m.group('rank')}"
         p.dialect = p.dialect or "torch"
     elif (m := _GLOG.match(t)) is not None:
-        p.level = p.level or _LEVELS[m.group("lvl")]
+        p.level = p.level or LEVEL_NAMES[m.group("lvl")]
         p.logger = p.logger or m.group("file")
         p.dialect = p.dialect or "glog"
     elif (m := _SGL_SHORT.match(t)) is not None:
@@ -319,13 +319,13 @@ def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     """A line that starts with a level: vLLM's header, glog, uvicorn, ``LEVEL:logger:``."""
     m = _VLLM.match(t) if t.startswith(_VLLM_HEADS) else None
     if m:
-        p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
+        p.level = LEVEL_NAMES.get(m.group("lvl"), m.group("lvl"))
         p.logger = m.group("file")
         if p.app_ts is None:
             p.app_ts = _md(year, m.group("md"), m.group("hms"))
         p.dialect = "vllm"
     elif t[1:2].isdigit() and (m := _GLOG.match(t)) is not None:
-        p.level = p.level or _LEVELS[m.group("lvl")]
+        p.level = p.level or LEVEL_NAMES[m.group("lvl")]
         p.logger = p.logger or m.group("file")
         p.dialect = p.dialect or "glog"
     elif not t.startswith(UVICORN_HEADS):
@@ -338,9 +338,7 @@ def _peel_level(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         p.logger = m.group("logger")
         p.dialect = p.dialect or "pylog"
     if m is None and (m := _TRACING.match(t)) is not None:
-        p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
-        p.logger = m.group("target")
-        p.dialect = p.dialect or "tracing"
+        _read_tracing(p, m)
     return (m.end() if m else 0), False
 
 
@@ -359,15 +357,23 @@ _TRACING = re.compile(rf" {{0,2}}(?P<lvl>TRACE|DEBUG|INFO|WARN|ERROR) (?:(?={_SP
                       rf"(?P<target>{_TARGET}): (?:[\w./-]{{1,300}}\.rs:\d+: )?)")
 
 
-def _peel_tracing(p: Prefix, t: str, year: int) -> tuple[int, bool]:
-    """A tracing line whose level is right-aligned (" INFO", "  WARN")."""
-    m = _TRACING.match(t) if t[1:3] in (" W", "IN", "WA", "DE", "TR") or t[2:4] in ("WA", "IN") else None
-    if m is None:
-        return 0, False
-    p.level = _LEVELS.get(m.group("lvl"), m.group("lvl"))
+def _read_tracing(p: Prefix, m: re.Match[str]) -> None:
+    p.level = LEVEL_NAMES.get(m.group("lvl"), m.group("lvl"))
     p.logger = m.group("target")
     p.dialect = p.dialect or "tracing"
+
+
+def _peel_tracing(p: Prefix, t: str, year: int) -> tuple[int, bool]:
+    """A tracing line whose level is right-aligned (" INFO", "  WARN")."""
+    m = _TRACING.match(t) if t[1:5] in _ONE_SPACE or t[2:6] in _PADDED_LEVELS else None
+    if m is None:
+        return 0, False
+    _read_tracing(p, m)
     return m.end(), False
+
+
+_PADDED_LEVELS = ("INFO", "WARN")  # the levels tracing pads to five columns
+_ONE_SPACE = (*_PADDED_LEVELS, "DEBU", "TRAC")  # and one space before any level (an envelope took the other)
 
 
 def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
@@ -378,7 +384,7 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         p.app_ts = _dt(m.group("d"), m.group("ms"))
     lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
     if lvl:
-        p.level = _LEVELS.get(lvl, lvl)
+        p.level = LEVEL_NAMES.get(lvl, lvl)
     lg = m.group("logger") or m.group("logger2") or m.group("logger3")
     if lg:
         p.logger = lg
