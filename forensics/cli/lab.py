@@ -15,14 +15,18 @@ from forensics.errors import InputError
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--show-misses", is_flag=True, help="List every wrong answer.")
 @click.option("--split", type=click.Choice(["train", "test"]), default=None, help="Only rows of this split.")
+@click.option("--by", "by", multiple=True, type=click.Choice(["server", "family", "label", "shape", "batch", "excerpt"]),
+              help="Also score each group of logs (repeatable): server, server family, label, shape, batch.")
 @model_option
 @click.argument("dirs", nargs=-1, required=True)
-def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, model: str | None,
-             dirs: tuple[str, ...]) -> int:
-    """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, by: tuple[str, ...],
+             model: str | None, dirs: tuple[str, ...]) -> int:
+    """Score diagnoses against labelled logs (NNN.log + labels.csv; a folder of such folders, such as
+    corpora/public, is read batch by batch)."""
     from forensics.lab.evaluate import evaluate_dirs, render_report
 
-    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model,
+                           by=by)
     for why in report.get("unreadable") or ():
         click.echo(f"forensics: warning: skipped {why}", err=True)
     if fmt == "json":
