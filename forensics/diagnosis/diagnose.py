@@ -189,6 +189,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
     if classifier is not None:
+        result["evidence"] = learned.rank_evidence(result["evidence"], inc)
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated,
                                  _texts_near(inc, fail_ev, fail_line, best)), result["phase"], inc)

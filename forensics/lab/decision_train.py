@@ -24,7 +24,7 @@ from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
 from forensics.diagnosis.taxonomy import LABELS, PHASES
-from forensics.lab.evaluate import expected_calibration_error, read_labels
+from forensics.lab.evaluate import evidence_names, expected_calibration_error, read_labels
 from forensics.lab.public_corpus import PUBLIC_DIR, batch_dirs, server_family
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,6 +48,7 @@ class Row:
     rules_conf: float | None
     phase_truth: str | None = None
     phase_inputs: Any = None  # PhaseInputs of the main incident (None: not recorded)
+    evidence: list | None = None  # (entry, proves the failure?) in the diagnosis's own order
 
 
 def _main_record(records: list, kept: list, res: dict[str, Any], kind: str) -> tuple[Any, Any] | None:
@@ -71,6 +72,7 @@ def collect_rows(public: list[Path] | None = None, project: bool = True) -> list
 
     # Record the rules' own answers, not a model's (the phase model reads the label).
     os.environ["FORENSICS_DECISION_MODEL"] = os.environ["FORENSICS_PHASE_MODEL"] = "off"
+    os.environ["FORENSICS_EVIDENCE_MODEL"] = "off"
     try:
         sset = signature_set()
         clf = load_classifier(True)
@@ -103,12 +105,16 @@ def collect_rows(public: list[Path] | None = None, project: bool = True) -> list
                 continue  # not called failed: nothing to decide (failure detection's business)
             inp, rules = got
             ph = _main_record(records, kept, res, "phase")
+            ev = _main_record(records, kept, res, "evidence")
+            fatal = row.get("fatal_substring") or ""
+            labelled = [(e, bool(fatal) and evidence_names(fatal, [e], row["_path"])) for e in ev[0]] if ev else None
             out.append(Row(row["_path"], group, row["root_cause"], inp, rules.label, rules.confidence,
-                           row.get("phase") or None, ph[0] if ph else None))
+                           row.get("phase") or None, ph[0] if ph else None, labelled))
         return out
     finally:
         os.environ.pop("FORENSICS_DECISION_MODEL", None)
         os.environ.pop("FORENSICS_PHASE_MODEL", None)
+        os.environ.pop("FORENSICS_EVIDENCE_MODEL", None)
 
 
 @dataclass
@@ -241,10 +247,8 @@ def score(pairs: list[tuple[Row, str, float]]) -> dict[str, Any]:
 def crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
     """Hold out one public server family at a time: fit on the rest (the project's rows
     always in), score on it. Also the hand-set rules' answer on the same rows."""
-    families = sorted({r.group for r in rows if not r.group.startswith("project:")})
+    families = sorted({r.group for r in rows})
     per: dict[str, Any] = {}
-    learned_all: list[tuple[Row, str, float]] = []
-    rules_all: list[tuple[Row, str, float]] = []
     for fam in families:
         train = [r for r in rows if r.group != fam]
         test = [r for r in rows if r.group == fam]
@@ -253,11 +257,37 @@ def crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
         data = export(fit(train, seed), train, {"version": f"cv-{fam}"})
         got = [(r, *answer(data, r)) for r in test]
         rules = [(r, r.rules_label or "none", float(r.rules_conf or 0.0)) for r in test]
-        learned_all += got
-        rules_all += rules
-        per[fam] = {"learned": score(got), "rules": score(rules), "phase": phase_score(train, test, seed)}
-    return {"families": per, "overall": {"learned": score(learned_all), "rules": score(rules_all),
-                                         "phase": _sum_phase([p["phase"] for p in per.values()])}}
+        clf = [(r, *_classifier_answer(r)) for r in test]
+        calibrated = [(r, lab, _prob_of(data, r, lab)) for r, lab, _ in rules]
+        per[fam] = {"learned": score(got), "rules": score(rules), "classifier": score(clf),
+                    "rules_calibrated": score(calibrated),
+                    "phase": phase_score(train, test, seed), "_pairs": (got, rules, clf, calibrated)}
+    out = {"families": per}
+    for name, keep in (("overall", lambda f: True), ("overall_public", lambda f: not f.startswith("project:"))):
+        chosen = [v for f, v in per.items() if keep(f)]
+        out[name] = {k: score([p for v in chosen for p in v["_pairs"][i]])
+                     for i, k in enumerate(("learned", "rules", "classifier", "rules_calibrated"))}
+        out[name]["phase"] = _sum_phase([v["phase"] for v in chosen])
+    for v in per.values():
+        del v["_pairs"]
+    return out
+
+
+def _prob_of(data: dict[str, Any], r: Row, label: str) -> float:
+    from forensics.diagnosis.decision.pair_model import PairModel
+
+    if label not in LABELS:
+        return 0.0
+    return min(0.999, PairModel(data, FEATURES, pair_vector).proba(r.inputs)[label])
+
+
+def _classifier_answer(r: Row) -> tuple[str, float]:
+    """The text classifier's own answer (where it was consulted; "none" where a conclusive signature answered)."""
+    clf = r.inputs.clf
+    if not clf:
+        return "none", 0.0
+    lab = max(sorted(clf), key=lambda k: clf[k])
+    return lab, clf[lab]
 
 
 def phase_score(train: list[Row], test: list[Row], seed: int = 0) -> dict[str, int]:
@@ -295,13 +325,33 @@ def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[
             "labels": dict(sorted(Counter(r.truth for r in rows).items())),
             "corpus_hash": digest, "seed": seed, "scikit_learn": sklearn.__version__,
             "crossval": cv, "unknown_below": UNKNOWN_BELOW, "C": C_REGULARISATION}
+    # A learned part replaces the rules only where it did at least as well on held-out groups.
+    o = cv["overall"]
+    meta["ships"] = {"label": (o["learned"]["correct"] >= o["rules"]["correct"]),
+                     "confidence": (o["rules_calibrated"]["ece"] or 1.0) <= (o["rules"]["ece"] or 1.0),
+                     "phase": o["phase"]["learned"] >= o["phase"]["rules"]}
     data = export(fit(rows, seed), rows, meta)
+    # The label: the model chooses only where it beat the rules on held-out groups; its
+    # probability of the answer replaces the hand-set confidence where that was better calibrated.
+    data["choose"] = meta["ships"]["label"]
+    data["active"] = meta["ships"]["label"] or meta["ships"]["confidence"]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     pmeta = {"version": f"phase-{digest[:8]}", "rows": len(phase_rows(rows)), "corpus_hash": digest, "seed": seed,
              "crossval": {fam: f["phase"] for fam, f in cv["families"].items()} | {"overall": cv["overall"]["phase"]}}
-    phase_out.write_text(json.dumps(export(fit_phase(rows, seed), rows, pmeta, PHASE_FEATURES, 0.0), indent=1)
-                         + "\n", encoding="utf-8")
+    pdata = export(fit_phase(rows, seed), rows, pmeta, PHASE_FEATURES, 0.0)
+    pdata["active"] = meta["ships"]["phase"]
+    phase_out.write_text(json.dumps(pdata, indent=1) + "\n", encoding="utf-8")
+    from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES
+
+    ecv = evidence_crossval(rows, seed)
+    meta["evidence_crossval"] = ecv
+    meta["ships"]["evidence"] = ecv["overall"]["learned"] >= ecv["overall"]["rules"]
+    evidence = {"version": f"evidence-{digest[:8]}", "features": list(EVIDENCE_FEATURES),
+                "active": meta["ships"]["evidence"],
+                "weights": [round(v, 6) for v in fit_evidence(rows, seed)],
+                "meta": {"rows": len(evidence_rows(rows)), "corpus_hash": digest, "crossval": ecv}}
+    phase_out.with_name("evidence.json").write_text(json.dumps(evidence, indent=1) + "\n", encoding="utf-8")
     return meta
 
 
@@ -332,3 +382,53 @@ def by_label(pairs: list[tuple[Row, str, float]]) -> dict[str, Counter]:
         out[r.truth]["n"] += 1
         out[r.truth]["ok"] += lab == r.truth
     return out
+
+
+def evidence_rows(rows: list[Row]) -> list[Row]:
+    """Rows whose evidence lists the labelled proving line somewhere (only they say which line is best)."""
+    return [r for r in rows if r.evidence and len(r.evidence) > 1 and any(ok for _, ok in r.evidence)]
+
+
+def fit_evidence(rows: list[Row], seed: int = 0) -> list[float]:
+    """Logistic-regression weights over evidence entries: does this entry prove the failure?"""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from forensics.diagnosis.decision.evidence_rank import entry_vector
+
+    X, y = [], []
+    for r in evidence_rows(rows):
+        lines = [e["line"] for e, _ in r.evidence if isinstance(e.get("line"), int)]
+        for i, (e, ok) in enumerate(r.evidence):
+            X.append(entry_vector(e, i, lines))
+            y.append(int(ok))
+    lr = LogisticRegression(C=C_REGULARISATION, max_iter=5000, class_weight="balanced", random_state=seed)
+    lr.fit(np.array(X), np.array(y))
+    return [float(v) for v in lr.coef_[0]]
+
+
+def evidence_first(weights: list[float] | None, rows: list[Row]) -> dict[str, int]:
+    """How often the labelled proving line comes first: ranked by ``weights``, and in the rules' order."""
+    from forensics.diagnosis.decision.evidence_rank import rank
+
+    n = ranked = rules = 0
+    for r in rows:
+        if not r.evidence:
+            continue
+        n += 1
+        rules += bool(r.evidence[0][1])
+        ok = {id(e): good for e, good in r.evidence}
+        order = rank([e for e, _ in r.evidence], tuple(weights)) if weights else [e for e, _ in r.evidence]
+        ranked += bool(ok[id(order[0])])
+    return {"n": n, "learned": ranked, "rules": rules}
+
+
+def evidence_crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
+    per = {}
+    for fam in sorted({r.group for r in rows}):
+        train = [r for r in rows if r.group != fam]
+        w = fit_evidence(train, seed) if len(evidence_rows(train)) >= 10 else None
+        per[fam] = evidence_first(w, [r for r in rows if r.group == fam])
+    pub = [p for f, p in per.items() if not f.startswith("project:")]
+    return {"families": per, "overall": {k: sum(p[k] for p in per.values()) for k in ("n", "learned", "rules")},
+            "overall_public": {k: sum(p[k] for p in pub) for k in ("n", "learned", "rules")}}

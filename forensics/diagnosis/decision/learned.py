@@ -46,6 +46,10 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
     cands = [{"label": lab, "confidence": round(probs[lab], 3)} for lab in ranked[:3]]
+    if not model.meta.get("ships", {}).get("label", True) and rules.label is not None:
+        # Calibration only: the rules' answer, with the model's probability of it.
+        conf = rules.confidence if rules.label == "unknown" else round(probs.get(rules.label, 0.0), 3)
+        return Decision(rules.label, conf, rules.decided_by, rules.candidates)
     if inp.rule_label is not None and inp.rule_strength == "strong" and not rules_not_conclusive:
         label = inp.rule_label  # a conclusive signature decides; the model says how sure
         return Decision(label, round(probs.get(label, 0.0), 3), "signature", [])
@@ -92,3 +96,13 @@ def decide_phase(inp: Any, rules_phase: str, inc: Any = None) -> str:
         return rules_phase
     probs = model.proba(inp)
     return max(sorted(probs), key=lambda k: probs[k])
+
+
+def rank_evidence(evidence: list[dict[str, Any]], inc: Any = None) -> list[dict[str, Any]]:
+    """The evidence, the line the ranker finds most likely to prove the failure first."""
+    from forensics.diagnosis.decision.evidence_rank import rank
+
+    rec = RECORDER.get()
+    if rec is not None:
+        rec.append(("evidence", inc, [dict(e) for e in evidence], None))
+    return rank(evidence)

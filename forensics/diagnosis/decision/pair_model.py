@@ -48,4 +48,6 @@ def load(name: str, env: str) -> dict[str, Any] | None:
     chosen = os.environ.get(env)
     if chosen == "off":
         return None
-    return _read(chosen or str(MODEL_DIR / name))
+    data = _read(chosen or str(MODEL_DIR / name))
+    # A model the training judged no better than the rules on held-out groups is kept, not used.
+    return data if data is not None and data.get("active", True) else None
