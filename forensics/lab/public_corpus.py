@@ -185,8 +185,10 @@ def ledger_row(batch: Path, what: str = "") -> str:
 
     report = json.loads((batch / "first-look.json").read_text(encoding="utf-8"))
     head = (batch / "first-look.txt").read_text(encoding="utf-8").splitlines()[0]
-    m = re.search(r"measured at (?:main )?([0-9a-f]{7,40}),?\s*(\S+)?", head)
-    sha, when = (m.group(1)[:7], (m.group(2) or "").replace("T", " ").rstrip("Z")[:16]) if m else ("?", "?")
+    m = re.search(r"measured at (?:main )?([0-9a-f]{7,40})", head)
+    t = re.search(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)", head)
+    sha = m.group(1)[:7] if m else "?"
+    when = f"{t.group(1)} {t.group(2)}" if t else "?"
     best = report["modes"].get("hybrid") or report["modes"]["rules"]
     fails, healthy = best["failures"], best["healthy"]
     ev, ph, ew, lw = report["evidence"], report["phase"], report["early_warnings"], report["live_warnings"]
