@@ -63,6 +63,11 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
         from forensics.diagnosis.decision.phase_model import MODEL_PATH as PHASE_PATH
         from forensics.lab.decision_train import train_decision_models
 
+        from forensics.lab.decision_train import train_death_model
+
+        death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
+        click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
+                   f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
         lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
         o = lm["crossval"]["overall"]["learned"]
         click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "

@@ -16,7 +16,7 @@ from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
 from forensics.diagnosis import arbitrate, phase_infer, phase_priors
-from forensics.diagnosis.decision import learned
+from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
 from forensics.diagnosis import early_warnings
@@ -126,7 +126,12 @@ def _findings(inc: Incident) -> _Findings:
     if tail is not None and (inc.ready_line is not None or inc.stop_requested_line is not None
                              or inc.shutdown_line is not None):
         tail = None
-    return _Findings(fails, wrappers, fatal_tbs, tail, verdicts.exit_failed(inc))
+    exit_failed = verdicts.exit_failed(inc)
+    if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None) and inc.ready_line is None \
+            and inc.stop_requested_line is None and inc.shutdown_line is None:
+        # Nothing a rule knows says it died: the learned detector reads its last lines.
+        tail = death.died_at(inc)
+    return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
 
 def lifetime_failed(inc: Incident) -> bool:

@@ -432,3 +432,147 @@ def evidence_crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
     pub = [p for f, p in per.items() if not f.startswith("project:")]
     return {"families": per, "overall": {k: sum(p[k] for p in per.values()) for k in ("n", "learned", "rules")},
             "overall_public": {k: sum(p[k] for p in pub) for k in ("n", "learned", "rules")}}
+
+
+# -- failure detection (decision.death) ------------------------------------------------------
+
+@dataclass
+class DeathLog:
+    """One labelled log as the death detector sees it: its lines' texts, and which proves the failure."""
+    source: str
+    group: str
+    failed: bool
+    texts: list[str]
+    fatal_index: int | None  # index in ``texts`` of the proving line (failures whose line was found)
+    verdict: str | None = None  # the rules' verdict without the detector (it only runs where this is not
+                                # failed and the server never became ready)
+
+
+def _log_sources(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
+    out: list[tuple[dict[str, str], str]] = []
+    for d in public if public is not None else batch_dirs(PUBLIC_DIR):
+        out += [(row, server_family(row.get("server") or "?")) for row in read_labels(d)]
+    for d in sorted(p.parent for p in (REPO / "corpora").glob("*/labels.csv")):
+        out += [(row, f"project:{d.name}") for row in read_labels(d)]
+    return out
+
+
+def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> list[DeathLog]:
+    """Every labelled log's event texts (healthy: up to ``per_log`` of them, evenly spread)."""
+    from forensics.events.parser import iter_source_events
+    from forensics.ingest.sources import Source
+
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.pipeline import diagnose_source
+
+    sset = signature_set()
+    out: list[DeathLog] = []
+    os.environ["FORENSICS_DEATH_MODEL"] = "off"
+    try:
+        sources = _log_sources(public)
+        verdicts = {}
+        for row, _group in sources:
+            path = Path(row["_path"])
+            try:
+                verdicts[row["_path"]] = diagnose_source(Source(str(path), path), sset=sset, use_classifier=False)["verdict"]
+            except Exception:  # noqa: BLE001
+                continue
+    finally:
+        os.environ.pop("FORENSICS_DEATH_MODEL", None)
+    for row, group in sources:
+        path = Path(row["_path"])
+        if row["_path"] not in verdicts:
+            continue
+        try:
+            events = [ev for ev in iter_source_events(Source(str(path), path)) if ev.text.strip()]
+        except Exception:  # noqa: BLE001 - an unreadable log is left out
+            continue
+        failed = bool(row.get("root_cause"))
+        fatal = row.get("fatal_substring") or ""
+        texts = [ev.text for ev in events]
+        idx = None
+        if failed and fatal:
+            raw = _raw_line_texts(path)
+            lines = [i for i, t in enumerate(raw, 1) if fatal in t]
+            if lines:
+                at = lines[0]
+                idx = next((i for i, ev in enumerate(events) if ev.line <= at <= (ev.end_line or ev.line)), None)
+        if not failed and len(texts) > per_log:
+            step = len(texts) / per_log
+            texts = [texts[int(i * step)] for i in range(per_log)]
+        out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]]))
+    return out
+
+
+def _raw_line_texts(path: Path) -> list[str]:
+    from forensics.ingest.sources import Source
+
+    return "".join(Source(str(path), path).blocks()).split("\n")
+
+
+def fit_death(logs: list[DeathLog], seed: int = 0) -> tuple[dict[str, float], float]:
+    """Weights over ``death.tokens``: the proving lines of failures against the lines of healthy logs."""
+    import numpy as np
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from forensics.diagnosis.decision.death import tokens
+
+    docs, y = [], []
+    for log in logs:
+        if log.failed and log.fatal_index is not None:
+            docs.append(log.texts[log.fatal_index])
+            y.append(1)
+        elif not log.failed:
+            docs.extend(log.texts)
+            y.extend([0] * len(log.texts))
+    vec = CountVectorizer(analyzer=tokens, binary=True, min_df=2)
+    X = vec.fit_transform(docs)
+    lr = LogisticRegression(C=C_REGULARISATION, max_iter=5000, class_weight="balanced", random_state=seed)
+    lr.fit(X, np.array(y))
+    weights = {tok: round(float(w), 5) for tok, w in zip(vec.get_feature_names_out(), lr.coef_[0]) if abs(w) > 1e-3}
+    return weights, float(lr.intercept_[0])
+
+
+def _max_score(weights: dict[str, float], bias: float, texts: list[str]) -> float:
+    from forensics.diagnosis.decision.death import LineModel
+
+    m = LineModel({"weights": weights, "bias": bias, "threshold": 0.0})
+    return max((m.score(t) for t in texts), default=0.0)
+
+
+def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
+    """Held out one group at a time: the best line score of each healthy log and of each
+    failure's proving line. The threshold is the highest healthy score held out (so no
+    healthy log of the cross-validation would be called failed), plus a margin."""
+    per: dict[str, Any] = {}
+    healthy_max: list[float] = []
+    fatal_scores: list[tuple[str, float]] = []
+    for fam in sorted({g.group for g in logs}):
+        train = [g for g in logs if g.group != fam]
+        test = [g for g in logs if g.group == fam]
+        w, b = fit_death(train, seed)
+        # Only where the detector runs: no rule called it failed and it never became ready.
+        hs = [_max_score(w, b, g.texts[-40:]) for g in test if not g.failed and g.verdict not in ("ready", "failed")]
+        fs = [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test
+              if g.failed and g.fatal_index is not None and g.verdict != "failed"]
+        healthy_max += hs
+        fatal_scores += [(fam, s) for s in fs]
+        per[fam] = {"healthy": len(hs), "healthy_max": round(max(hs), 4) if hs else None, "failures": len(fs),
+                    "_fs": fs}
+    threshold = min(0.999, max(healthy_max, default=0.5) + 0.002)
+    for v in per.values():
+        v["detected"] = sum(s >= threshold for s in v.pop("_fs"))
+    return {"threshold": round(threshold, 4), "families": per,
+            "detected": sum(s >= threshold for _, s in fatal_scores), "failures": len(fatal_scores),
+            "healthy": len(healthy_max)}
+
+
+def train_death_model(out: Path, seed: int = 0, logs: list[DeathLog] | None = None) -> dict[str, Any]:
+    logs = logs if logs is not None else collect_death_logs()
+    cv = death_crossval(logs, seed)
+    w, b = fit_death(logs, seed)
+    data = {"version": f"death-{len(logs)}", "weights": dict(sorted(w.items())), "bias": round(b, 5),
+            "threshold": cv["threshold"], "meta": {"logs": len(logs), "crossval": cv}}
+    out.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
+    return cv
