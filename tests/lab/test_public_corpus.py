@@ -85,7 +85,7 @@ def test_ledger_rows_are_well_formed_and_start_with_batch_0():
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert len(cells) == 11, line
         assert re.fullmatch(r"[0-9a-f]{7,40}", cells[1]), line
-    batches = [re.match(r"(\d+)", c.split("|")[2].strip()).group(1) for c in rows[1:]]
+    batches = [re.match(r"(\d+)", c.strip("|").split("|")[2].strip()).group(1) for c in rows[1:]]
     assert len(batches) == len(set(batches)), "a batch has two first-look rows"
     for b in batches:  # each batch row has its batch, with its first look kept beside it
         d = PUBLIC / f"batch-{int(b):02d}"
