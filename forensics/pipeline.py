@@ -275,6 +275,8 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
         incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
     stats = events.stats_dict()
     stats["compression"] = source.stats.compression
+    if source.stats.encoding:  # only when not plain UTF-8: the answers on UTF-8 logs keep their shape
+        stats["encoding"] = source.stats.encoding
     return assemble(source.name, incidents, stats, sset, classifier)
 
 

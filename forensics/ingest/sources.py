@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
+from forensics.ingest.encoding import StreamDecoder, sniff_encoding
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 from forensics.ingest.live import MAX_LINE_BYTES, LineCutter, decode
 
@@ -81,6 +82,26 @@ def _spool(head: bytes, stream: BinaryIO, name: str) -> tuple[Path, str, Path]:
     return Path(tmp.name), name, Path(tmp.name)
 
 
+STDIN_CLOSED = "stdin is closed: there is nothing to read (name a log file, or pipe a log in)"
+
+
+def stdin_binary() -> BinaryIO:
+    """stdin's bytes; a closed stdin (``<&-``: Python then has no ``sys.stdin``)
+    is a one-line ``InputError``, not an AttributeError."""
+    stream = sys.stdin
+    if stream is None or getattr(stream, "buffer", None) is None:
+        raise InputError(STDIN_CLOSED)
+    return stream.buffer
+
+
+def stdin_fd() -> int:
+    """stdin's file descriptor, for readers that poll it (``watch``)."""
+    try:
+        return stdin_binary().fileno()
+    except (ValueError, OSError):  # detached or closed under us
+        raise InputError(STDIN_CLOSED) from None
+
+
 def compression_of(head: bytes) -> str | None:
     for magic, name in COMPRESSORS:
         if head.startswith(magic):
@@ -98,8 +119,6 @@ def looks_like(head: bytes) -> str | None:
             return what
     if len(head) >= 262 and head[257:262] == b"ustar":
         return "a tar archive"
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "UTF-16 text; convert it with iconv -f UTF-16 -t UTF-8"
     sample = head[:SNIFF_BYTES]
     if not sample:
         return None
@@ -116,7 +135,8 @@ def looks_like(head: bytes) -> str | None:
         return "NUL bytes only"
     if nul > len(sample) // 3 and (sample[1::2].count(b"\x00") > len(sample) // 3
                                    or sample[0::2].count(b"\x00") > len(sample) // 3):
-        return "UTF-16 text; convert it with iconv -f UTF-16 -t UTF-8"
+        # (UTF-16 text with a mark, or mostly ASCII without one, is decoded before this test)
+        return "UTF-16 text of an unknown byte order; convert it with iconv -f UTF-16LE -t UTF-8"
     return "binary data"
 
 
@@ -195,6 +215,9 @@ class SourceStats:
     truncated_gzip: bool = False
     incomplete_last_line: bool = False
     compression: str | None = None
+    # The text encoding when it was not plain UTF-8 (``encoding.sniff_encoding``):
+    # "utf-16-le", ..., or "utf-8-sig" for UTF-8 behind a byte-order mark.
+    encoding: str | None = None
 
 
 @dataclass
@@ -209,7 +232,7 @@ class Source:
 
     def open_binary(self) -> BinaryIO:
         if self.path is None:
-            return sys.stdin.buffer
+            return stdin_binary()
         if self.path.is_dir():  # a journal directory (the walk yields no other directory)
             self.journal = True
             return open_journal(self.path, self.name, None, self.journal_filter)
@@ -246,7 +269,8 @@ class Source:
         ``line_mode``): the same blocks as UTF-8 bytes, undecoded
         (``live.decode`` of each gives the text blocks)."""
         f = self.open_binary()
-        if self.path is None and f is sys.stdin.buffer and not line_mode:
+        from_stdin = self.path is None and sys.stdin is not None and f is sys.stdin.buffer
+        if from_stdin and not line_mode:
             f = _maybe_compressed_stream(f, self)
         st = self.stats
         try:
@@ -270,7 +294,7 @@ class Source:
                 st.incomplete_last_line = cut_short
                 yield last
         finally:
-            if f is not sys.stdin.buffer:
+            if not from_stdin:
                 try:
                     f.close()
                 except Exception:
@@ -303,18 +327,34 @@ class Source:
                                  "or cut before the first line")
             return
         # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
+        ended = False
         while len(buf) < SNIFF_BYTES:
             more = read_block()
             if not more:
+                ended = True
                 break
             buf += more
-        what = looks_like(buf[:SNIFF_BYTES])
+        # The encoding first (a UTF-16 log is text), then "is this text?" on the UTF-8 it gives.
+        decoder = StreamDecoder()
+        head = decoder.feed(buf, final=ended)
+        if decoder.transcodes or decoder.bom:
+            st.encoding = "utf-8-sig" if decoder.encoding == "utf-8" else decoder.encoding
+        what = looks_like(head[:SNIFF_BYTES])
         if what is not None:
             packed = f", {st.compression}-compressed" if st.compression else ""
             raise InputError(f"{self.name}: not a text log (looks like {what}{packed})")
-        while buf:
-            yield buf
-            buf = read_block()
+        if head:
+            yield head  # the sample (less a UTF-8 byte-order mark), or the UTF-8 it decoded to
+        if not decoder.transcodes:
+            # UTF-8 (the usual case): the bytes go through untouched, without a copy.
+            while buf := read_block():
+                yield buf
+            return
+        while more := read_block():
+            if text := decoder.feed(more):
+                yield text
+        if tail := decoder.finish():
+            yield tail
 
     def _line_blocks(self, f: BinaryIO) -> Iterator[str]:
         st = self.stats
