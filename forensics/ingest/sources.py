@@ -109,8 +109,8 @@ def looks_like(head: bytes) -> str | None:
     nul = sample.count(b"\x00")
     if nul == len(sample):
         return "NUL bytes only"
-    if nul > len(sample) // 3 and (sample[1::2].count(b"\x00") > len(sample) // 3
-                                   or sample[0::2].count(b"\x00") > len(sample) // 3):
+    odd, even = sample[1::2].count(b"\x00"), sample[0::2].count(b"\x00")
+    if max(odd, even) > len(sample) // 3 and min(odd, even) < len(sample) // 40:
         # (UTF-16 text with a mark, or mostly ASCII without one, is decoded before this test)
         return "UTF-16 text of an unknown byte order; convert it with iconv -f UTF-16LE -t UTF-8"
     return "binary data"
@@ -260,7 +260,9 @@ class Source:
         what = looks_like(head[:SNIFF_BYTES])
         if what is not None:
             packed = f", {st.compression}-compressed" if st.compression else ""
-            raise InputError(f"{self.name}: not a text log (looks like {what}{packed})")
+            # archives are listed from a file (zip and 7-Zip keep their table of contents at the end)
+            hint = "; pass an archive as a path" if self.path is None and "archive" in what else ""
+            raise InputError(f"{self.name}: not a text log (looks like {what}{packed}){hint}")
         if head:
             yield head  # the sample (less a UTF-8 byte-order mark), or the UTF-8 it decoded to
         if not decoder.transcodes:

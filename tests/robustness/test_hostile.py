@@ -218,6 +218,15 @@ def report_counts(n: int) -> Callable[[Run], None]:
     return check
 
 
+def names_column(column: str, why: str) -> Callable[[Run], None]:
+    """A table that is not ours: one line on stderr naming the column (or row) and why."""
+    def check(run: Run) -> None:
+        lines = run.err.strip().splitlines()
+        assert len(lines) == 1 and column in lines[0] and why in lines[0], run.err[:400]
+        assert not run.out, run.out[:200]
+    return check
+
+
 def json_out(pred: Callable[[dict], bool]) -> Callable[[Run], None]:
     def check(run: Run) -> None:
         d = json.loads(run.out)
@@ -399,19 +408,30 @@ CASES: list[Case] = [
     C("report-csv-garbage-values", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
         "a.log", "abc", "9999-99-99", "2300-01-01T00:00:00+00:00", "x", "failed", "env.module-missing", "nan%",
         "warmup", "maybe", "2", "1e400", "zz", "{not json", "-1", ""], ["b.log", "1e30"] + [""] * 14])},
-      check=report_counts(2)),
+      rc=2, check=names_column("incident", "'abc' is not a number")),
     C("report-csv-wrong-columns", ["report", "{f}"], {"t.csv": b"x,y\n1,2\n"},
-      check=lambda r: b"1 incidents" in r.out.splitlines()[0]),
+      rc=2, check=names_column("'source', 'verdict', 'root_cause', 'error'", "no")),
+    C("report-csv-infinity", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
+        "a.log", "0", "", "", "1.5", "failed", "", "Infinity", "", "", "", "0", "", "[]", "1", ""]])},
+      rc=2, check=names_column("confidence", "'Infinity' is not a finite number")),
+    C("report-csv-ragged", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, ["a.log", "0", ""]])},
+      rc=2, check=names_column("row 1", "has 3 fields")),
     C("report-csv-huge-field", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, ["a" * 5_000_000] + [""] * 15])},
       check=report_counts(1)),
     C("report-jsonl-odd-lines", ["report", "{f}"], {"t.jsonl": (
         b'[1,2]\n"x"\nnull\n{"source":"a","incident":"x","early_warnings":[1,{"lead_seconds":"no"}]}\n'
         b'{"source":"\\ud800","confidence":"high","start_ts":12345,"lines":1e400}\n')},
-      check=lambda r: b"2 incidents" in r.out.splitlines()[0]),
+      rc=2, check=names_column("line 1", "is not a JSON object")),
+    C("report-jsonl-wrong-values", ["report", "{f}"], {"t.jsonl": (
+        b'{"source":"\\ud800","verdict":"failed","root_cause":null,"error":null,"confidence":"high"}\n')},
+      rc=2, check=names_column("confidence", "'high' is not a number")),
     C("report-jsonl-deep", ["report", "{f}"], {"t.jsonl": b"[" * 100_000 + b"]" * 100_000 + b"\n"}, rc=2),
     C("report-early-warnings-malformed", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
         "a.log", "0", "", "", "", "failed", "", "", "", "", "", "1", "", '[{"lead_seconds": "soon"}, 5, null]', "1",
-        ""]])}, check=report_counts(1)),
+        ""]])}, rc=2, check=names_column("early_warnings", "lead_seconds ('soon')")),
+    C("report-early-warnings-not-a-list", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
+        "a.log", "0", "", "", "", "failed", "", "", "", "", "", "1", "", '{"lead_seconds": 1}', "1", ""]])},
+      rc=2, check=names_column("early_warnings", "is not a JSON list")),
     C("report-directory", ["report", "{d}"], rc=2),
     C("report-missing", ["report", "{d}/none.parquet"], rc=2),
     # ---- eval on malformed corpora
