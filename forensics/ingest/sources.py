@@ -23,9 +23,8 @@ from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
 from forensics.ingest.archives import Member, archive_kind, list_members, open_member
-from forensics.ingest.compression import (BLOCK_BYTES, COMPRESSORS, GZIP_MAGIC, compression_of,  # noqa: F401
-                                          decompressor, truncation_errors)
-from forensics.ingest.encoding import StreamDecoder, sniff_encoding
+from forensics.ingest.compression import BLOCK_BYTES, compression_of, decompressor, truncation_errors
+from forensics.ingest.encoding import StreamDecoder
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 from forensics.ingest.live import MAX_LINE_BYTES, LineCutter, decode
 

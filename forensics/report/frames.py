@@ -426,7 +426,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     dtypes. A table it could not have written (a foreign one, a ragged CSV,
     Infinity or text in a number column) is an ``InputError`` naming the
     column and row (``report.table_check``), never summarised from NAs."""
-    from forensics.report.table_check import check_table
+    from forensics.report.table_check import cells_of, check_table, read_csv, read_jsonl
 
     path = Path(path)
     fmt = table_format(path)
@@ -434,9 +434,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
         if fmt == "parquet":
             df = pd.read_parquet(path)
         elif fmt == "csv":
-            df = _read_csv(path)
+            df = read_csv(path)
         else:
-            df = _read_jsonl(path)
+            df = read_jsonl(path, INCIDENT_COLUMNS)
     except InputError:
         raise
     except FileNotFoundError:
@@ -447,70 +447,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise InputError(f"cannot read {path}: not a {fmt} table (not UTF-8 text)") from None
     except Exception as e:  # pyarrow / parser errors: the file is not a table
         raise InputError(f"cannot read {path}: not a {fmt} table ({type(e).__name__})") from None
-    check_table(str(path), _cells(df, fmt), INCIDENT_COLUMNS, text_cells=fmt != "parquet")
+    check_table(str(path), cells_of(df, fmt, INCIDENT_COLUMNS), INCIDENT_COLUMNS, text_cells=fmt != "parquet")
     out = coerce_incidents(df)
     out.attrs.update({k: v for k, v in df.attrs.items() if isinstance(v, (int, float, str))})
-    return out
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    """Every cell as text (empty: NA); a row whose field count differs from the header's is refused."""
-    import csv
-
-    old = csv.field_size_limit()
-    csv.field_size_limit(1 << 30)  # a long evidence line is a cell, not an error
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = csv.reader(f, strict=True)
-            header = next(rows, None)
-            if header is None:
-                raise InputError(f"cannot read {path}: an empty file, not a csv table")
-            body = []
-            for n, row in enumerate(rows, 1):
-                if len(row) != len(header):
-                    if not row:
-                        continue  # a blank line
-                    raise InputError(f"{path}: row {n} has {len(row)} fields, the header {len(header)} "
-                                     "(not a table forensics batch wrote)")
-                body.append([v if v != "" else None for v in row])
-    except csv.Error as e:
-        raise InputError(f"cannot read {path}: not a csv table ({e})") from None
-    finally:
-        csv.field_size_limit(old)
-    if len(set(header)) != len(header):
-        raise InputError(f"{path}: a column is named twice in the header (not a table forensics batch wrote)")
-    return pd.DataFrame(body, columns=header, dtype=object)
-
-
-def _read_jsonl(path: Path) -> pd.DataFrame:
-    records = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except (ValueError, RecursionError):
-                raise InputError(f"{path}: line {n} is not JSON (not a table forensics batch wrote)") from None
-            if not isinstance(r, dict):
-                raise InputError(f"{path}: line {n} is not a JSON object (not a table forensics batch wrote)")
-            records.append({k: no_surrogates(v) if isinstance(v, str) else v for k, v in r.items()})
-    if not records:
-        return pd.DataFrame({c: pd.Series([], dtype=object) for c in INCIDENT_COLUMNS})
-    return pd.DataFrame.from_records(records)
-
-
-def _cells(df: pd.DataFrame, fmt: str) -> dict[str, list[Any]]:
-    """The values ``check_table`` looks at; a parquet column that already has
-    its schema's dtype is trusted (only its floats are looked at for Infinity)."""
-    import numpy as np
-
-    out: dict[str, list[Any]] = {}
-    for name in df.columns:
-        s = df[name]
-        want = INCIDENT_COLUMNS.get(str(name))
-        if fmt == "parquet" and want is not None and str(s.dtype) == want and want not in ("object", "category"):
-            out[str(name)] = [float(x) for x in s[np.isinf(s)]] if want == "float64" else []
-            continue
-        out[str(name)] = s.astype(object).tolist()
     return out

@@ -1,5 +1,6 @@
-"""Is this one of our tables? The schema check of an incidents table read back
-(``forensics report``, ``frames.read_table``): the one place that decides.
+"""Is this one of our tables? Reading an incidents table back strictly, and
+its schema check (``forensics report``, ``frames.read_table``): the one place
+that decides.
 
 A table ``forensics batch`` wrote always passes; one it could not have
 written (a foreign table, a hand edit gone wrong, a CSV with ragged rows)
@@ -26,9 +27,13 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+import pandas as pd
+
 from forensics.errors import InputError
+from forensics.ingest.values import no_surrogates
 
 REQUIRED = ("source", "verdict", "root_cause", "error")
 # The fixed values of the closed categories (frames.VERDICTS, frames.DECIDERS).
@@ -178,3 +183,69 @@ def check_table(name: str, columns: Mapping[str, list[Any]], schema: Mapping[str
             if why is not None:
                 raise TableError(f"{name}: column {column!r}, row {row}: {_show(v)} {why} "
                                  "(not a table forensics batch wrote)")
+
+
+# --------------------------------------------------------------------------- reading, strictly
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    """Every cell as text (empty: NA); a row whose field count differs from the header's is refused."""
+    import csv
+
+    old = csv.field_size_limit()
+    csv.field_size_limit(1 << 30)  # a long evidence line is a cell, not an error
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = csv.reader(f, strict=True)
+            header = next(rows, None)
+            if header is None:
+                raise InputError(f"cannot read {path}: an empty file, not a csv table")
+            body = []
+            for n, row in enumerate(rows, 1):
+                if len(row) != len(header):
+                    if not row:
+                        continue  # a blank line
+                    raise InputError(f"{path}: row {n} has {len(row)} fields, the header {len(header)} "
+                                     "(not a table forensics batch wrote)")
+                body.append([v if v != "" else None for v in row])
+    except csv.Error as e:
+        raise InputError(f"cannot read {path}: not a csv table ({e})") from None
+    finally:
+        csv.field_size_limit(old)
+    if len(set(header)) != len(header):
+        raise InputError(f"{path}: a column is named twice in the header (not a table forensics batch wrote)")
+    return pd.DataFrame(body, columns=header, dtype=object)
+
+
+def read_jsonl(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
+    records = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+            except (ValueError, RecursionError):
+                raise InputError(f"{path}: line {n} is not JSON (not a table forensics batch wrote)") from None
+            if not isinstance(r, dict):
+                raise InputError(f"{path}: line {n} is not a JSON object (not a table forensics batch wrote)")
+            records.append({k: no_surrogates(v) if isinstance(v, str) else v for k, v in r.items()})
+    if not records:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in schema})
+    return pd.DataFrame.from_records(records)
+
+
+def cells_of(df: pd.DataFrame, fmt: str, schema: Mapping[str, str]) -> dict[str, list[Any]]:
+    """The values ``check_table`` looks at; a parquet column that already has
+    its schema's dtype is trusted (only its floats are looked at for Infinity)."""
+    import numpy as np
+
+    out: dict[str, list[Any]] = {}
+    for name in df.columns:
+        s = df[name]
+        want = schema.get(str(name))
+        if fmt == "parquet" and want is not None and str(s.dtype) == want and want not in ("object", "category"):
+            out[str(name)] = [float(x) for x in s[np.isinf(s)]] if want == "float64" else []
+            continue
+        out[str(name)] = s.astype(object).tolist()
+    return out
