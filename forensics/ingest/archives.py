@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from forensics.errors import InputError
-from forensics.ingest.compression import BLOCK_BYTES, compression_of, decompressor, truncation_errors
+from forensics.ingest.compression import BLOCK_BYTES, compression_of, decompressor
 
 MAX_MEMBERS = 10_000  # entries listed per archive (directories and links count)
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -81,7 +81,7 @@ def archive_kind(path: Path) -> tuple[str, str | None] | None:
             else:
                 f.seek(0)
                 block = _read_up_to(decompressor(f, comp, str(path)), 512)  # type: ignore[arg-type]
-        except (OSError, *truncation_errors()):
+        except Exception:  # a damaged compressed file: not an archive of ours; reading it says why
             return None
     if len(block) >= TAR_MAGIC_AT + 5 and block[TAR_MAGIC_AT:TAR_MAGIC_AT + 5] == b"ustar":
         return "tar", comp
@@ -127,8 +127,8 @@ def _tar_members(path: Path, name: str, compression: str | None, notes: list[str
                     if info.isreg() and not info.issparse():
                         members.append(Member(path, "tar", info.name, compression, info.offset_data, info.size))
                     elif info.issparse():
-                        notes.append(f"{name}:{info.name}: a sparse file, not read")
-        except (tarfile.TarError, OSError, *truncation_errors()) as e:
+                        notes.append(f"{name}:{shown_name(info.name)}: a sparse file, not read")
+        except Exception as e:  # tarfile and the decompressors on hostile bytes: TarError, EOFError, ValueError ...
             if not members:
                 raise ArchiveError(f"cannot read {name}: not a readable tar archive ({_why(e)})") from None
             notes.append(f"{name}: the archive ends early or is damaged after {len(members)} members ({_why(e)})")
@@ -141,7 +141,7 @@ def _zip_members(path: Path, name: str, notes: list[str]) -> list[Member]:
     try:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+    except Exception as e:  # BadZipFile, and on hostile bytes struct.error, ValueError, IndexError ...
         raise ArchiveError(f"cannot read {name}: not a readable zip archive ({_why(e)}; "
                            "a zip cut short loses its table of contents)") from None
     if len(infos) > MAX_MEMBERS:
@@ -149,10 +149,10 @@ def _zip_members(path: Path, name: str, notes: list[str]) -> list[Member]:
         infos = infos[:MAX_MEMBERS]
     members = []
     for info in infos:
-        if info.is_dir():
+        if not info.filename or info.filename.endswith("/"):  # a folder (or a nameless entry)
             continue
         if info.flag_bits & 0x1:
-            notes.append(f"{name}:{info.filename}: encrypted, not read")
+            notes.append(f"{name}:{shown_name(info.filename)}: encrypted, not read")
             continue
         members.append(Member(path, "zip", info.filename, None, 0, info.file_size))
     return members
@@ -183,6 +183,16 @@ def _7z_members(path: Path, name: str, notes: list[str]) -> list[Member]:
         infos = infos[:MAX_MEMBERS]
     return [Member(path, "7z", i.filename, None, 0, int(i.uncompressed or 0))
             for i in infos if not i.is_directory and not getattr(i, "is_symlink", False)]
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0))}
+
+
+def shown_name(name: str) -> str:
+    """A member's name as a source name: control characters (a newline in a
+    name from a hostile archive) written as ``\\xNN``, so every message about
+    it stays one line."""
+    return name.translate(_CONTROL)
 
 
 def _why(e: BaseException) -> str:
@@ -329,11 +339,11 @@ class _ZipMemberStream(_MemberStream):
     def __init__(self, member: Member, name: str) -> None:
         try:
             self.zf = zipfile.ZipFile(member.archive)
-        except (zipfile.BadZipFile, OSError) as e:
+        except Exception as e:  # listed a moment ago: changed or damaged since
             raise InputError(f"cannot read {name}: {_why(e)}") from None
         try:
             self.f = self.zf.open(member.name)
-        except (NotImplementedError, RuntimeError, zipfile.BadZipFile, KeyError, OSError) as e:
+        except Exception as e:  # NotImplementedError, RuntimeError, BadZipFile, KeyError, OSError ...
             self.zf.close()
             # an unsupported method (deflate64, ...), a password, a damaged header
             raise InputError(f"cannot read {name}: {_why(e)}") from None
@@ -341,7 +351,7 @@ class _ZipMemberStream(_MemberStream):
     def read_some(self, n: int) -> bytes:
         try:
             return self.f.read(n)
-        except (zipfile.BadZipFile, EOFError, OSError, *truncation_errors()) as e:
+        except Exception as e:  # BadZipFile (a CRC), zlib.error, EOFError, ... on a damaged member
             raise EOFError(f"damaged zip member ({_why(e)})") from None
 
     def close(self) -> None:

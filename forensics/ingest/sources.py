@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
-from forensics.ingest.archives import Member, archive_kind, list_members, open_member
+from forensics.ingest.archives import Member, archive_kind, list_members, open_member, shown_name
 from forensics.ingest.compression import BLOCK_BYTES, compression_of, decompressor, truncation_errors
 from forensics.ingest.encoding import StreamDecoder
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
@@ -154,7 +154,10 @@ class Source:
             f: BinaryIO = open(self.path, "rb") if self.member is None else open_member(self.member, self.name)
         except OSError as e:
             raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
-        head = f.peek(16)[:16] if hasattr(f, "peek") else b""
+        try:
+            head = f.peek(16)[:16] if hasattr(f, "peek") else b""
+        except truncation_errors():  # a damaged archive member: reading it says so
+            head = b""
         if head.startswith(JOURNAL_MAGIC):
             self.journal = True
             if self.member is not None:  # journalctl reads files: unpack the member to a temporary one
@@ -240,7 +243,7 @@ class Source:
         buf = read_block()
         if not buf:
             if st.truncated_gzip:
-                raise InputError(f"cannot read {self.name}: its {st.compression} data is corrupt "
+                raise InputError(f"cannot read {self.name}: its {st.compression or 'archived'} data is corrupt "
                                  "or cut before the first line")
             return
         # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
@@ -414,7 +417,7 @@ def file_sources(path: Path, name: str, skipped: list[str] | None = None,
         yield Source(name, path, journal_filter=journal_filter, error=f"{name}: {why}")
         return
     for m in logs:
-        yield Source(f"{name}:{m.name}", path, journal_filter=journal_filter, member=m)
+        yield Source(f"{name}:{shown_name(m.name)}", path, journal_filter=journal_filter, member=m)
 
 
 def _member_address(arg: str, skipped: list[str] | None,
@@ -427,8 +430,8 @@ def _member_address(arg: str, skipped: list[str] | None,
         archive, inner = Path(arg[:at]), arg[at + 1:]
         if archive.is_file() and archive_kind(archive) is not None:
             found = [s for s in file_sources(archive, arg[:at], [], journal_filter)
-                     if s.member is not None and (s.member.name == inner
-                                                  or s.member.name.startswith(inner.rstrip("/") + "/"))]
+                     if s.member is not None and (shown_name(s.member.name) == inner
+                                                  or shown_name(s.member.name).startswith(inner.rstrip("/") + "/"))]
             if not found:
                 raise InputError(f"{arg}: no such member in {arg[:at]}")
             return found
