@@ -195,7 +195,7 @@ def read_csv(path: Path) -> pd.DataFrame:
     old = csv.field_size_limit()
     csv.field_size_limit(1 << 30)  # a long evidence line is a cell, not an error
     try:
-        with open(path, encoding="utf-8", newline="") as f:
+        with open(path, encoding="utf-8-sig", newline="") as f:  # (a spreadsheet saves CSV with a mark)
             rows = csv.reader(f, strict=True)
             header = next(rows, None)
             if header is None:
@@ -219,7 +219,7 @@ def read_csv(path: Path) -> pd.DataFrame:
 
 def read_jsonl(path: Path, schema: Mapping[str, str]) -> pd.DataFrame:
     records = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue

@@ -69,6 +69,14 @@ def test_a_foreign_csv_value_names_its_column(tmp_path, ours, column, value, why
     one_line_error(run_cli("report", str(p)), f"column {column!r}")
 
 
+def test_a_table_a_spreadsheet_saved_back_with_a_byte_order_mark(tmp_path, ours):
+    for suffix in (".csv", ".jsonl"):
+        p = tmp_path / f"t{suffix}"
+        write_table(ours, p)
+        p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
+        pd.testing.assert_frame_equal(read_table(p), ours)
+
+
 def test_a_root_cause_or_phase_newer_than_ours_is_kept(tmp_path, ours):
     p = _csv_with(tmp_path, ours, "root_cause", "gpu.some-label-of-tomorrow")
     assert read_table(p)["root_cause"].iloc[0] == "gpu.some-label-of-tomorrow"
