@@ -114,7 +114,10 @@ class LiveLines:
         self.tick()
 
     def _take(self, data: bytes) -> None:
-        text, _clipped = self.cutter.take(self.decoder.feed(data))
+        self._cut(self.decoder.feed(data))
+
+    def _cut(self, utf8: bytes) -> None:
+        text, _clipped = self.cutter.take(utf8)
         if text:
             for line in text[:-1].split("\n"):
                 self._line(line)
@@ -128,7 +131,7 @@ class LiveLines:
         self.last_line_at = time.monotonic()
 
     def _end(self) -> None:
-        self._take(self.decoder.finish())
+        self._cut(self.decoder.finish())  # what the decoder held (a stream shorter than its decision)
         last, cut_short = self.cutter.finish()
         if last is not None:
             self.incomplete_last = cut_short

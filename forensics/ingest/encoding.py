@@ -100,7 +100,8 @@ class StreamDecoder:
         held = self.held
         if len(held) < 4 and not final and any(bom.startswith(held) for bom, _ in BOMS):
             return False  # may still be a byte-order mark
-        if b"\x00" in held and len(held) < DECIDE_BYTES and not final:
+        marked = any(held.startswith(bom) for bom, _ in BOMS)
+        if not marked and b"\x00" in held and len(held) < DECIDE_BYTES and not final:
             return False  # NULs: maybe UTF-16 without a mark; wait for enough to tell
         found = sniff_encoding(held)
         codec, self.bom = found if found else ("utf-8", 0)

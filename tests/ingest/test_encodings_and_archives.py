@@ -88,6 +88,16 @@ def test_watch_reads_a_utf16_stream():
     assert final and final[-1]["diagnosis"]["root_cause"] == "env.module-missing"
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le"])
+def test_watch_reads_a_short_utf16_stream_the_decoder_holds_to_its_end(codec):
+    # Shorter than the decision needs without a mark: everything arrives with the end of the stream.
+    p = run_cli("watch", "--format", "json", "--no-classifier", "--grace", "0.2", "--stall-timeout", "30",
+                input="[2026-01-05 10:00:00] starting\nRuntimeError: boom\n".encode(codec))
+    assert p.returncode == 1, p.stdout.decode()
+    final = [json.loads(ln) for ln in p.stdout.decode().splitlines() if '"final": true' in ln]
+    assert final[-1]["diagnosis"]["evidence"][0]["text"] == "RuntimeError: boom"
+
+
 def test_sniffing_keeps_utf8_logs_with_nul_runs_and_binary_refused(tmp_path):
     # A log a crash left with a zeroed block: NULs everywhere, not every other byte.
     log = b"Jun 01 12:00:01 h python3[1]: ok\n" * 3000 + b"\x00" * 4096 + b"Jun 01 12:00:02 h python3[1]: more\n"
