@@ -110,15 +110,37 @@ def list_members(path: Path, name: str, kind: str, compression: str | None,
     return _tar_members(path, name, compression, notes)
 
 
+# A pax or GNU long-name header is read whole by tarfile: a hostile one could
+# claim gigabytes (zeros that compress to nothing). Real ones are a few hundred bytes.
+MAX_TAR_HEADER = 1 << 20
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    def _proc_gnulong(self, tarfile: Any) -> Any:
+        self._bounded()
+        return super()._proc_gnulong(tarfile)  # type: ignore[misc]
+
+    def _proc_pax(self, tarfile: Any) -> Any:
+        self._bounded()
+        return super()._proc_pax(tarfile)  # type: ignore[misc]
+
+    def _bounded(self) -> None:
+        if self.size > MAX_TAR_HEADER:
+            raise tarfile.HeaderError(f"an extended header of {self.size:,} bytes")
+
+
 def _tar_members(path: Path, name: str, compression: str | None, notes: list[str]) -> list[Member]:
     members: list[Member] = []
-    raw = open(path, "rb")
+    try:
+        raw = open(path, "rb")
+    except OSError as e:
+        raise ArchiveError(f"cannot read {name}: {e.strerror or e}") from None
     try:
         stream: Any = decompressor(raw, compression, name) if compression else raw  # type: ignore[arg-type]
         entries = 0
         try:
             # "r|": one pass, never seeking back (a compressed stream cannot)
-            with tarfile.open(fileobj=stream, mode="r|") as tf:
+            with tarfile.open(fileobj=stream, mode="r|", tarinfo=_BoundedTarInfo) as tf:
                 for info in tf:
                     entries += 1
                     if entries > MAX_MEMBERS:

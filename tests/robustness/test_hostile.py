@@ -158,6 +158,21 @@ def zip_bomb() -> bytes:
     return buf.getvalue()
 
 
+def tgz_pax_bomb() -> bytes:
+    """A pax header claiming 1 GiB (zeros: 1 MB gzipped), which tarfile would read whole."""
+    import tarfile
+    import zlib
+
+    hdr = tarfile.TarInfo("././@PaxHeader")
+    hdr.type = tarfile.XHDTYPE
+    hdr.size = 1 << 30
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)  # gzip framing
+    out = [z.compress(hdr.tobuf(format=tarfile.USTAR_FORMAT))]
+    zeros = bytes(1 << 20)
+    out += [z.compress(zeros) for _ in range(1024)]
+    return b"".join(out) + z.flush()
+
+
 def tgz_with_oddities() -> bytes:
     """A failing log beside a symlink to /etc/passwd, a hard link, a FIFO and a device: only the file is read."""
     import io
@@ -409,6 +424,8 @@ CASES: list[Case] = [
       check=lambda r: r.out.startswith(f"{r.dir}/in.zip:server.log: FAILED".encode())),
     C("zip-member-bomb-is-streamed", ["classify", "--no-classifier", "{f}"], {"bomb.zip": zip_bomb}, rc=0,
       timeout=120),
+    C("tgz-pax-header-bomb", ["classify", "{f}"], {"bomb.tgz": tgz_pax_bomb}, rc=2, timeout=120,
+      check=lambda r: "an extended header of 1,073,741,824 bytes" in r.err),
     C("tgz-with-links-and-devices", ["classify", "{f}"], {"in.tgz": tgz_with_oddities}, rc=1,
       check=lambda r: r.out.count(b": FAILED") == 1 and b"passwd" not in r.out),
     C("utf16-powershell-log", ["classify", "{f}"], {"ps.log": lambda: FAIL.replace(b"\n", b"\r\n").decode()
