@@ -26,9 +26,10 @@ def test_core_dependencies_are_the_small_set():
     assert deps == {"click", "google-re2", "lark", "regex", "pyyaml", "zstandard"}
     extras = _project()["optional-dependencies"]
     for extra, wants in (("batch", ("pandas", "pyarrow", "dask")), ("train", ("scikit-learn", "skops")),
-                         ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema"))):
+                         ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema")),
+                         ("archives", ("py7zr",))):
         assert all(any(d.startswith(w) for d in extras[extra]) for w in wants), extra
-    assert "forensics[batch,train,notebooks]" in extras["test"]
+    assert "forensics[batch,train,notebooks,archives]" in extras["test"]
 
 
 def test_classify_watch_parse_import_only_the_core():
