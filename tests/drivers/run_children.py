@@ -1,0 +1,159 @@
+"""Real child processes for ``forensics run``'s tests (``python run_children.py KIND ...``).
+
+- ``replay SPEEDUP``: seed 1 (``examples/sglang-b300-flash-attn-cute.log``):
+  the server's own messages (the journald envelope and systemd's lines
+  removed), each at its real time divided by SPEEDUP, to stderr as SGLang
+  logs; then, as in the seed, the main process is killed by SIGKILL.
+- ``ready PORT``: a short SGLang start-up that reaches "fired up and ready",
+  with its own HTTP server on PORT (``/health`` answers 200 only from the
+  ready line on), then serves until SIGTERM (exit 0 on it).
+- ``hang``: start-up lines up to CUDA graph capture, then silence.
+- ``flood MB``: MB megabytes of serving lines and odd bytes (no newline at the
+  very end) to stdout and stderr, as fast as the pipe takes them; exit 0.
+- ``killed SIGNAL``: a few lines, a partial last line, then killed by SIGNAL.
+- ``sigterm FILE``: records the time SIGTERM arrives (``time.time()``) to
+  FILE, says so on stdout and exits 143.
+"""
+from __future__ import annotations
+
+import http.server
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+SEED = Path(__file__).resolve().parents[2] / "examples" / "sglang-b300-flash-attn-cute.log"
+ENVELOPE = re.compile(r"^(\w{3} +\d+ [\d:]{8}) \S+ (\S+?)\[\d+\]: ?(.*)$")
+
+
+def seed_messages() -> list[tuple[float, str]]:
+    """(seconds from the first line, message) of the server's lines in seed 1."""
+    out, t0 = [], None
+    for line in SEED.read_text(encoding="utf-8").splitlines():
+        m = ENVELOPE.match(line)
+        if m is None or m.group(2) == "systemd":
+            continue
+        t = datetime.strptime("2026 " + m.group(1), "%Y %b %d %H:%M:%S").timestamp()
+        t0 = t if t0 is None else t0
+        out.append((t - t0, m.group(3)))
+    return out
+
+
+def replay(speedup: float) -> None:
+    start = time.monotonic()
+    for at, msg in seed_messages():
+        delay = start + at / speedup - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        os.write(2, (msg + "\n").encode())
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+STARTUP = [
+    "[2026-05-30 06:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B-Instruct', tp_size=1, port=30000)",
+    "[2026-05-30 06:00:05 TP0] Load weight begin. avail mem=78.50 GB",
+    "[2026-05-30 06:00:20 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=63.00 GB, mem usage=15.50 GB.",
+    "[2026-05-30 06:00:21 TP0] KV Cache is allocated. #tokens: 400000, K size: 20.00 GB, V size: 20.00 GB",
+    "[2026-05-30 06:00:22 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=22.00 GB",
+]
+READY = [
+    "[2026-05-30 06:00:40 TP0] Capture cuda graph end. Time elapsed: 18.00 s. mem usage=1.00 GB. avail mem=21.00 GB.",
+    "[2026-05-30 06:00:41] INFO:     Started server process [4242]",
+    "[2026-05-30 06:00:41] INFO:     Application startup complete.",
+    "[2026-05-30 06:00:41] INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)",
+    "[2026-05-30 06:00:43] INFO:     127.0.0.1:51234 - \"GET /get_model_info HTTP/1.1\" 200 OK",
+    "[2026-05-30 06:00:45] The server is fired up and ready to roll!",
+]
+
+
+def say(lines: list[str], pause: float, fd: int = 2) -> None:
+    for line in lines:
+        os.write(fd, (line + "\n").encode())
+        time.sleep(pause)
+
+
+def ready(port: int, pause: float) -> None:
+    healthy = threading.Event()
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200 if healthy.is_set() else 503)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Health)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *a: (os.write(1, b"shutting down on SIGTERM\n"), os._exit(0)))
+    say(STARTUP, pause)
+    say(READY[:-1], pause)
+    time.sleep(pause * 4)  # the log says ready only after the last line
+    say(READY[-1:], 0)
+    healthy.set()
+    n = 0
+    while True:
+        n += 1
+        say([f"[2026-05-30 06:01:{n % 60:02d}] INFO:     127.0.0.1:5{n % 9999:04d} - \"POST /generate HTTP/1.1\" 200 OK"],
+            0.05, fd=1)
+
+
+def hang(pause: float) -> None:
+    say(STARTUP, pause)
+    time.sleep(3600)
+
+
+def flood(megabytes: float) -> None:
+    total = int(megabytes * 1e6)
+    line = (b"[2026-05-30 06:01:02 TP0] Decode batch. #running-req: 12, #token: 4242, token usage: 0.12, "
+            b"gen throughput (token/s): 1234.56, #queue-req: 0\n")
+    odd = b"\xff\xfe progress \r 42%\r 43% \x1b[31mred\x1b[0m\n"
+    block = (line * 400 + odd) * 4
+    sent = 0
+    say(STARTUP[:2], 0)
+    while sent < total:
+        chunk = block[:total - sent]
+        os.write(1 if (sent // len(block)) % 3 else 2, chunk)
+        sent += len(chunk)
+    os.write(1, b"last line without newline")
+
+
+def killed(signame: str) -> None:
+    say(STARTUP[:3], 0.01)
+    os.write(2, b"half a line, then")
+    os.kill(os.getpid(), getattr(signal, signame))
+    time.sleep(5)
+
+
+def sigterm(path: str) -> None:
+    def on_term(*args: object) -> None:
+        Path(path).write_text(repr(time.time()))
+        os.write(1, b"got SIGTERM\n")
+        os._exit(143)
+    signal.signal(signal.SIGTERM, on_term)
+    say(STARTUP[:2], 0)
+    os.write(1, b"waiting\n")
+    while True:
+        time.sleep(1)
+
+
+if __name__ == "__main__":
+    kind, args = sys.argv[1], sys.argv[2:]
+    if kind == "replay":
+        replay(float(args[0]))
+    elif kind == "ready":
+        ready(int(args[0]), float(args[1]) if len(args) > 1 else 0.05)
+    elif kind == "hang":
+        hang(float(args[0]) if args else 0.02)
+    elif kind == "flood":
+        flood(float(args[0]))
+    elif kind == "killed":
+        killed(args[0])
+    elif kind == "sigterm":
+        sigterm(args[0])
+    else:
+        sys.exit(f"unknown child {kind}")
