@@ -47,6 +47,7 @@ class StartupState:
         self.detail: str | None = None
         self.phase_line: int | None = None
         self.phase_at = self.started_at
+        self.phases: list[tuple[str, float]] = []  # every phase entered, with when (none missed by a slow reader)
         self.log_ready = False
         self.ready = False  # the log said ready (and the probe agreed, with --probe)
         self.probe_status: Any = None
@@ -66,6 +67,7 @@ class StartupState:
                 return
             self.phase, self.phase_line, self.detail = phase, line, detail[:DETAIL_CHARS]
             self.phase_at = time.monotonic()
+            self.phases.append((phase, self.phase_at))
 
     def on_warning(self, warning: dict[str, Any]) -> None:
         with self.lock:
@@ -121,6 +123,14 @@ class StartupState:
         with self.lock:
             return self.ready and self.diagnosis is None and self.exit_status is None
 
+    def phases_since(self, n: int) -> list[tuple[str, float]]:
+        with self.lock:
+            return self.phases[n:]
+
+    def phase_status(self, phase: str, at: float) -> str:
+        """STATUS= for entering a phase: ``capturing CUDA graphs, 2 min 10 s``."""
+        return f"{PHASE_WORDS.get(phase, phase)}, {human_duration(at - self.started_at)}"
+
     def status_line(self, now: float | None = None) -> str:
         """systemd's STATUS=: what it is doing and for how long."""
         now = time.monotonic() if now is None else now
@@ -136,7 +146,7 @@ class StartupState:
                 return f"stalled {words}: no output for {human_duration(now - self.last_output_at)} " \
                        f"({since} since start)"
             if state == "ready":
-                return f"{words}, ready after {human_duration(self.phase_at - self.started_at)}" \
+                return f"ready after {human_duration(self.phase_at - self.started_at)}" \
                     if self.phase == "ready" else f"{words} ({since} since start)"
             if self.log_ready:
                 return f"log says ready, waiting for {self.probe} to agree, {since}"

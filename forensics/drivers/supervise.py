@@ -467,6 +467,7 @@ class Supervisor:
         self.pgid: int | None = None
         self.pending_signals: list[int] = []
         self.reaped = False
+        self.phases_told = 0  # of state.phases, told to systemd
         self.forwarded: list[int] = []
         self.final_written: tuple | None = None
         self.done = threading.Event()
@@ -608,6 +609,7 @@ class Supervisor:
         snap = self.state.snapshot()
         diagnosis = snap["diagnosis"]
         if self.notifier is not None:  # the last STATUS= says how it ended
+            self._tell_phases()  # (those the final answer found first)
             self.notifier.status(failure_line(diagnosis, how) if diagnosis else
                                  f"server {how} in phase {snap['phase'] or 'unknown'}")
         if diagnosis is None and (code == 0 or self.forwarded):
@@ -618,21 +620,33 @@ class Supervisor:
         self.stderr.note(text, force=True)
 
     # -- systemd ------------------------------------------------------------------
+    def _tell_phases(self) -> bool:
+        """A STATUS= for each phase entered since the last call, however fast
+        they came (the analysis may find several in one read)."""
+        assert self.notifier is not None
+        phases = self.state.phases_since(self.phases_told)
+        for phase, at in phases:
+            self.notifier.status(self.state.phase_status(phase, at))
+        self.phases_told += len(phases)
+        return bool(phases)
+
     def _speak(self) -> None:
         notifier, state = self.notifier, self.state
         assert notifier is not None
         tick = min(0.25, notifier.watchdog_s / 4) if notifier.watchdog_s else 0.25
-        last_key: tuple | None = None
-        last_text, last_at, ready_sent, next_ping = "", 0.0, False, 0.0
+        last_state, last_text, last_at, ready_sent, next_ping = "", "", 0.0, False, 0.0
         while True:
             now = time.monotonic()
             current = state.state(now)
+            if current == "exited" or self.done.is_set():
+                return  # the last STATUS= is the exit's (``_last_words``)
+            told = self._tell_phases()
             text = state.status_line(now)
-            key = (state.phase, current)
-            if key != last_key or (text != last_text and now - last_at >= STATUS_EVERY):
-                if not (current == "exited" or self.done.is_set()):  # the last STATUS= is the exit's
+            if current != last_state or (not told and text != last_text and now - last_at >= STATUS_EVERY):
+                if not told or current != "starting":
                     notifier.status(text)
-                last_key, last_text, last_at = key, text, now
+                last_text, last_at = text, now
+            last_state = current
             if not ready_sent and state.is_ready():
                 notifier.send("READY=1")
                 ready_sent = True

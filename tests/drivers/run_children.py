@@ -1,18 +1,19 @@
 """Real child processes for ``forensics run``'s tests (``python run_children.py KIND ...``).
 
-- ``replay SPEEDUP``: seed 1 (``examples/sglang-b300-flash-attn-cute.log``):
+- ``replay SPEEDUP [kill|hang]``: seed 1 (``examples/sglang-b300-flash-attn-cute.log``):
   the server's own messages (the journald envelope and systemd's lines
   removed), each at its real time divided by SPEEDUP, to stderr as SGLang
-  logs; then, as in the seed, the main process is killed by SIGKILL.
+  logs; then, as in the seed, the main process is killed by SIGKILL (or,
+  with ``hang``, it waits forever).
 - ``ready PORT``: a short SGLang start-up that reaches "fired up and ready",
-  with its own HTTP server on PORT (``/health`` answers 200 only from the
-  ready line on), then serves until SIGTERM (exit 0 on it).
+  with its own HTTP server on PORT (``/health`` answers 200 from the start,
+  as SGLang's does before warm-up ends), then serves until SIGTERM (exit 0).
 - ``hang``: start-up lines up to CUDA graph capture, then silence.
 - ``flood MB``: MB megabytes of serving lines and odd bytes (no newline at the
   very end) to stdout and stderr, as fast as the pipe takes them; exit 0.
 - ``killed SIGNAL``: a few lines, a partial last line, then killed by SIGNAL.
-- ``sigterm FILE``: records the time SIGTERM arrives (``time.time()``) to
-  FILE, says so on stdout and exits 143.
+- ``signals FILE``: records each of SIGTERM, SIGINT, SIGHUP, SIGQUIT with the
+  time it arrived (``time.time()``) in FILE; exits 143 on SIGTERM.
 """
 from __future__ import annotations
 
@@ -30,6 +31,21 @@ SEED = Path(__file__).resolve().parents[2] / "examples" / "sglang-b300-flash-att
 ENVELOPE = re.compile(r"^(\w{3} +\d+ [\d:]{8}) \S+ (\S+?)\[\d+\]: ?(.*)$")
 
 
+RECORD = os.environ.get("RUN_CHILD_RECORD")
+
+
+def out(fd: int, data: bytes) -> None:
+    """Write to stdout (1) or stderr (2), and keep a copy of exactly what was
+    written in $RUN_CHILD_RECORD.1 / .2 (what ``run`` must pass through)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if RECORD:
+            with open(f"{RECORD}.{fd}", "ab") as f:
+                f.write(view[:n])
+        view = view[n:]
+
+
 def seed_messages() -> list[tuple[float, str]]:
     """(seconds from the first line, message) of the server's lines in seed 1."""
     out, t0 = [], None
@@ -43,13 +59,15 @@ def seed_messages() -> list[tuple[float, str]]:
     return out
 
 
-def replay(speedup: float) -> None:
+def replay(speedup: float, then: str = "kill") -> None:
     start = time.monotonic()
     for at, msg in seed_messages():
         delay = start + at / speedup - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-        os.write(2, (msg + "\n").encode())
+        out(2, (msg + "\n").encode())
+    if then == "hang":  # as a server whose rank died may: the parent waits forever
+        time.sleep(3600)
     os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -72,16 +90,15 @@ READY = [
 
 def say(lines: list[str], pause: float, fd: int = 2) -> None:
     for line in lines:
-        os.write(fd, (line + "\n").encode())
+        out(fd, (line + "\n").encode())
         time.sleep(pause)
 
 
 def ready(port: int, pause: float) -> None:
-    healthy = threading.Event()
-
     class Health(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
-            self.send_response(200 if healthy.is_set() else 503)
+            # As SGLang's /health and /v1/models: 200 long before the model can serve.
+            self.send_response(200)
             self.end_headers()
 
         def log_message(self, *args: object) -> None:
@@ -89,12 +106,13 @@ def ready(port: int, pause: float) -> None:
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Health)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    signal.signal(signal.SIGTERM, lambda *a: (os.write(1, b"shutting down on SIGTERM\n"), os._exit(0)))
+    signal.signal(signal.SIGTERM, lambda *a: (out(1, b"shutting down on SIGTERM\n"), os._exit(0)))
     say(STARTUP, pause)
     say(READY[:-1], pause)
     time.sleep(pause * 4)  # the log says ready only after the last line
+    if RECORD:
+        Path(f"{RECORD}.ready_at").write_text(repr(time.time()))
     say(READY[-1:], 0)
-    healthy.set()
     n = 0
     while True:
         n += 1
@@ -117,26 +135,31 @@ def flood(megabytes: float) -> None:
     say(STARTUP[:2], 0)
     while sent < total:
         chunk = block[:total - sent]
-        os.write(1 if (sent // len(block)) % 3 else 2, chunk)
+        out(1 if (sent // len(block)) % 3 else 2, chunk)
         sent += len(chunk)
-    os.write(1, b"last line without newline")
+    out(1, b"last line without newline")
 
 
 def killed(signame: str) -> None:
     say(STARTUP[:3], 0.01)
-    os.write(2, b"half a line, then")
+    out(2, b"half a line, then")
     os.kill(os.getpid(), getattr(signal, signame))
     time.sleep(5)
 
 
-def sigterm(path: str) -> None:
-    def on_term(*args: object) -> None:
-        Path(path).write_text(repr(time.time()))
-        os.write(1, b"got SIGTERM\n")
-        os._exit(143)
-    signal.signal(signal.SIGTERM, on_term)
+def signals(path: str) -> None:
+    """Records each forwarded signal with its arrival time; exits on SIGTERM."""
+    def on_signal(signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        with open(path, "a") as f:
+            f.write(f"{name} {time.time()!r}\n")
+        out(1, f"got {name}\n".encode())
+        if signum == signal.SIGTERM:
+            os._exit(143)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, on_signal)
     say(STARTUP[:2], 0)
-    os.write(1, b"waiting\n")
+    out(1, b"waiting\n")
     while True:
         time.sleep(1)
 
@@ -144,7 +167,7 @@ def sigterm(path: str) -> None:
 if __name__ == "__main__":
     kind, args = sys.argv[1], sys.argv[2:]
     if kind == "replay":
-        replay(float(args[0]))
+        replay(float(args[0]), *args[1:])
     elif kind == "ready":
         ready(int(args[0]), float(args[1]) if len(args) > 1 else 0.05)
     elif kind == "hang":
@@ -153,7 +176,7 @@ if __name__ == "__main__":
         flood(float(args[0]))
     elif kind == "killed":
         killed(args[0])
-    elif kind == "sigterm":
-        sigterm(args[0])
+    elif kind == "signals":
+        signals(args[0])
     else:
         sys.exit(f"unknown child {kind}")
