@@ -29,7 +29,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from forensics.drivers.passthrough import EOF, Annotations, Backlog, FdWriter, OutputPump
 from forensics.drivers.sd_notify import NOTIFY_ENV, SystemdNotifier
@@ -158,20 +158,27 @@ class Supervisor:
     # -- the run ----------------------------------------------------------------
     def run(self) -> int:
         previous = {sig: signal.signal(sig, self._on_signal) for sig in FORWARDED}
+        terminal = foreground_terminal()
         try:
             self._spawn()
+            if terminal is not None:
+                hand_terminal(terminal, self.pgid)  # the server reads the keyboard, gets ^C and ^\ itself
             return self._supervise()
         finally:
+            if terminal is not None:
+                hand_terminal(terminal, os.getpgrp())
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
     def _spawn(self) -> None:
         env = {k: v for k, v in self.opts.env.items() if k not in NOTIFY_ENV}
         try:
-            # Its own process group: a terminal's Ctrl-C reaches it once, through
-            # us (--group then signals the whole group, else the child alone).
+            # Its own process group: a terminal's Ctrl-C reaches it once (from the
+            # terminal, whose foreground it gets, or through us; --group then
+            # signals the whole group, else the child alone).
             self.child = subprocess.Popen(self.opts.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          env=env, process_group=0, close_fds=True)
+                                          env=env, process_group=0, close_fds=True,
+                                          preexec_fn=die_with_parent())  # no thread runs yet: fork is safe
         except FileNotFoundError:
             raise CommandError(f"{self.opts.command[0]}: command not found", 127) from None
         except PermissionError:
@@ -321,6 +328,48 @@ class Supervisor:
                 next_ping = now + notifier.watchdog_s
             if self.done.wait(tick):
                 return
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """For the child, before exec: SIGTERM when we die (Linux's
+    PR_SET_PDEATHSIG), so that a supervisor killed outright (OOM, SIGKILL)
+    does not leave the server running unsupervised."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # we died before it was armed
+            os.kill(os.getpid(), signal.SIGTERM)
+    return arm
+
+
+def foreground_terminal() -> int | None:
+    """Our stdin when it is a terminal whose foreground we hold (then the
+    child gets it, as a shell gives it to a job; tini does the same)."""
+    try:
+        if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
+            return 0
+    except OSError:
+        pass
+    return None
+
+
+def hand_terminal(fd: int, pgid: int | None) -> None:
+    if pgid is None:
+        return
+    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background process may not otherwise
+    try:
+        os.tcsetpgrp(fd, pgid)
+    except OSError:
+        pass
+    finally:
+        signal.signal(signal.SIGTTOU, old)
 
 
 def default_termination_log() -> str | None:

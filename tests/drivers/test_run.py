@@ -378,6 +378,54 @@ def test_group_signals_reach_the_grandchildren(where: Path) -> None:
             os.kill(grandchild, signal.SIGKILL)
 
 
+def test_the_child_is_told_when_run_is_killed_outright(where: Path) -> None:
+    """SIGKILL to run (the OOM killer, a careless kill -9): the child gets
+    SIGTERM instead of living on unsupervised."""
+    run = Run(where, ["--termination-log", ""], ["signals", str(where / "signals")])
+    run.wait_for(b"waiting")
+    run.proc.kill()
+    run.wait()
+    end = time.monotonic() + 10
+    while not (where / "signals").exists():
+        assert time.monotonic() < end, "the child never heard of its supervisor's death"
+        time.sleep(0.02)
+    assert (where / "signals").read_text().split()[0] == "SIGTERM"
+
+
+def _can_unshare() -> bool:
+    try:
+        return subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not _can_unshare(), reason="needs unshare --pid (root or user namespaces)")
+def test_as_pid_1_orphans_are_reaped() -> None:
+    """In a container run is PID 1: an orphan that exits is reaped (no
+    zombie left), and run still returns the child's status."""
+    script = ('sh -c "sleep 0.2 & exit 0"; sleep 1.2; '
+              'for s in /proc/[0-9]*/stat; do cut -d" " -f3 "$s"; done | grep -c Z; exit 7')
+    p = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-m", "forensics", "run",
+                        "--termination-log", "", "--", "sh", "-c", script], capture_output=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert p.returncode == 7, p.stderr
+    assert p.stdout == b"0\n", p.stdout  # no zombie
+    assert b"exited with status 7" in p.stderr
+
+
+@pytest.mark.skipif(shutil.which("script") is None, reason="needs script(1) for a terminal")
+def test_on_a_terminal_the_child_gets_the_foreground() -> None:
+    """As a shell gives a job the terminal: the server may read the keyboard
+    (no SIGTTIN stop) and gets ^C itself, once."""
+    inner = (f"{sys.executable} -m forensics run --termination-log '' -- {sys.executable} -c "
+             "'import os; print(\"foreground\", os.tcgetpgrp(0) == os.getpgrp())'")
+    p = subprocess.run(["script", "-qec", inner, "/dev/null"], capture_output=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)), stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p
+    assert b"foreground True" in p.stdout, p.stdout
+
+
 # --------------------------------------------------------------------- small contracts
 def test_the_child_does_not_inherit_the_notify_socket(where: Path) -> None:
     notify = NotifySocket(where)
