@@ -12,6 +12,8 @@ parsed). The run process's own CPU time (utime + stime from
 /proc/PID/stat, the child excluded) is read while the child pauses after its
 last write, and divided by the streaming time. ``--passthrough-only`` gives
 the same child to a plain byte copy (``cat``-like, in Python) for scale.
+``--signals N`` measures instead how long a SIGTERM sent to run takes to
+reach the child's handler (N runs; median and max).
 """
 from __future__ import annotations
 
@@ -92,13 +94,45 @@ def measure(rate: float, seconds: float, mix: str, passthrough_only: bool) -> di
             "cpu_pct_of_core": round(100 * cpu / wall_s, 1)}
 
 
+def signal_latency(trials: int, settle: float) -> dict:
+    """SIGTERM to run -> the child's handler, wall clock (the child records time.time())."""
+    import signal
+    import tempfile
+
+    children = ROOT / "tests" / "drivers" / "run_children.py"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    lat = []
+    for _ in range(trials):
+        with tempfile.TemporaryDirectory() as d:
+            rec = Path(d) / "signals"
+            proc = subprocess.Popen([sys.executable, "-m", "forensics", "run", "--termination-log", "", "--",
+                                     sys.executable, str(children), "signals", str(rec)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            assert proc.stdout is not None
+            while b"waiting" not in proc.stdout.readline():
+                pass
+            time.sleep(settle)  # the analysis thread has loaded (or, with 0, is loading)
+            sent = time.time()
+            proc.send_signal(signal.SIGTERM)
+            proc.wait()
+            lat.append(float(rec.read_text().split()[1]) - sent)
+    lat.sort()
+    return {"mode": "SIGTERM latency", "after_s": settle, "trials": trials, "median_ms": round(1000 * lat[len(lat) // 2], 1),
+            "max_ms": round(1000 * lat[-1], 1)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rate", type=float, default=10.0, help="MB/s")
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--mix", choices=["serving", "noise"], default="serving")
     ap.add_argument("--passthrough-only", action="store_true")
+    ap.add_argument("--signals", type=int, default=0, metavar="N", help="measure SIGTERM latency over N runs instead")
     a = ap.parse_args()
+    if a.signals:
+        for settle in (0.0, 3.0):
+            print(signal_latency(a.signals, settle))
+        return 0
     print(measure(a.rate, a.seconds, a.mix, a.passthrough_only))
     return 0
 

@@ -111,6 +111,16 @@ class Backlog:
                 self.dropped_lines += n
             self.cond.notify()
 
+    def trim(self, keep: int) -> None:
+        """Keep only the newest ``keep`` bytes or so (whole blocks): once the
+        child is dead, how it died is at the end, and we should not outlive
+        it by the time a flood's backlog takes to read."""
+        with self.cond:
+            while self.size > keep and len(self.blocks) > 1:
+                old, _, n = self.blocks.popleft()
+                self.size -= len(old)
+                self.dropped_lines += n
+
     def close(self, incomplete_last: bool = False) -> None:
         with self.cond:
             self.closed = True

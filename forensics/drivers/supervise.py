@@ -38,7 +38,8 @@ from forensics.drivers.status_http import StatusServer
 from forensics.errors import CommandError, ForensicsError
 from forensics.report.text import human_duration
 
-FINAL_WAIT = 15.0  # the final answer may take this long after the child died (then we exit without it)
+FINAL_WAIT = 5.0  # the final answer may take this long after the child died (then we exit without it)
+FINAL_BACKLOG = 256 << 10  # of a flood's backlog, the newest bytes still read once the child is dead
 TERMINATION_BYTES = 4096  # what Kubernetes reads of a termination message
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 DEFAULT_TERMINATION_LOG = "/dev/termination-log"
@@ -128,6 +129,7 @@ class Supervisor:
         self.pending_signals: list[int] = []
         self.reaped = False
         self.phases_told = 0  # of state.phases, told to systemd
+        self.watcher: Any = None
         self.forwarded: list[int] = []
         self.final_written: tuple | None = None
         self.done = threading.Event()
@@ -160,6 +162,9 @@ class Supervisor:
         previous = {sig: signal.signal(sig, self._on_signal) for sig in FORWARDED}
         terminal = foreground_terminal()
         try:
+            self.watcher = self._prepare_analysis()
+            if self.pending_signals:  # told to stop before anything started: start nothing
+                return 128 + self.pending_signals[0]
             self._spawn()
             if terminal is not None:
                 hand_terminal(terminal, self.pgid)  # the server reads the keyboard, gets ^C and ^\ itself
@@ -214,6 +219,7 @@ class Supervisor:
         child.returncode = code  # reaped here: Popen must not wait for it again
         pump.child_gone_at = time.monotonic()
         pump.join()
+        self.backlog.trim(FINAL_BACKLOG)
         analysis.join(FINAL_WAIT)
         self.state.on_exit(code, how)
         self.done.set()
@@ -241,23 +247,39 @@ class Supervisor:
                 return status
 
     # -- the analysis thread ------------------------------------------------------
-    def _analyse(self) -> None:
+    def _prepare_analysis(self) -> Any:
+        """The live analysis, loaded before the child starts: loading it
+        (signatures, grammars, model: about a second) holds the interpreter
+        lock in long stretches, which would delay a signal's forwarding by
+        as much; once loaded, forwarding takes well under a millisecond.
+        If it cannot load, the child runs all the same, unwatched."""
         try:
             from forensics.drivers.run_watch import RunWatcher
 
             o = self.opts
-            RunWatcher(o.command, self.state, self.backlog, self.annotations, self._on_final, probe=o.probe,
-                       probe_interval=o.probe_interval, grace=o.grace, input_format=o.input_format,
-                       use_classifier=o.use_classifier, annotate_format=o.annotate_format).run(-1)
-        except Exception as e:  # a bug of ours must not touch the child: passthrough goes on
-            self.state.analysis_error = f"{type(e).__name__}: {e}"[:300]
-            if os.environ.get("FORENSICS_DEBUG"):
-                import traceback
+            return RunWatcher(o.command, self.state, self.backlog, self.annotations, self._on_final, probe=o.probe,
+                              probe_interval=o.probe_interval, grace=o.grace, input_format=o.input_format,
+                              use_classifier=o.use_classifier, annotate_format=o.annotate_format)
+        except Exception as e:  # a bug or a broken install of ours must not keep the server from starting
+            self._analysis_failed(e)
+            return None
 
-                self.stderr.note(traceback.format_exc())
+    def _analysis_failed(self, e: Exception) -> None:
+        self.state.analysis_error = f"{type(e).__name__}: {e}"[:300]
+        if os.environ.get("FORENSICS_DEBUG"):
+            import traceback
+
+            self.stderr.note(traceback.format_exc())
+
+    def _analyse(self) -> None:
+        try:
+            if self.watcher is not None:
+                self.watcher.run(-1)
+        except Exception as e:  # a bug of ours must not touch the child: passthrough goes on
+            self._analysis_failed(e)
+        finally:
             while self.backlog.get(0.5) is not EOF:  # keep the backlog drained
                 pass
-        finally:
             self.analysis_done.set()
 
     def _on_final(self, top: dict[str, Any]) -> None:
