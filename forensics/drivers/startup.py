@@ -61,6 +61,13 @@ class StartupState:
         self.analysis_error: str | None = None
 
     # -- writers ----------------------------------------------------------------
+    def on_spawn(self, pid: int) -> None:
+        """The clocks start with the child, not with us."""
+        with self.lock:
+            self.pid = pid
+            self.started_at = self.last_output_at = self.phase_at = time.monotonic()
+            self.started_wall = time.time()
+
     def on_phase(self, phase: str, line: int | None, detail: str) -> None:
         with self.lock:
             if phase == self.phase:
@@ -122,6 +129,11 @@ class StartupState:
         child lives, nothing failed since."""
         with self.lock:
             return self.ready and self.diagnosis is None and self.exit_status is None
+
+    def usec_until_stall(self, now: float) -> int:
+        """Microseconds until no output for ``stall_timeout`` makes this a stall."""
+        left = self.stall_timeout - (now - self.last_output_at)
+        return max(1, int(min(left, 86400 * 365) * 1e6))
 
     def phases_since(self, n: int) -> list[tuple[str, float]]:
         with self.lock:

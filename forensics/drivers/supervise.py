@@ -44,6 +44,7 @@ TERMINATION_BYTES = 4096  # what Kubernetes reads of a termination message
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 DEFAULT_TERMINATION_LOG = "/dev/termination-log"
 STATUS_EVERY = 10.0  # systemd STATUS= refreshed this often (elapsed time), besides every change
+EXTEND_EVERY = 1.0  # EXTEND_TIMEOUT_USEC= this often while a start-up progresses
 
 
 @dataclass
@@ -191,7 +192,7 @@ class Supervisor:
         except OSError as e:
             raise CommandError(f"{self.opts.command[0]}: cannot run: {e.strerror or e}", 126) from None
         self.pgid = self.child.pid
-        self.state.pid = self.child.pid
+        self.state.on_spawn(self.child.pid)
         for sig in self.pending_signals:
             self._forward(sig)
         self.pending_signals.clear()
@@ -327,7 +328,7 @@ class Supervisor:
         notifier, state = self.notifier, self.state
         assert notifier is not None
         tick = min(0.25, notifier.watchdog_s / 4) if notifier.watchdog_s else 0.25
-        last_state, last_text, last_at, ready_sent, next_ping = "", "", 0.0, False, 0.0
+        last_state, last_text, last_at, ready_sent, next_ping, next_extend = "", "", 0.0, False, 0.0, 0.0
         while True:
             now = time.monotonic()
             current = state.state(now)
@@ -343,9 +344,15 @@ class Supervisor:
             if not ready_sent and state.is_ready():
                 notifier.send("READY=1")
                 ready_sent = True
+            if current == "starting" and now >= next_extend:
+                # systemd arms WatchdogSec= only after READY=1: during start-up the
+                # deadline is TimeoutStartSec=, which each message moves to the
+                # moment this start-up would count as stalled. A hang stops them.
+                notifier.send(f"EXTEND_TIMEOUT_USEC={state.usec_until_stall(now)}")
+                next_extend = now + EXTEND_EVERY
             if notifier.watchdog_s and now >= next_ping and current in ("starting", "ready"):
-                # Only while the log moves (or the server is up): a start-up that
-                # hangs stops the pings, and WatchdogSec= restarts it.
+                # Only while the log moves (or the server is up, when an idle one is
+                # quiet): a hang, a failure, stop the pings.
                 notifier.send("WATCHDOG=1")
                 next_ping = now + notifier.watchdog_s
             if self.done.wait(tick):

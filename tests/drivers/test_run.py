@@ -266,6 +266,8 @@ def test_ready_server(where: Path) -> None:
     assert first_200 > ready_at
     assert all(s in (0, 503) for t, s, _ in readyz.seen if t < ready_at)
     assert len(notify.fields("READY")) == 1
+    assert notify.fields("EXTEND_TIMEOUT_USEC")  # during start-up only
+    assert max(t for t, _ in notify.fields("EXTEND_TIMEOUT_USEC")) < notify.fields("READY")[0][0] + 0.3
     statuses = [v for _, v in notify.fields("STATUS")]
     assert any(s.startswith("capturing CUDA graphs") for s in statuses), statuses
     pings = [t for t, _ in notify.fields("WATCHDOG")]
@@ -302,6 +304,10 @@ def test_hang_is_reported_and_the_watchdog_stops(where: Path) -> None:
     assert pings and min(pings) < stalled_at  # it pinged while the log moved
     assert not [t for t in pings if t > stalled_at + 0.3]  # and stopped once it hung
     assert any(v.startswith("stalled capturing CUDA graphs") for _, v in notify.fields("STATUS"))
+    # TimeoutStartSec= moved to the stall while the log moved, then no more.
+    extends = notify.fields("EXTEND_TIMEOUT_USEC")
+    assert extends and all(0 < int(v) <= 1_000_000 for _, v in extends)
+    assert not [t for t, _ in extends if t > stalled_at + 0.3]
 
 
 # --------------------------------------------------------------------- a flood
