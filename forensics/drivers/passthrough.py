@@ -14,9 +14,12 @@ and its complete lines to the analysis without ever waiting for it.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import selectors
+import sys
+import termios
 import threading
 import time
 from collections import deque
@@ -29,7 +32,7 @@ from forensics.ingest.live import LineCutter
 READ_SIZE = 1 << 17  # a pipe holds 64 KiB; one read takes all of it
 BACKLOG_BYTES = 8 << 20  # analysis backlog; beyond it the oldest blocks are dropped (a flood)
 DRAIN_IDLE = 0.05  # after the child died: pipes empty this long means its output is all read
-DRAIN_MAX = 2.0  # ... and a grandchild that keeps writing does not keep us alive longer
+DRAIN_MAX = 0.5  # ... and a grandchild that keeps writing does not keep us alive longer
 EOF = object()
 
 
@@ -139,6 +142,15 @@ class Backlog:
             return EOF if self.closed else None
 
 
+def unread(fd: int) -> int:
+    """Bytes waiting in a pipe (FIONREAD); 0 if it cannot say."""
+    try:
+        buf = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        return int.from_bytes(buf, sys.byteorder)
+    except OSError:
+        return 0
+
+
 class OutputPump(threading.Thread):
     """The child's stdout and stderr to ours, byte for byte, as they arrive;
     complete lines of both, in arrival order, to the backlog."""
@@ -177,10 +189,15 @@ class OutputPump(threading.Thread):
 
     def _pump(self, sel: selectors.BaseSelector, cutters: dict[int, LineCutter]) -> None:
         state = self.state
+        owed: dict[int, int] | None = None  # bytes in each pipe when the child's death was seen
         while sel.get_map():
             gone = self.child_gone_at
+            if gone is not None and owed is None:
+                # All the child wrote is in its pipes now: those bytes are read whatever
+                # it takes (a slow reader of ours); after them, only while more is there.
+                owed = {key.fd: unread(key.fd) for key in sel.get_map().values()}
             ready = sel.select(DRAIN_IDLE if gone is not None else 0.25)
-            if not ready and gone is not None:
+            if not ready and owed is not None and not any(owed.values()):
                 return  # the child is dead and its pipes are empty: everything it wrote is read
             for key, _ in ready:
                 fd = key.fd
@@ -192,14 +209,19 @@ class OutputPump(threading.Thread):
                     data = b""
                 if not data:
                     sel.unregister(fd)
+                    if owed is not None:
+                        owed[fd] = 0
                     continue
+                if owed is not None:
+                    owed[fd] = max(0, owed.get(fd, 0) - len(data))
                 key.data.write(data)
                 state.last_output_at = time.monotonic()
                 raw, _ = cutters[fd].take_raw(data)
                 if raw:
                     self._hand_over(bytes(raw))
-            if gone is not None and time.monotonic() - gone > DRAIN_MAX:
-                return
+            if gone is not None and owed is not None and not any(owed.values()) \
+                    and time.monotonic() - gone > DRAIN_MAX:
+                return  # a grandchild that holds the pipes and keeps writing does not keep us alive
 
     def _hand_over(self, raw: bytes) -> None:
         n = raw.count(b"\n")

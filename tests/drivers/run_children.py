@@ -11,6 +11,7 @@
 - ``hang``: start-up lines up to CUDA graph capture, then silence.
 - ``flood MB``: MB megabytes of serving lines and odd bytes (no newline at the
   very end) to stdout and stderr, as fast as the pipe takes them; exit 0.
+- ``burst KB``: KB kilobytes of lines to stdout at once, then exit 0.
 - ``killed SIGNAL``: a few lines, a partial last line, then killed by SIGNAL.
 - ``signals FILE``: records each of SIGTERM, SIGINT, SIGHUP, SIGQUIT with the
   time it arrived (``time.time()``) in FILE; exits 143 on SIGTERM.
@@ -140,6 +141,10 @@ def flood(megabytes: float) -> None:
     out(1, b"last line without newline")
 
 
+def burst(kilobytes: float) -> None:
+    out(1, b"".join(b"%07d burst line\n" % i for i in range(int(kilobytes * 1000 / 20))) + b"end")
+
+
 def killed(signame: str) -> None:
     say(STARTUP[:3], 0.01)
     out(2, b"half a line, then")
@@ -174,6 +179,8 @@ if __name__ == "__main__":
         hang(float(args[0]) if args else 0.02)
     elif kind == "flood":
         flood(float(args[0]))
+    elif kind == "burst":
+        burst(float(args[0]))
     elif kind == "killed":
         killed(args[0])
     elif kind == "signals":

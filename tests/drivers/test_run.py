@@ -327,6 +327,18 @@ def test_flood_of_50_MB_through_a_slow_reader(where: Path) -> None:
     assert run.stderr() == run.written(2)
 
 
+def test_the_last_lines_survive_a_reader_asleep_when_the_child_dies(where: Path) -> None:
+    """The child writes 150 kB and exits while our reader sleeps (run's output
+    pipe is full, the child's pipe too): when the reader wakes up, after
+    longer than run ever waits for a grandchild, every byte still arrives."""
+    run = Run(where, ["--termination-log", ""], ["burst", "150"], stdout_pipe=True)
+    assert run.proc.stdout is not None
+    time.sleep(3.0)
+    got = run.proc.stdout.read()
+    assert run.wait() == 0
+    assert got == run.written(1) and got.endswith(b"burst line\nend")
+
+
 # --------------------------------------------------------------------- killed
 @pytest.mark.parametrize("signame", ["SIGKILL", "SIGSEGV"])
 def test_killed_by_a_signal(where: Path, signame: str) -> None:
