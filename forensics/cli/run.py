@@ -34,6 +34,10 @@ def _address(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--termination-log", metavar="PATH", default=None,
               help="Where the diagnosis goes when the server fails (default: /dev/termination-log when it "
                    "exists, for `kubectl describe pod`; '' for none).")
+@click.option("--analysis-cpu", type=float, default=0.1, show_default=True, callback=_seconds,
+              help="CPU (fraction of one core) the live analysis may use on average, after a 3 s burst; over "
+                   "it, output with no error, warning, traceback or phase word is passed through unread (and "
+                   "far over it, all of it until the budget recovers; never what is left when the child dies).")
 @click.option("--group", is_flag=True,
               help="Forward signals to the child's whole process group, not only the child.")
 @input_format_option()
@@ -41,7 +45,8 @@ def _address(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- CMD [ARGS]...")
 def run_command(serve: tuple[str, int] | None, probe: str | None, probe_interval: float, stall_timeout: float,
                 grace: float, annotate: str | None, annotate_format: str, termination_log: str | None,
-                group: bool, input_format: str, no_classifier: bool, command: tuple[str, ...]) -> int:
+                analysis_cpu: float, group: bool, input_format: str, no_classifier: bool,
+                command: tuple[str, ...]) -> int:
     """Start CMD as a child and supervise it: its stdout and stderr pass
     through unchanged; the live diagnosis (watch's) answers /startupz and
     systemd; on failure the diagnosis goes to the termination log and, after
@@ -57,5 +62,5 @@ def run_command(serve: tuple[str, int] | None, probe: str | None, probe_interval
                       stall_timeout=stall_timeout, grace=grace, input_format=input_format,
                       use_classifier=not no_classifier, annotate=annotate, annotate_format=annotate_format,
                       termination_log=default_termination_log() if termination_log is None else termination_log,
-                      group=group)
+                      group=group, analysis_cpu=analysis_cpu)
     return Supervisor(opts).run()

@@ -61,6 +61,7 @@ class RunOptions:
     annotate_format: str = "text"
     termination_log: str | None = None
     group: bool = False
+    analysis_cpu: float = 0.1  # of one core; over it, blocks with nothing a diagnosis needs are skipped
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -260,7 +261,8 @@ class Supervisor:
             o = self.opts
             return RunWatcher(o.command, self.state, self.backlog, self.annotations, self._on_final, probe=o.probe,
                               probe_interval=o.probe_interval, grace=o.grace, input_format=o.input_format,
-                              use_classifier=o.use_classifier, annotate_format=o.annotate_format)
+                              use_classifier=o.use_classifier, annotate_format=o.annotate_format,
+                              cpu_budget=o.analysis_cpu)
         except Exception as e:  # a bug or a broken install of ours must not keep the server from starting
             self._analysis_failed(e)
             return None

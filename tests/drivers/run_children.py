@@ -11,6 +11,8 @@
 - ``hang``: start-up lines up to CUDA graph capture, then silence.
 - ``flood MB``: MB megabytes of serving lines and odd bytes (no newline at the
   very end) to stdout and stderr, as fast as the pipe takes them; exit 0.
+- ``chatter MB``: MB megabytes of lines no diagnosis needs, a pause, then an
+  out-of-memory traceback on stderr and exit 1.
 - ``burst KB``: KB kilobytes of lines to stdout at once, then exit 0.
 - ``killed SIGNAL``: a few lines, a partial last line, then killed by SIGNAL.
 - ``signals FILE``: records each of SIGTERM, SIGINT, SIGHUP, SIGQUIT with the
@@ -141,6 +143,30 @@ def flood(megabytes: float) -> None:
     out(1, b"last line without newline")
 
 
+OOM = """[2026-05-30 06:00:20 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 2310, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 612, in load_model
+    self.model = get_model(model_config=self.model_config, load_config=self.load_config)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB \
+of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.08 GiB memory in use.
+
+[2026-05-30 06:00:21] Received sigquit from a child process. It usually means the child failed.
+"""
+
+
+def chatter(megabytes: float) -> None:
+    """MB of lines no diagnosis needs, a pause, then an out-of-memory death (exit 1)."""
+    say(STARTUP[:2], 0)
+    line = b"[2026-05-30 06:00:10 TP0] step %d: scheduler tick with %d tokens in flight and nothing to say\n"
+    block = b"".join(line % (i, i * 7 % 1000) for i in range(5000))
+    for _ in range(int(megabytes * 1e6 / len(block)) + 1):
+        out(1, block)
+    time.sleep(1.5)
+    out(2, OOM.encode())
+    sys.exit(1)
+
+
 def burst(kilobytes: float) -> None:
     out(1, b"".join(b"%07d burst line\n" % i for i in range(int(kilobytes * 1000 / 20))) + b"end")
 
@@ -179,6 +205,8 @@ if __name__ == "__main__":
         hang(float(args[0]) if args else 0.02)
     elif kind == "flood":
         flood(float(args[0]))
+    elif kind == "chatter":
+        chatter(float(args[0]))
     elif kind == "burst":
         burst(float(args[0]))
     elif kind == "killed":

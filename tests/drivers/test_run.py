@@ -339,6 +339,23 @@ def test_the_last_lines_survive_a_reader_asleep_when_the_child_dies(where: Path)
     assert got == run.written(1) and got.endswith(b"burst line\nend")
 
 
+def test_over_its_cpu_budget_the_analysis_skips_chatter_not_the_death(where: Path) -> None:
+    """With a tiny CPU budget the analysis passes 30 MB of chatter through
+    mostly unread, and still diagnoses the traceback that follows it."""
+    port = free_port()
+    run = Run(where, ["--serve", f"127.0.0.1:{port}", "--analysis-cpu", "0.01", "--termination-log", ""],
+              ["chatter", "30"])
+    skipped = 0
+    while run.proc.poll() is None:
+        status, body = get(f"http://127.0.0.1:{port}/startupz")
+        skipped = max(skipped, body["lines_skipped"] if body else 0)
+        time.sleep(0.1)
+    assert run.wait() == 1
+    assert skipped > 100_000  # of ~330k lines
+    extra = assert_passed_through(run, stderr_extra=True).decode()
+    assert "gpu.out-of-memory" in extra.splitlines()[0] and "CUDA out of memory" in extra
+
+
 # --------------------------------------------------------------------- killed
 @pytest.mark.parametrize("signame", ["SIGKILL", "SIGSEGV"])
 def test_killed_by_a_signal(where: Path, signame: str) -> None:
