@@ -41,7 +41,10 @@ from forensics.report.text import human_duration
 FINAL_WAIT = 5.0  # the final answer may take this long after the child died (then we exit without it)
 FINAL_BACKLOG = 256 << 10  # of a flood's backlog, the newest bytes still read once the child is dead
 TERMINATION_BYTES = 4096  # what Kubernetes reads of a termination message
-FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+# Passed on to the child. USR1/USR2 too: servers use them (stack dumps,
+# profilers), and their default action would otherwise kill us instead.
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 DEFAULT_TERMINATION_LOG = "/dev/termination-log"
 STATUS_EVERY = 10.0  # systemd STATUS= refreshed this often (elapsed time), besides every change
 EXTEND_EVERY = 1.0  # EXTEND_TIMEOUT_USEC= this often while a start-up progresses
@@ -132,16 +135,15 @@ class Supervisor:
         self.reaped = False
         self.phases_told = 0  # of state.phases, told to systemd
         self.watcher: Any = None
-        self.forwarded: list[int] = []
-        self.final_written: tuple | None = None
+        self.stops: list[int] = []  # stopping signals received (then an exit needs no explaining)
         self.done = threading.Event()
-        self.analysis_done = threading.Event()
 
     # -- signals ----------------------------------------------------------------
     def _on_signal(self, signum: int, frame: Any) -> None:
-        self.forwarded.append(signum)
-        if signum in (signal.SIGTERM, signal.SIGINT) and self.notifier is not None:
-            self.notifier.send("STOPPING=1")
+        if signum in STOPPING:
+            self.stops.append(signum)
+            if self.notifier is not None:
+                self.notifier.send("STOPPING=1")
         self._forward(signum)
 
     def _forward(self, signum: int) -> None:
@@ -165,8 +167,8 @@ class Supervisor:
         terminal = foreground_terminal()
         try:
             self.watcher = self._prepare_analysis()
-            if self.pending_signals:  # told to stop before anything started: start nothing
-                return 128 + self.pending_signals[0]
+            if self.stops:  # told to stop before anything started: start nothing
+                return 128 + self.stops[0]
             self._spawn()
             if terminal is not None:
                 hand_terminal(terminal, self.pgid)  # the server reads the keyboard, gets ^C and ^\ itself
@@ -283,12 +285,11 @@ class Supervisor:
         finally:
             while self.backlog.get(0.5) is not EOF:  # keep the backlog drained
                 pass
-            self.analysis_done.set()
 
     def _on_final(self, top: dict[str, Any]) -> None:
         """A failure answer stands: the termination log gets it at once (if
         we are killed with the pod, Kubernetes still finds it)."""
-        self._write_termination_log(termination_message(top, "was still running", top.get("phase"), None))
+        self._write_termination_log(termination_message(top, "still running", top.get("phase"), None))
 
     def _write_termination_log(self, text: str) -> None:
         path = self.opts.termination_log
@@ -308,7 +309,7 @@ class Supervisor:
             self._tell_phases()  # (those the final answer found first)
             self.notifier.status(failure_line(diagnosis, how) if diagnosis else
                                  f"server {how} in phase {snap['phase'] or 'unknown'}")
-        if diagnosis is None and (code == 0 or self.forwarded):
+        if diagnosis is None and (code == 0 or self.stops):
             return  # a clean exit, or the stop we passed on: nothing to explain
         last = pump.last_line.decode("utf-8", "replace") if pump.last_line else None
         text = termination_message(diagnosis, how, snap["phase"], last)

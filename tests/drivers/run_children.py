@@ -15,7 +15,7 @@
   out-of-memory traceback on stderr and exit 1.
 - ``burst KB``: KB kilobytes of lines to stdout at once, then exit 0.
 - ``killed SIGNAL``: a few lines, a partial last line, then killed by SIGNAL.
-- ``signals FILE``: records each of SIGTERM, SIGINT, SIGHUP, SIGQUIT with the
+- ``signals FILE``: records each of SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 with the
   time it arrived (``time.time()``) in FILE; exits 143 on SIGTERM.
 """
 from __future__ import annotations
@@ -187,7 +187,7 @@ def signals(path: str) -> None:
         out(1, f"got {name}\n".encode())
         if signum == signal.SIGTERM:
             os._exit(143)
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, on_signal)
     say(STARTUP[:2], 0)
     out(1, b"waiting\n")

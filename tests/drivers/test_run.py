@@ -370,13 +370,14 @@ def test_killed_by_a_signal(where: Path, signame: str) -> None:
 
 # --------------------------------------------------------------------- signals
 def test_signals_are_forwarded(where: Path) -> None:
-    """SIGINT, SIGHUP, SIGQUIT and SIGTERM each reach the child; run exits
+    """SIGUSR1, SIGINT, SIGHUP, SIGQUIT, SIGUSR2 and SIGTERM each reach the child; run exits
     with its status. Latency is a bench figure (bench/run_overhead.py
     --signals); here it only has to arrive well within a second."""
     run = Run(where, ["--termination-log", ""], ["signals", str(where / "signals")])
     run.wait_for(b"waiting")
     arrived = where / "signals"
-    for n, sig in enumerate((signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM), 1):
+    for n, sig in enumerate((signal.SIGUSR1, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR2,
+                             signal.SIGTERM), 1):
         sent = time.time()
         run.proc.send_signal(sig)
         end = time.monotonic() + 10
