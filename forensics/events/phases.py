@@ -41,6 +41,7 @@ _KEYWORDS = (
     "Finished server process", "[shutdown]", "Gracefully stopping", "Stopping gracefully", "Terminating process group",
     "resource_tracker: There appear", "CANCELLED", "destroy_process_group() was not called",
 )
+MARKER_KEYWORDS = _KEYWORDS  # literals, one of which every phase-marker line contains
 _TRIGGER_RX = "|".join(re.escape(k) for k in _KEYWORDS)
 _BATCH = re.compile(dict((name, rx) for name, _, rx in MARKERS)["batch_stats"])
 
