@@ -24,6 +24,7 @@ BINS = (("h", "hour", pd.Timedelta(hours=1)), ("D", "day", pd.Timedelta(days=1))
         ("W", "week", pd.Timedelta(days=7)), ("MS", "month", pd.Timedelta(days=31)),
         ("YS", "year", pd.Timedelta(days=366)))
 MAX_BINS = 400
+MAX_LOOP_ROWS = 200  # crash loops listed in the table
 CRASH_LOOP_PER_HOUR = 3  # a source that starts this many lifetimes within one clock hour is restarting in a loop
 
 
@@ -227,23 +228,27 @@ def crash_loops(df: pd.DataFrame) -> Chart:
     group = ok["source"].astype("string") + ok["unit"].astype("string").map(lambda u: f" ({u})", na_action="ignore") \
         .fillna("")
     hour = ok["start_ts"].dt.floor("h").dt.tz_localize(None)
-    per_hour = pd.crosstab(hour, group)
-    peak = per_hour.max(axis=0).sort_values(ascending=False)
+    per_group_hour = pd.DataFrame({"g": group, "h": hour}).groupby(["g", "h"], observed=True).size()
+    peak = per_group_hour.groupby(level=0).max().sort_values(ascending=False, kind="stable")
     loops = peak[peak >= CRASH_LOOP_PER_HOUR]
-    failed = (ok["verdict"] == "failed").fillna(False).groupby(group).sum()
-    lifetimes = group.value_counts()
-    labels = failed_rows(ok).pipe(lambda f: f["root_cause"].astype("string").groupby(group.loc[f.index])
-                                  .agg(lambda s: s.value_counts().index[0] if s.notna().any() else ""))
-    rows = [[g, int(lifetimes[g]), int(peak[g]), int(failed.get(g, 0)), str(labels.get(g, "") or "")]
-            for g in loops.index]
+    in_loop = ok[group.isin(loops.index[:MAX_LOOP_ROWS])]
+    g_loop = group[in_loop.index]
+    lifetimes = g_loop.value_counts()
+    failed = (in_loop["verdict"] == "failed").fillna(False).groupby(g_loop).sum()
+    causes = in_loop["root_cause"].astype("string").groupby(g_loop).agg(
+        lambda s: s.value_counts().index[0] if s.notna().any() else "")
+    rows = [[g, int(lifetimes[g]), int(peak[g]), int(failed.get(g, 0)), str(causes.get(g, "") or "")]
+            for g in loops.index[:MAX_LOOP_ROWS]]
     headers = ["source (unit)", "lifetimes", "most in one hour", "failed", "most frequent root cause"]
     if loops.empty:
         return None, (f"No source started {CRASH_LOOP_PER_HOUR} or more lifetimes within one hour: no crash loop."), \
             headers, rows
-    svg = _loop_lines(per_hour[list(loops.index[:5])])
+    drawn = per_group_hour[per_group_hour.index.get_level_values(0).isin(loops.index[:5])]
+    svg = _loop_lines(drawn.unstack(level=0, fill_value=0)[list(loops.index[:5])])
     caption = (f"{len(loops):,} sources started {CRASH_LOOP_PER_HOUR} or more process lifetimes within one clock "
                f"hour; the {min(5, len(loops))} worst are drawn (lifetimes started per hour, at most "
-               f"{MAX_BINS} hours around the busiest).")
+               f"{MAX_BINS} hours around the busiest)" + (f"; the table lists the {MAX_LOOP_ROWS} worst."
+                                                          if len(loops) > MAX_LOOP_ROWS else "."))
     return svg, caption, headers, rows
 
 

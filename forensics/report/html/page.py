@@ -44,7 +44,7 @@ def packed_script(element_id: str, value: Any) -> str:
     table: about a tenth of the plain JSON); the page unpacks it with the
     browser's ``DecompressionStream``."""
     raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "replace")
-    packed = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/octet-stream" id="{element_id}" data-encoding="gzip+base64">{packed}</script>'
 
 
