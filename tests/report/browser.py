@@ -45,8 +45,9 @@ class Opened:
         return self.console + [f"network request: {u}" for u in self.requests]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@pytest.fixture(scope="module", name="browser")
+def chromium() -> Iterator[Any]:
+    """The browser (as the fixture ``browser``); a test module imports ``chromium`` to have it."""
     reason = no_browser_reason()
     if reason:
         if IN_CI:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import box, browser, open_page, screenshot  # noqa: F401  (browser: the fixture)
+from browser import box, chromium, open_page, screenshot  # noqa: F401  (chromium: the fixture 'browser')
 from conftest import REPO, run_cli
 
 SEED1 = REPO / "examples" / "sglang-b300-flash-attn-cute.log"

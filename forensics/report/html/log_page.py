@@ -96,7 +96,7 @@ def _timeline(tl: Timeline) -> str:
     if tl.failure_s is not None:
         rows.append(["failure", f"line {tl.failure_line}" if tl.failure_line else "", human_duration(tl.failure_s),
                      f"in the {band.phase} band" if band else ""])
-    caption = (f"Phases as bands with their durations; early warnings (▼) with their lead time; the failure in red"
+    caption = ("Phases as bands with their durations; early warnings (▼) with their lead time; the failure in red"
                + (f", inside the {band.phase} phase." if band else "."))
     data = table(["what", "where", "at (from the first line)", "duration / lead"], rows)
     return ('<section id="timeline"><h2>Timeline</h2>' + chart_block("timeline-chart", "The lifetime",
