@@ -279,7 +279,8 @@ def json_records(lines: Iterable[tuple[int, str]], clock: Clock, merge: bool = T
         ident = _field(obj, "SYSLOG_IDENTIFIER", "_COMM")
         unit = _field(obj, "UNIT", "_SYSTEMD_UNIT")
         if "\\u" in raw:  # JSON escapes can spell lone surrogates: no encoder writes them
-            msg, host, ident, unit = (None if v is None else no_surrogates(v) for v in (msg, host, ident, unit))
+            msg = no_surrogates(msg)
+            host, ident, unit = (None if v is None else no_surrogates(v) for v in (host, ident, unit))
         if unknown:
             yield Record(n, "[message withheld by journalctl: 4096 bytes or more]", ts, host, ident, pid, marker="null-message", unit=unit)
             continue
