@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from forensics import native
+import forensics.native as native
 
 
 def main(argv: list[str]) -> int:

@@ -123,7 +123,7 @@ def core() -> str:
 
 
 # ------------------------------------------------------------------ building
-def build_extensions(package_dir: Path, build_temp: Path, build_lib: Path) -> list[Path]:
+def build_extensions(package_dir: Path, build_temp: Path, build_lib: Path, cache_dir: Path | None = None) -> list[Path]:
     """Compile COMPILED_MODULES with mypyc; the extension files written under
     ``build_lib`` (their paths). Raises when mypyc or a C compiler is missing."""
     from mypyc.build import mypycify  # the build requirement (mypy)
@@ -135,7 +135,9 @@ def build_extensions(package_dir: Path, build_temp: Path, build_lib: Path) -> li
     cwd = os.getcwd()
     os.chdir(root)  # mypyc names modules by their path from here
     try:
-        exts = mypycify(paths, opt_level="3", group_name=GROUP, target_dir=str(build_temp / "mypyc"))
+        # Third-party modules without stubs are Any to mypyc (the build environment may lack them).
+        args = ["--ignore-missing-imports", f"--cache-dir={cache_dir or build_temp / 'mypy-cache'}", *paths]
+        exts = mypycify(args, opt_level="3", group_name=GROUP, target_dir=str(build_temp / "mypyc"))
         dist = Distribution({"name": "forensics", "ext_modules": exts})
         cmd = build_ext(dist)
         cmd.build_temp = str(build_temp / "obj")
@@ -156,7 +158,8 @@ def build_in_place(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     root = package_dir.parent
     with tempfile.TemporaryDirectory(prefix="forensics-build-") as tmp:
-        outputs = build_extensions(package_dir, Path(tmp) / "temp", Path(tmp) / "lib")
+        # mypy's cache kept under build/ (git-ignored): a rebuild checks only what changed.
+        outputs = build_extensions(package_dir, Path(tmp) / "temp", Path(tmp) / "lib", root / "build" / "mypy-cache")
         placed = []
         for out in outputs:
             dest = root / out.relative_to(Path(tmp) / "lib")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 from forensics.envelope.clean import clean_message
 from forensics.envelope.clock import TS_ISO, UTC, Clock, from_epoch_us, parse_iso, zone_for_abbreviation
@@ -158,17 +158,21 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
                     prev = None
                 yield rec
                 continue
-        ts_text, host, ident, pid, msg = m.group("ts", "host", "ident", "pid", "msg")
+        # Declared: host, ident, pid and the message may be absent (None).
+        got = cast("tuple[str, str | None, str | None, str | None, str | None]",
+                   m.group("ts", "host", "ident", "pid", "msg"))
+        ts_text, host, ident, pid, got_msg = got
         if ts_text == last_ts_text:
             ts = last_ts
         else:
             ts = parse_ts(m, clock)
             last_ts_text, last_ts = ts_text, ts
         pid_i = None if pid is None else pid_cache.get(pid) or _pid_of(pid_cache, pid)
-        if msg is None:
+        if got_msg is None:
             col = len(text) + 1
             msg = ""
         else:
+            msg = got_msg
             col = len(text) - len(msg)
             if stamps is not None and printable and col == columns_end(text, len(ts_text)):
                 _remember(stamps, ts_text, ts)
