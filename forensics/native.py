@@ -43,15 +43,15 @@ PURE_ENV = "FORENSICS_PURE_PYTHON"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def source_path(module: str, package_dir: Path = PACKAGE_DIR) -> Path:
-    return package_dir.joinpath(*module.split(".")[1:]).with_suffix(".py")
+def source_path(module: str, package_dir: Path | None = None) -> Path:
+    return (package_dir or PACKAGE_DIR).joinpath(*module.split(".")[1:]).with_suffix(".py")
 
 
 def source_digest(path: Path) -> str:
     return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
 
 
-def stamp_text(package_dir: Path = PACKAGE_DIR) -> str:
+def stamp_text(package_dir: Path | None = None) -> str:
     """What the build records: each compiled module's source digest."""
     return "".join(f"{m} {source_digest(source_path(m, package_dir))}\n" for m in COMPILED_MODULES)
 
@@ -136,7 +136,7 @@ def build_extensions(package_dir: Path, build_temp: Path, build_lib: Path, cache
     os.chdir(root)  # mypyc names modules by their path from here
     try:
         # Third-party modules without stubs are Any to mypyc (the build environment may lack them).
-        args = ["--ignore-missing-imports", f"--cache-dir={cache_dir or build_temp / 'mypy-cache'}", *paths]
+        args = ["--ignore-missing-imports", "--follow-imports=silent", f"--cache-dir={cache_dir or build_temp / 'mypy-cache'}", *paths]
         exts = mypycify(args, opt_level="3", group_name=GROUP, target_dir=str(build_temp / "mypyc"))
         dist = Distribution({"name": "forensics", "ext_modules": exts})
         cmd = build_ext(dist)
