@@ -29,12 +29,20 @@ from importlib.machinery import SOURCE_SUFFIXES, FileFinder, ModuleSpec, SourceF
 from pathlib import Path
 from typing import Sequence
 
-# The per-line path of classify and parse (profile: bench/profile_classify.py).
+# The per-line path of classify and parse (profile: bench/profile_classify.py):
+# reading and envelopes, prefixes, the router and phase markers, traceback
+# assembly; then what every event meets in classify: the lifetime bookkeeping,
+# the signature matching and the early-warning candidates.
 COMPILED_MODULES = (
     "forensics.envelope.journald",
     "forensics.events.prefixes",
     "forensics.events.parser",
     "forensics.events.tracebacks",
+    "forensics.events.phases",
+    "forensics.incidents.lifetimes",
+    "forensics.incidents.outcome",
+    "forensics.diagnosis.signatures",
+    "forensics.diagnosis.early_warnings.candidates",
 )
 GROUP = "forensics"  # the shared library: forensics__mypyc.<abi>.so beside the package
 STAMP = "_compiled.txt"  # "<module> <blake2b of its source>" per line, written by the build

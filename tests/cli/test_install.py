@@ -9,7 +9,7 @@ import tomllib
 from conftest import CORPORA, REPO
 
 EXAMPLE = REPO / "examples" / "sglang-b300-flash-attn-cute.log"
-CORE = {"click", "lark", "re2", "regex", "yaml", "zstandard"}  # import names of the core dependencies
+CORE = {"click", "lark", "re2", "regex", "yaml", "zstandard", "mypy_extensions"}  # import names of the core dependencies
 
 
 def _project() -> dict:
@@ -23,7 +23,7 @@ def _run(code: str, *args: str, env: dict | None = None) -> subprocess.Completed
 
 def test_core_dependencies_are_the_small_set():
     deps = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in _project()["dependencies"]}
-    assert deps == {"click", "google-re2", "lark", "regex", "pyyaml", "zstandard"}
+    assert deps == {"click", "google-re2", "lark", "regex", "pyyaml", "zstandard", "mypy_extensions"}
     extras = _project()["optional-dependencies"]
     for extra, wants in (("batch", ("pandas", "pyarrow", "dask")), ("train", ("scikit-learn", "skops")),
                          ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema"))):
