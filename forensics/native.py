@@ -171,7 +171,11 @@ def build_in_place(package_dir: Path = PACKAGE_DIR) -> list[Path]:
         placed = []
         for out in outputs:
             dest = root / out.relative_to(Path(tmp) / "lib")
-            shutil.copyfile(out, dest)
+            # A new file renamed over the old: a running process keeps the
+            # library it mapped (rewriting it in place crashes that process).
+            part = dest.with_name(dest.name + ".part")
+            shutil.copyfile(out, part)
+            os.replace(part, dest)
             placed.append(dest)
     (package_dir / STAMP).write_text(stamp_text(package_dir))
     assert all(str(p).endswith(suffix) for p in placed)
