@@ -121,6 +121,11 @@ def columns_end(text: str, sp: int) -> int:
     return text.find(" ", text.find(" ", sp + 1) + 1) + 1
 
 
+# A short line's columns as declared to mypyc (which checks them at run time):
+# host, ident, pid and the message may be absent.
+_Columns = tuple[str, str | None, str | None, str | None, str | None]
+
+
 def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> Iterator[Record]:
     prev: Record | None = None
     col = 0
@@ -158,10 +163,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
                     prev = None
                 yield rec
                 continue
-        # Declared: host, ident, pid and the message may be absent (None).
-        got = cast("tuple[str, str | None, str | None, str | None, str | None]",
-                   m.group("ts", "host", "ident", "pid", "msg"))
-        ts_text, host, ident, pid, got_msg = got
+        ts_text, host, ident, pid, got_msg = cast(_Columns, m.group("ts", "host", "ident", "pid", "msg"))
         if ts_text == last_ts_text:
             ts = last_ts
         else:
@@ -169,8 +171,7 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
             last_ts_text, last_ts = ts_text, ts
         pid_i = None if pid is None else pid_cache.get(pid) or _pid_of(pid_cache, pid)
         if got_msg is None:
-            col = len(text) + 1
-            msg = ""
+            col, msg = len(text) + 1, ""
         else:
             msg = got_msg
             col = len(text) - len(msg)
