@@ -9,8 +9,9 @@ extra          brings                                      for
 ``train``      scikit-learn, skops                         ``train``, reading ``.skops`` models
 ``notebooks``  batch + jupyter kernel, nbclient, matplotlib  ``notebooks/``
 ``archives``   py7zr                                       reading ``.7z`` archives (tar, zip: core)
-``test``       all of the above + pytest, hypothesis,      the test suite
-               jsonschema
+``html``       matplotlib                                  ``classify --format html``, ``report --html``
+``test``       all of the above + pytest, hypothesis,      the test suite (the page tests drive
+               jsonschema, playwright                      Debian's chromium)
 =============  ==========================================  =========================
 
 A command that needs a missing extra says which one, in one line (exit 2).

@@ -398,8 +398,12 @@ class Watcher:
         assert live is not None
         return plan_source(live.early[:min(live.consumed, SAMPLE_LINES)], self.opts.input_format)
 
+    def open_lines(self, fd: int) -> LiveLines:
+        """The numbered lines to watch (``forensics run`` feeds its own)."""
+        return LiveLines(fd, self.tick)
+
     def _run(self, fd: int) -> int:
-        live = self.live = LiveLines(fd, self.tick)
+        live = self.live = self.open_lines(fd)
         self.emit("started", f"watching stdin (stall timeout {self.opts.stall_timeout:g}s)")
         replay: list[tuple[int, str]] = []
         while True:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 
+from mypy_extensions import mypyc_attr
+
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
@@ -32,6 +34,9 @@ _NON_PROCESS_UNIT_EVENTS = ("failed", "restart-scheduled", "stopped", "stopping"
                             "other", "killing", "start-limit-hit", "failed-to-start", "oom-killed", "process-exited")
 
 
+# The records stay ordinary Python classes when this module is compiled
+# (forensics.native): the diagnosis copies them (copy, vars, dataclasses.replace).
+@mypyc_attr(native_class=False)
 @dataclass
 class PhaseSpan:
     phase: str
@@ -46,6 +51,7 @@ class PhaseSpan:
                 "last_ts": self.last_ts.isoformat() if self.last_ts else None}
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Hit:
     signature: Any  # forensics.diagnosis.signatures.Signature
@@ -57,6 +63,7 @@ class Hit:
     text: str
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Incident:
     index: int
@@ -67,6 +74,7 @@ class Incident:
     end_ts: datetime | None = None
     server: str | None = None
     unit: str | None = None
+    host: str | None = None  # the first host a line of the lifetime names (journald, syslog)
     pids: set[int] = field(default_factory=set)
     phases: dict[str, PhaseSpan] = field(default_factory=dict)
     phase: str | None = None  # current phase
@@ -171,6 +179,8 @@ class IncidentBuilder:
     def _update(self, inc: Incident, ev: Event) -> None:
         inc.events += 1
         inc.end_line = max(inc.end_line, ev.end_line or ev.line)
+        if inc.host is None and ev.host:
+            inc.host = ev.host
         if ev.ts is not None:
             if inc.start_ts is None:
                 inc.start_ts = ev.ts

@@ -57,6 +57,10 @@ first_lead_s         float64              lead time of the earliest early warnin
 early_warnings       string               the early warnings as a JSON list
 evidence_line        Int64                line of the first evidence entry
 evidence_text        string               its text
+evidence             string               every evidence entry (line, text, role) as a JSON list
+host                 string               the host the lifetime's lines name (journald, syslog)
+unit                 string               the systemd unit
+server               string               the server (sglang, vllm, ...) when the log says
 lines                Int64                lines read from the source
 error                string               why the source could not be read (else NA)
 start_ts_text        string               start_ts as logged, when a table cannot hold it
@@ -136,6 +140,10 @@ INCIDENT_COLUMNS: dict[str, str] = {
     "early_warnings": "string",
     "evidence_line": "Int64",
     "evidence_text": "string",
+    "evidence": "string",
+    "host": "string",
+    "unit": "string",
+    "server": "string",
     "lines": "Int64",
     "error": "string",
     "start_ts_text": "string",
@@ -293,6 +301,11 @@ def incident_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
                                           for w in warnings], ensure_ascii=False, default=str),
             "evidence_line": ev0.get("line"),
             "evidence_text": ev0.get("text"),
+            "evidence": json.dumps([{k: e.get(k) for k in ("line", "text", "role")} for e in evidence],
+                                   ensure_ascii=False, default=str),
+            "host": inc.get("host"),
+            "unit": inc.get("unit"),
+            "server": inc.get("server"),
             "lines": lines,
             "error": None,
         })

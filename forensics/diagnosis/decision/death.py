@@ -19,6 +19,8 @@ from typing import Any, Iterable
 from forensics.diagnosis.decision.pair_model import load
 
 TAIL_LINES = 30
+# A line its program logged below error level was handled (logger.warning(..., exc_info=True)).
+_HANDLED_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("__glog_error__", re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d")),
@@ -81,8 +83,11 @@ def candidates(inc: Any) -> Iterable[Any]:
     # Death comes at the end: a line with 30 more lines after it was survived (a start-up
     # that prints an error-worded warning and goes on is not dead).
     last = st.last_line
+    # ... and a start-up that reached another phase after the line went on past it.
+    progressed = st.markers[-1][0] if st.markers else 0
     for ev in (*st.errors, *st.suspects, *st.recent):
-        if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES:
+        if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
+                and ev.line > progressed and (ev.level or "").upper() not in _HANDLED_LEVELS:
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
 

@@ -262,11 +262,11 @@ def _apply_facts(facts: dict[str, Any], groups: tuple[tuple[str | None, ...], ..
         elif g[2]:
             facts["visible"] = len([x for x in g[2].split(",") if x.strip()])
         elif g[3]:
-            facts["total_gib"] = to_gib(g[3], g[4])
+            facts["total_gib"] = to_gib(g[3], g[4])  # type: ignore[arg-type]
         elif g[5]:
-            facts["total_gib"] = to_gib(g[5], g[6])
+            facts["total_gib"] = to_gib(g[5], g[6])  # type: ignore[arg-type]
         elif g[7]:
-            facts["free_gib"], facts["total_gib"] = float(g[7]), float(g[8])
+            facts["free_gib"], facts["total_gib"] = float(g[7]), float(g[8])  # type: ignore[arg-type]
         elif g[9]:
             facts["visible"] = max(facts.get("visible", 0), int(g[9]))
         elif g[10]:
