@@ -21,6 +21,7 @@ from forensics.report.html.charts import chart_block, table
 from forensics.report.html.page import document, esc, packed_script, static
 from forensics.report.summary import summary_counts
 
+MAX_UNREADABLE = 200  # unreadable sources listed by name (the incident table has every one)
 # (key in the packed data, column of the table, kind): "s" strings stored once each, "n" numbers, "t" times.
 PACKED_COLUMNS = (
     ("source", "source", "s"), ("incident", "incident", "n"), ("start", "start_ts", "t"),
@@ -78,8 +79,11 @@ def _counts_section(counts: dict[str, Any], top: int) -> str:
                    [[k, int(v)] for k, v in counts["signatures"]]),
              block("warnings", f"Early warnings by median lead time (top {top})",
                    ["warning (signature or text)", "median lead (s)", "n"], warn_rows)]
-    if counts["unreadable"]:
-        parts.append(block("unreadable", "Unreadable", ["source", "why"], [[s, e] for s, e in counts["unreadable"]]))
+    bad = counts["unreadable"]
+    if bad:
+        more = f" (the first {MAX_UNREADABLE} of {len(bad):,})" if len(bad) > MAX_UNREADABLE else ""
+        parts.append(block("unreadable", f"Unreadable{more}", ["source", "why"],
+                           [[s, e] for s, e in bad[:MAX_UNREADABLE]]))
     return f'<section id="counts"><h2>Counts</h2><div class="grid2">{"".join(parts)}</div></section>'
 
 
