@@ -4,6 +4,8 @@ changed no answer.
     python bench/answers.py --out bench/out/answers-before.json     # snapshot (e.g. at the branch point)
     python bench/answers.py --check bench/out/answers-before.json   # the same answers now? (exit 1 if not)
     FORENSICS_MATCHER=regex python bench/answers.py --check FILE    # ... with the fallback engine
+    python bench/answers.py --events --out FILE                     # also every log's `parse` NDJSON
+    FORENSICS_PURE_PYTHON=1 python bench/answers.py --events --check FILE   # the pure-Python core agrees?
 
 Each log's full ``classify --format json`` answer (classifier on) is hashed
 after dropping the fields that may legitimately differ between builds
@@ -50,7 +52,9 @@ def canonical(result: dict[str, Any]) -> str:
                       default=str)
 
 
-def answers(keys: set[str] | None = None) -> dict[str, str]:
+def answers(keys: set[str] | None = None, events: bool = False) -> dict[str, str]:
+    """Key -> digest of the log's full classify JSON; with ``events`` also
+    "events:" + key -> digest of its ``parse`` NDJSON (what the CLI writes)."""
     from forensics.pipeline import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import Source
@@ -64,7 +68,20 @@ def answers(keys: set[str] | None = None) -> dict[str, str]:
         res = diagnose_source(Source(str(path), path), sset=sset, classifier=clf)
         res["source"] = key
         out[key] = hashlib.sha256(canonical(res).encode()).hexdigest()[:20]
+        if events:
+            out[f"events:{key}"] = _events_digest(path)
     return out
+
+
+def _events_digest(path: Path) -> str:
+    from forensics.ingest.sources import Source
+    from forensics.pipeline import write_events
+
+    h = hashlib.sha256()
+    st = write_events(Source(str(path), path), lambda s: h.update(s.encode("utf-8", "surrogatepass")))
+    if st is not None:
+        h.update(json.dumps(st.to_dict(), sort_keys=True).encode())
+    return h.hexdigest()[:20]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,8 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--out", help="write a snapshot")
     g.add_argument("--check", help="compare with a snapshot")
+    ap.add_argument("--events", action="store_true", help="also digest each log's parse NDJSON")
     a = ap.parse_args(argv)
-    got = answers()
+    from forensics import native
+
+    print(f"per-line core: {native.core()}" + (f" ({native.WHY_PURE})" if native.WHY_PURE else ""),
+          file=sys.stderr)
+    got = answers(events=a.events)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(got, indent=0, sort_keys=True) + "\n")

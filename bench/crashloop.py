@@ -52,13 +52,17 @@ def _stamp(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S+0000", time.gmtime(t))
 
 
-def generate(out: BinaryIO, lifetimes: int = 1000, seed: int = 11) -> tuple[int, int, dict[str, int]]:
-    """Write the log; return (lines, bytes, lifetimes per drawn label)."""
+def generate(out: BinaryIO, lifetimes: int = 1000, seed: int = 11,
+             same: bool = False) -> tuple[int, int, dict[str, int]]:
+    """Write the log; return (lines, bytes, lifetimes per drawn label).
+    ``same``: every lifetime is the first one's draw (the same start-up and
+    failure each time, its own times and rendering), as a service that keeps
+    failing the same way prints it."""
     t = START_EPOCH
     n = nbytes = 0
     drawn: dict[str, int] = {}
     for i in range(lifetimes):
-        st, what = lifetime(seed, i)
+        st, what = lifetime(seed, 0 if same else i)
         drawn[what] = drawn.get(what, 0) + 1
         if st.recs:
             shift = t - st.recs[0].t
@@ -82,13 +86,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lifetimes", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--same", action="store_true", help="every lifetime the same draw (a real crash loop)")
     ap.add_argument("-o", "--out", default="-")
     a = ap.parse_args(argv)
     if a.out == "-":
-        n, b, _ = generate(sys.stdout.buffer, a.lifetimes, a.seed)
+        n, b, _ = generate(sys.stdout.buffer, a.lifetimes, a.seed, a.same)
     else:
         with open(a.out, "wb") as f:
-            n, b, _ = generate(f, a.lifetimes, a.seed)
+            n, b, _ = generate(f, a.lifetimes, a.seed, a.same)
     print(f"{n} lines, {b} bytes, {a.lifetimes} lifetimes", file=sys.stderr)
 
 

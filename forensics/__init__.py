@@ -11,6 +11,11 @@ an iterable of lines, bytes)::
     df = forensics.batch(["logs/"])                  # one row per incident (forensics[batch])
     d = forensics.diff("good.log", "bad.log")       # what changed (JSON-contract dict)
 """
+# ruff: noqa: E402
+from forensics import native as _native
+
+_native.install()  # before any compiled module can load: compiled or pure, decided once
+
 from forensics.api import batch, classify, classify_text, diff, parse, read_events
 from forensics.versions import TAXONOMY_VERSION, __version__
 

@@ -8,6 +8,7 @@ extra          brings                                      for
 ``batch``      pandas, pyarrow, dask[distributed], tqdm    ``batch``, ``report``, ``read_events``
 ``train``      scikit-learn, skops                         ``train``, reading ``.skops`` models
 ``notebooks``  batch + jupyter kernel, nbclient, matplotlib  ``notebooks/``
+``archives``   py7zr                                       reading ``.7z`` archives (tar, zip: core)
 ``html``       matplotlib                                  ``classify --format html``, ``report --html``
 ``test``       all of the above + pytest, hypothesis,      the test suite (the page tests drive
                jsonschema, playwright                      Debian's chromium)

@@ -9,7 +9,8 @@ import click
 
 import forensics.exitcodes as exitcodes
 from forensics.cli.options import (color_option, input_format_option, jobs_option, journal_filter, journal_options,
-                                   model_option, no_classifier_option, signatures_option, tz_option, want_color)
+                                   model_option, no_classifier_option, signatures_option, sources_of, tz_option,
+                                   want_color)
 from forensics.errors import InputError
 
 
@@ -57,7 +58,6 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     """
     from forensics.diagnosis.signatures import signature_set
     from forensics.envelope.clock import set_log_zone
-    from forensics.ingest.sources import expand_paths
     from forensics.pipeline import diagnose_source, load_classifier
 
     pages = _html_pages(fmt, out, paths)
@@ -68,7 +68,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
     use_color = want_color("never" if no_color else color)
     unreadable = 0
     filt = journal_filter(since, until, units)
-    for src in expand_paths(paths, journal_filter=filt):
+    for src in sources_of(paths, filt):
         try:
             if pages is not None:
                 any_failed = pages.write(src, input_format, sset, clf, jobs) or any_failed

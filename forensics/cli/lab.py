@@ -56,6 +56,22 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
         raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
     click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
                f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
+    if out is None:
+        # The label decision reads the classifier's answers: it is fitted after it, on the
+        # public corpus and the project's rows the classifier did not train on.
+        from forensics.diagnosis.decision.label_model import MODEL_PATH as DECISION_PATH
+        from forensics.diagnosis.decision.phase_model import MODEL_PATH as PHASE_PATH
+        from forensics.lab.decision_train import train_decision_models
+
+        from forensics.lab.decision_train import train_death_model
+
+        death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
+        click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
+                   f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
+        lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
+        o = lm["crossval"]["overall"]["learned"]
+        click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "
+                   f"{(o['top1'] or 0):.1%}, ECE {o['ece']} -> {DECISION_PATH}", err=True)
     return 0
 
 

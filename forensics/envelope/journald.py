@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 from forensics.envelope.clean import clean_message
 from forensics.envelope.clock import TS_ISO, UTC, Clock, from_epoch_us, parse_iso, zone_for_abbreviation
@@ -121,6 +121,11 @@ def columns_end(text: str, sp: int) -> int:
     return text.find(" ", text.find(" ", sp + 1) + 1) + 1
 
 
+# A short line's columns as declared to mypyc (which checks them at run time):
+# host, ident, pid and the message may be absent.
+_Columns = tuple[str, str | None, str | None, str | None, str | None]
+
+
 def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> Iterator[Record]:
     prev: Record | None = None
     col = 0
@@ -158,17 +163,17 @@ def _short_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock) -> 
                     prev = None
                 yield rec
                 continue
-        ts_text, host, ident, pid, msg = m.group("ts", "host", "ident", "pid", "msg")
+        ts_text, host, ident, pid, got_msg = cast(_Columns, m.group("ts", "host", "ident", "pid", "msg"))
         if ts_text == last_ts_text:
             ts = last_ts
         else:
             ts = parse_ts(m, clock)
             last_ts_text, last_ts = ts_text, ts
         pid_i = None if pid is None else pid_cache.get(pid) or _pid_of(pid_cache, pid)
-        if msg is None:
-            col = len(text) + 1
-            msg = ""
+        if got_msg is None:
+            col, msg = len(text) + 1, ""
         else:
+            msg = got_msg
             col = len(text) - len(msg)
             if stamps is not None and printable and col == columns_end(text, len(ts_text)):
                 _remember(stamps, ts_text, ts)
@@ -279,7 +284,8 @@ def json_records(lines: Iterable[tuple[int, str]], clock: Clock, merge: bool = T
         ident = _field(obj, "SYSLOG_IDENTIFIER", "_COMM")
         unit = _field(obj, "UNIT", "_SYSTEMD_UNIT")
         if "\\u" in raw:  # JSON escapes can spell lone surrogates: no encoder writes them
-            msg, host, ident, unit = (None if v is None else no_surrogates(v) for v in (msg, host, ident, unit))
+            msg = no_surrogates(msg)
+            host, ident, unit = (None if v is None else no_surrogates(v) for v in (host, ident, unit))
         if unknown:
             yield Record(n, "[message withheld by journalctl: 4096 bytes or more]", ts, host, ident, pid, marker="null-message", unit=unit)
             continue

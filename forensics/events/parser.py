@@ -66,7 +66,7 @@ class ParseStats:
         return self.lines - self.unparsed
 
     def to_dict(self) -> dict:
-        d = {"lines": self.lines, "parsed": self.parsed, "unparsed": self.unparsed, "events": self.events,
+        d: dict[str, Any] = {"lines": self.lines, "parsed": self.parsed, "unparsed": self.unparsed, "events": self.events,
              "tracebacks": self.tracebacks, "truncated_tracebacks": self.truncated_tracebacks,
              "format": self.format}
         if self.clipped_lines:

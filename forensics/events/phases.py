@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import cast
 
 from forensics.events.tables import joined, load_table
 from forensics.events.types import share_data
@@ -17,7 +18,7 @@ PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-cap
 PHASE_ORDER = {p: i for i, p in enumerate(PHASES)}
 
 # (marker name, phase, regex), from phases.yaml.
-MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], joined(row["regex"]))
+MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], cast(str, joined(row["regex"])))
                                        for row in load_table(__file__, "phases.yaml")]
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
@@ -36,10 +37,12 @@ _KEYWORDS = (
     "FlashInfer JIT", "flashinfer.jit", "apture", "Graph capturing finished", "Application startup complete",
     "Uvicorn running on", "Started server process", "model_info HTTP", "startup warmup", "Warmup ended",
     "init engine (profile", "Start warmup", "warmup requests completed", "Starting warmup", "Warming up",
-    "fired up and ready", "Supported_tasks: [", "Processed prompts:", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
+    "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at", ": Connected",
+    "server is listening on", "HTTP server listening", "Listening on", "Deployed app", "is ready at ", "Starting HTTP service on", "Supported_tasks: [", "Processed prompts:", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
     "Finished server process", "[shutdown]", "Gracefully stopping", "Stopping gracefully", "Terminating process group",
     "resource_tracker: There appear", "CANCELLED", "destroy_process_group() was not called",
 )
+MARKER_KEYWORDS = _KEYWORDS  # literals, one of which every phase-marker line contains
 _TRIGGER_RX = "|".join(re.escape(k) for k in _KEYWORDS)
 _BATCH = re.compile(dict((name, rx) for name, _, rx in MARKERS)["batch_stats"])
 

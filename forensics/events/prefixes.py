@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from forensics.events.tables import joined, load_table
 from forensics.ingest.values import pid_value
 
 UTC = timezone.utc
 
-_RX = {name: re.compile(joined(rx)) for name, rx in load_table(__file__, "prefixes.yaml").items()}
+_RX: dict[str, re.Pattern[str]] = {name: re.compile(cast(str, joined(rx)))
+                                    for name, rx in load_table(__file__, "prefixes.yaml").items()}
 (_SGL, _SGL_SHORT, _GPU_ID, _RANK, _GLOG, _PROC, _VLLM, UVICORN, _LEVEL_NAME, _PYLOG) = (_RX[name] for name in (
     "sglang", "sglang_short", "gpu_id", "rank", "glog", "proc", "vllm", "uvicorn", "level_name", "pylog"))
 _VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
@@ -102,7 +103,9 @@ def split_prefix(text: str, year: int) -> Prefix:
     msg, p = peel_prefix(text, year)
     if p.header is not None and _SHARED.get(p.header) is p:  # a shared one: copy it
         q = Prefix(msg)
-        q.__dict__.update({k: v for k, v in vars(p).items() if k != "text"})
+        # Field by field (no __dict__: the compiled Prefix has slots).
+        q.app_ts, q.rank, q.level, q.logger = p.app_ts, p.rank, p.level, p.logger
+        q.proc, q.proc_pid, q.dialect, q.header = p.proc, p.proc_pid, p.dialect, p.header
         return q
     return p
 
@@ -217,7 +220,7 @@ def _sglang_parts(head: str) -> tuple[datetime | None, str | None] | None:
         return None
     if rest is None or _SGL_DATE(head, 1, 20) is None:
         return None
-    ms, tags = rest  # type: ignore[misc]
+    ms, tags = cast("tuple[str | None, str]", rest)
     tags = tags.strip()
     hit = (_dt(head[1:20], ms), tags or None)
     if len(_SGL_CACHE) > 4096:
@@ -305,9 +308,10 @@ def _peel_proc(p: Prefix, t: str, year: int) -> tuple[int, bool]:
         n = m.end()
     else:
         n = i + 2
-    p.proc, pid, rank = hit
+    proc, pid, rank = hit
+    p.proc = proc
     if pid is not _MISSING:  # a pid=, even one out of range (None)
-        p.proc_pid = pid
+        p.proc_pid = cast("int | None", pid)
     if rank is not None:
         p.rank = rank
     elif p.proc and p.proc[-1].isdigit() and p.rank is None:

@@ -212,7 +212,8 @@ class TracebackAssembler:
         if start_type == "HEADER":
             i = text.find(HEADER_TEXT)
             carrier = text[:i].strip() or None
-        tb = OpenTraceback(key, hp, line, *ctx, header, carrier, "frames")  # ctx: ts host ident pid rank level logger
+        ts, host, ident, pid, rank, level, logger = ctx
+        tb = OpenTraceback(key, hp, line, ts, host, ident, pid, rank, level, logger, header, carrier, "frames")
         self.open[key] = tb
         if not prefixed or start_type == "HEADER":
             self.by_hp[hp] = key

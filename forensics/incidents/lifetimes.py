@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 
+from mypy_extensions import mypyc_attr
+
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
@@ -32,6 +34,9 @@ _NON_PROCESS_UNIT_EVENTS = ("failed", "restart-scheduled", "stopped", "stopping"
                             "other", "killing", "start-limit-hit", "failed-to-start", "oom-killed", "process-exited")
 
 
+# The records stay ordinary Python classes when this module is compiled
+# (forensics.native): the diagnosis copies them (copy, vars, dataclasses.replace).
+@mypyc_attr(native_class=False)
 @dataclass
 class PhaseSpan:
     phase: str
@@ -46,6 +51,7 @@ class PhaseSpan:
                 "last_ts": self.last_ts.isoformat() if self.last_ts else None}
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Hit:
     signature: Any  # forensics.diagnosis.signatures.Signature
@@ -57,6 +63,7 @@ class Hit:
     text: str
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Incident:
     index: int

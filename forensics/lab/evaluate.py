@@ -310,7 +310,9 @@ def _count_row(n: Counter, it: dict[str, Any], res: dict[str, Any]) -> None:
     fatal = row.get("fatal_substring") or ""
     if row.get("root_cause") and fatal:
         n["ev_n"] += 1
-        n["ev_hit"] += evidence_names(fatal, res.get("evidence") or [], row.get("_path"))
+        evidence = res.get("evidence") or []
+        n["ev_hit"] += evidence_names(fatal, evidence, row.get("_path"))
+        n["ev_first"] += evidence_names(fatal, evidence[:1], row.get("_path"))
     early = row.get("early_warning_substring") or ""
     if row.get("root_cause") and early:
         n["ew_n"] += 1
@@ -351,7 +353,7 @@ def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
     for it in items:
         _count_row(n, it, it["hybrid"] if has_clf else it["rules"])
     report["evidence_hit_rate"] = _rate(n["ev_hit"], n["ev_n"])
-    report["evidence"] = {"hit": n["ev_hit"], "n": n["ev_n"]}
+    report["evidence"] = {"hit": n["ev_hit"], "first": n["ev_first"], "n": n["ev_n"]}
     report["early_warning_recall"] = _rate(n["ew_hit"], n["ew_n"])
     report["early_warnings"] = {"found": n["ew_hit"], "live": n["ew_live"], "n": n["ew_n"],
                                 "found_by_linking_alone": n["ew_alone"],
@@ -398,6 +400,9 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
         num = d.get("hit", d.get("found", d.get("correct", 0)))
         pct = f"{num / d['n']:.1%}" if d["n"] else "-"
         lines.append(f"{label:<24}{pct:>12}  ({num}/{d['n']}, {report['decided_by']})")
+    ev = report["evidence"]
+    if ev["n"]:
+        lines.append(f"{'evidence listed first':<24}{ev.get('first', 0) / ev['n']:>12.1%}  ({ev.get('first', 0)}/{ev['n']})")
     ew = report["early_warnings"]
     if ew["n"]:
         lines.append(f"{'  linking alone':<24}{ew['found_by_linking_alone'] / ew['n']:>12.1%}  "

@@ -175,3 +175,31 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def ledger_row(batch: Path, what: str = "") -> str:
+    """The ledger row of a batch, from its ``first-look.json`` and the commit and time
+    that ``first-look.txt``'s first line names (``measured at main <sha>, <time>``)."""
+    import json
+    import re
+
+    report = json.loads((batch / "first-look.json").read_text(encoding="utf-8"))
+    head = (batch / "first-look.txt").read_text(encoding="utf-8").splitlines()[0]
+    m = re.search(r"measured at (?:main )?([0-9a-f]{7,40})", head)
+    t = re.search(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)", head)
+    sha = m.group(1)[:7] if m else "?"
+    when = f"{t.group(1)} {t.group(2)}" if t else "?"
+    best = report["modes"].get("hybrid") or report["modes"]["rules"]
+    fails, healthy = best["failures"], best["healthy"]
+    ev, ph, ew, lw = report["evidence"], report["phase"], report["early_warnings"], report["live_warnings"]
+
+    def pct(num: int, n: int) -> str:
+        return f"{num / n:.1%} ({num}/{n})" if n else "-"
+
+    not_failed = best.get("not_called_failed", best.get("confusion", {}) and sum(
+        c.get("none", 0) for c in best["confusion"].values()))
+    live = f"{lw['per_healthy_log']:.3f} ({lw['false_live_warnings']}/{lw['healthy_logs']})" if lw["healthy_logs"] else "-"
+    num = int(re.sub(r"\D", "", batch.name) or 0)
+    return (f"| {when} | {sha} | {num}: `{batch.name}`{(' ' + what) if what else ''} | {report['n']} ({fails}/{healthy}) "
+            f"| {pct(best['correct'], fails)} | {pct(ev['hit'], ev['n'])} | {pct(ph['correct'], ph['n'])} "
+            f"| {pct(ew['found'], ew['n'])} | {not_failed}/{fails} | {best['healthy_called_failed']}/{healthy} | {live} |")

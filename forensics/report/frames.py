@@ -435,25 +435,32 @@ def _write_jsonl(df: pd.DataFrame, path: Path) -> None:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table written by ``forensics batch`` back with ``INCIDENT_COLUMNS`` dtypes."""
+    """Read a table written by ``forensics batch`` back with ``INCIDENT_COLUMNS``
+    dtypes. A table it could not have written (a foreign one, a ragged CSV,
+    Infinity or text in a number column) is an ``InputError`` naming the
+    column and row (``report.table_check``), never summarised from NAs."""
+    from forensics.report.table_check import cells_of, check_table, read_csv, read_jsonl
+
     path = Path(path)
     fmt = table_format(path)
     try:
         if fmt == "parquet":
             df = pd.read_parquet(path)
         elif fmt == "csv":
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+            df = read_csv(path)
         else:
-            with open(path, encoding="utf-8") as f:
-                records = [{k: no_surrogates(v) if isinstance(v, str) else v for k, v in r.items()}
-                           for r in (json.loads(line) for line in f if line.strip()) if isinstance(r, dict)]
-            df = pd.DataFrame.from_records(records, columns=list(INCIDENT_COLUMNS) if not records else None)
+            df = read_jsonl(path, INCIDENT_COLUMNS)
+    except InputError:
+        raise
     except FileNotFoundError:
         raise InputError(f"cannot read {path}: no such file") from None
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"cannot read {path}: not a {fmt} table (not UTF-8 text)") from None
     except Exception as e:  # pyarrow / parser errors: the file is not a table
         raise InputError(f"cannot read {path}: not a {fmt} table ({type(e).__name__})") from None
+    check_table(str(path), cells_of(df, fmt, INCIDENT_COLUMNS), INCIDENT_COLUMNS, text_cells=fmt != "parquet")
     out = coerce_incidents(df)
     out.attrs.update({k: v for k, v in df.attrs.items() if isinstance(v, (int, float, str))})
     return out

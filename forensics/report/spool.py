@@ -98,6 +98,14 @@ class IncidentSpool(Sequence):
         for b in range(len(self._blocks) + 1):
             yield from self._block(b)
 
+    def texts(self) -> Iterator[str]:
+        """Each answer's JSON text as stored: ``json.dumps(item,
+        ensure_ascii=False, default=str)``, what the encoder would write for it
+        (a JSON round trip encodes back to the same text)."""
+        for b in range(len(self._blocks)):
+            yield from zlib.decompress(self._sealed(b)).decode("utf-8", "surrogatepass").split("\n")
+        yield from self._open
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (IncidentSpool, list)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
@@ -135,9 +143,71 @@ def _default(fallback: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
     return default
 
 
+class _NestedSpool(Exception):
+    """A spool below the top level: the general (pure-Python) encoder streams it."""
+
+
+def _no_spool(fallback: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    def default(o: Any) -> Any:
+        if isinstance(o, IncidentSpool):
+            raise _NestedSpool
+        if fallback is not None:
+            return fallback(o)
+        raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+    return default
+
+
+def _dump_top(obj: dict[str, Any], out: TextIO, default: Callable[[Any], Any] | None) -> bool:
+    """The common shape, written fast: a dict whose spools are its own values.
+    Its other values go through the C encoder, a spool's answers are written
+    as stored (no decoding and encoding again); the same text as the general
+    path (separators ", " and ": ", as ``json.dumps`` without indent). False,
+    having written nothing, when ``obj`` is not of that shape."""
+    enc = json.JSONEncoder(ensure_ascii=False, default=_no_spool(default))
+    parts: list[str | IncidentSpool] = []
+    try:
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                return False
+            parts.append(enc.encode(k) + ": ")
+            parts.append(v if isinstance(v, IncidentSpool) else enc.encode(v))
+    except _NestedSpool:
+        return False
+    out.write("{")
+    for i in range(0, len(parts), 2):
+        if i:
+            out.write(", ")
+        out.write(parts[i])  # type: ignore[arg-type]
+        v = parts[i + 1]
+        if isinstance(v, IncidentSpool):
+            _write_spool(v, out)
+        else:
+            out.write(v)
+    out.write("}")
+    return True
+
+
+def _write_spool(spool: IncidentSpool, out: TextIO) -> None:
+    buf: list[str] = ["["]
+    size = 0
+    for n, text in enumerate(spool.texts()):
+        if n:
+            buf.append(", ")
+        buf.append(text)
+        size += len(text)
+        if size >= 1 << 16:
+            out.write("".join(buf))
+            buf, size = [], 0
+    buf.append("]")
+    out.write("".join(buf))
+
+
 def dump(obj: Any, out: TextIO, indent: int | None = None, default: Callable[[Any], Any] | None = str) -> None:
     """``out.write(json.dumps(obj, ensure_ascii=False, indent=indent, default=default))``,
     streaming any spool inside ``obj`` instead of building it in memory."""
+    if indent is None and isinstance(obj, dict) and _dump_top(obj, out, default):
+        return
     enc = json.JSONEncoder(ensure_ascii=False, indent=indent, default=_default(default))
     buf: list[str] = []
     size = 0

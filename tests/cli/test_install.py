@@ -9,7 +9,7 @@ import tomllib
 from conftest import CORPORA, REPO
 
 EXAMPLE = REPO / "examples" / "sglang-b300-flash-attn-cute.log"
-CORE = {"click", "lark", "re2", "regex", "yaml", "zstandard"}  # import names of the core dependencies
+CORE = {"click", "lark", "re2", "regex", "yaml", "zstandard", "mypy_extensions"}  # import names of the core dependencies
 
 
 def _project() -> dict:
@@ -23,12 +23,13 @@ def _run(code: str, *args: str, env: dict | None = None) -> subprocess.Completed
 
 def test_core_dependencies_are_the_small_set():
     deps = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in _project()["dependencies"]}
-    assert deps == {"click", "google-re2", "lark", "regex", "pyyaml", "zstandard"}
+    assert deps == {"click", "google-re2", "lark", "regex", "pyyaml", "zstandard", "mypy_extensions"}
     extras = _project()["optional-dependencies"]
     for extra, wants in (("batch", ("pandas", "pyarrow", "dask")), ("train", ("scikit-learn", "skops")),
-                         ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema"))):
+                         ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema")),
+                         ("archives", ("py7zr",))):
         assert all(any(d.startswith(w) for d in extras[extra]) for w in wants), extra
-    assert "forensics[batch,train,notebooks,html]" in extras["test"]
+    assert "forensics[batch,train,notebooks,archives,html]" in extras["test"]
     assert any(d.startswith("matplotlib") for d in extras["html"])
 
 
@@ -49,7 +50,7 @@ def test_classify_watch_parse_import_only_the_core():
         "print(' '.join(sorted(n for n in names - set(sys.stdlib_module_names) if not n.startswith('_'))))\n")
     proc = _run(code, str(EXAMPLE))
     assert proc.returncode == 0, proc.stderr.decode()
-    third_party = set(proc.stdout.decode().split()) - {"forensics"}
+    third_party = set(proc.stdout.decode().split()) - {"forensics", "forensics__mypyc"}  # the compiled core's library
     assert third_party <= CORE, third_party - CORE
 
 

@@ -55,3 +55,28 @@ def test_a_temporary_file_cut_short_is_an_error_not_a_wrong_answer():
     sp._file.truncate(10)
     with pytest.raises(OSError):
         list(sp)
+
+
+def test_the_fast_dump_writes_what_the_general_encoder_writes():
+    """The spool's stored answers written as they are (issue 29: JSON as fast
+    as text): the same text as json.dumps of the plain lists, whatever else
+    the document holds, and the general path where a spool is nested deeper."""
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    items = _answers(2 * S.BLOCK + 3)
+    items[5]["when"] = datetime(2026, 1, 2, tzinfo=timezone.utc)  # default=str, inside a stored answer
+    items[6]["confidence"] = 0.1 + 0.2
+    sp, sp2 = S.IncidentSpool(), S.IncidentSpool()
+    for it in items:
+        sp.append(it)
+    sp2.append({"k": 1})
+    plain = json.loads(json.dumps(items, ensure_ascii=False, default=str))
+    odd = {"path": Path("/tmp/x \u00e9"), "lone": "\udcff", 1: "int key", None: [1.5, float("inf")]}
+    for doc, as_list in (
+            ({"source": "x", "incidents": sp, "stats": {"lines": 3}, "more": sp2},
+             {"source": "x", "incidents": plain, "stats": {"lines": 3}, "more": [{"k": 1}]}),
+            ({"source": "x", **odd, "incidents": sp}, {"source": "x", **odd, "incidents": plain}),
+            ({"runs": [{"incidents": sp}]}, {"runs": [{"incidents": plain}]}),  # nested: the general path
+            ({"empty": S.IncidentSpool()}, {"empty": []})):
+        assert S.dumps(doc) == json.dumps(as_list, ensure_ascii=False, default=str)

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from forensics.diagnosis.early_warnings.context import context_tokens
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiRegex
@@ -174,9 +175,11 @@ def collect(inc: Any, ev: Event) -> None:
         verdict = _verdict(ev)
         if len(text) <= VERDICT_LEN:
             remember(_VERDICTS, memo_key, verdict, VERDICTS)
-    facts, level, key, per_gpu = verdict
+    facts, level, key, per_gpu, ctx = verdict
     if facts:
         _apply_facts(notes.facts, facts)
+    if ctx:
+        notes.facts["context"] = notes.facts.get("context", frozenset()) | ctx
     if key is None:
         return
     cands = notes.templates.get(key)
@@ -197,10 +200,15 @@ def collect(inc: Any, ev: Event) -> None:
 
 VERDICTS = 2048  # lines judged by collect, remembered (cleared when full)
 VERDICT_LEN = 400  # longer lines are judged every time
-_VERDICTS: dict[tuple[str, str, str | None], tuple[tuple, str | None, str | None, bool]] = {}
+_VERDICTS: dict[tuple[str, str, str | None], tuple[tuple, str | None, str | None, bool, frozenset[str]]] = {}
 
 
-def _verdict(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
+def _verdict(ev: Event) -> tuple[tuple, str | None, str | None, bool, frozenset[str]]:
+    """``_judge``'s answer and the line's context tokens (GPU, backends, model kind)."""
+    return (*_judge(ev), context_tokens(ev.text))
+
+
+def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
     """What collect keeps of a line, a function of its kind, level and text:
     (its fact groups, its level as a candidate, its streaming dedupe key --
     None when it is no candidate --, whether it names a GPU index)."""
@@ -254,11 +262,11 @@ def _apply_facts(facts: dict[str, Any], groups: tuple[tuple[str | None, ...], ..
         elif g[2]:
             facts["visible"] = len([x for x in g[2].split(",") if x.strip()])
         elif g[3]:
-            facts["total_gib"] = to_gib(g[3], g[4])
+            facts["total_gib"] = to_gib(g[3], g[4])  # type: ignore[arg-type]
         elif g[5]:
-            facts["total_gib"] = to_gib(g[5], g[6])
+            facts["total_gib"] = to_gib(g[5], g[6])  # type: ignore[arg-type]
         elif g[7]:
-            facts["free_gib"], facts["total_gib"] = float(g[7]), float(g[8])
+            facts["free_gib"], facts["total_gib"] = float(g[7]), float(g[8])  # type: ignore[arg-type]
         elif g[9]:
             facts["visible"] = max(facts.get("visible", 0), int(g[9]))
         elif g[10]:

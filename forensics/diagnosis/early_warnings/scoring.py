@@ -185,11 +185,35 @@ def _traits(text: str) -> tuple[bool, bool, bool, bool]:
     return got
 
 
+# Scores by everything a score reads (the line's text and level, the failure's
+# label, rivals, text and subjects, the baseline, the facts, the server): a
+# crash loop's lifetimes meet the same warnings against the same failure, and
+# each is scored once (bounded; cleared when full).
+_SCORES: dict[tuple, tuple[float, tuple[str, ...], frozenset[str], Baseline]] = {}
+SCORES_KEPT = 1024
+
+
 def score_candidate(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any],
                     server: str | None = None, foretold: bool = False) -> tuple[float, list[str], frozenset[str]]:
     """(score, reasons, subjects) of one candidate against one failure.
     ``foretold``: a precursor signature names the line and predicts this
     label -- prior knowledge that outweighs healthy runs printing it too."""
+    key: tuple | None = (cand.event.text, cand.level, fail.label, fail.rivals, fail.text, fail.subjects, id(base),
+                         tuple(sorted(facts.items())), server, foretold)
+    try:
+        got = _SCORES.get(key)  # type: ignore[arg-type]
+    except TypeError:  # a fact that is a list: not remembered
+        got, key = None, None
+    if got is not None and got[3] is base:
+        return got[0], list(got[1]), got[2]
+    score, reasons, subs = _score(cand, fail, base, facts, server, foretold)
+    if key is not None:
+        remember(_SCORES, key, (score, tuple(reasons), subs, base), SCORES_KEPT)
+    return score, reasons, subs
+
+
+def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any],
+           server: str | None, foretold: bool) -> tuple[float, list[str], frozenset[str]]:
     text = cand.event.text
     subs = subjects(text)
     shared_w, shared = _shared(fail, subs, base)

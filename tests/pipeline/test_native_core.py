@@ -1,0 +1,82 @@
+"""The compiled per-line core and the pure-Python modules give the same
+answers (issue 29): every log of ``corpora/*``, every real set and seed
+(``bench/answers.py``'s walk), its full ``classify --format json`` answer and
+its ``parse`` NDJSON, once through each path, in two processes.
+
+The compiled core is there after ``pip install .`` or ``python -m
+forensics.compile build`` (``.ci/run`` builds it); without it the comparison
+is skipped, except under CI, where a missing build is a failure."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+from forensics import native
+
+CI = os.environ.get("CI") == "true"
+
+
+def _run_answers(tmp_path, pure: bool) -> tuple[dict[str, str], str]:
+    out = tmp_path / ("pure.json" if pure else "compiled.json")
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    if pure:
+        env[native.PURE_ENV] = "1"
+    p = subprocess.run([sys.executable, str(REPO / "bench" / "answers.py"), "--events", "--out", str(out)],
+                       capture_output=True, text=True, env=env, cwd=REPO, timeout=1200)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(out.read_text()), p.stderr
+
+
+@pytest.mark.skipif(native.pure_forced(), reason="the suite's pure-Python pass (the compiled pass compares both)")
+def test_compiled_and_pure_answers_are_identical(tmp_path):
+    if not (native.PACKAGE_DIR / native.STAMP).exists():
+        if CI:
+            pytest.fail(".ci/run builds the compiled core (python -m forensics.compile build): it is missing")
+        pytest.skip("the compiled core is not built here (python -m forensics.compile build)")
+    compiled, said = _run_answers(tmp_path, pure=False)
+    assert "per-line core: compiled" in said, said  # a stale or missing build would compare pure with pure
+    pure, said_pure = _run_answers(tmp_path, pure=True)
+    assert "per-line core: python" in said_pure, said_pure
+    assert len(compiled) > 900 and set(compiled) == set(pure)
+    assert any(k.startswith("events:") for k in compiled)
+    differ = sorted(k for k in compiled if compiled[k] != pure[k])
+    assert not differ, f"{len(differ)} logs answer differently compiled and pure: {differ[:20]}"
+
+
+def test_the_fallback_is_forced_by_the_environment():
+    env = {**os.environ, native.PURE_ENV: "1", "PYTHONPATH": str(REPO)}
+    p = subprocess.run([sys.executable, "-m", "forensics.compile", "status"], capture_output=True, text=True,
+                       env=env, cwd=REPO, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("per-line core: python (FORENSICS_PURE_PYTHON=1)"), p.stdout
+    code = ("import forensics.events.parser as m, forensics.envelope.journald as j; "
+            "print(m.__file__, j.__file__)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert p.returncode == 0 and all(f.endswith(".py") for f in p.stdout.split()), p.stdout + p.stderr
+
+
+def test_a_stale_build_never_runs(tmp_path, monkeypatch):
+    """An edited source (its digest no longer the one compiled) sends every
+    compiled module back to Python: they call each other directly."""
+    pkg = tmp_path / "forensics"
+    for m in native.COMPILED_MODULES:
+        src = native.source_path(m)
+        dest = native.source_path(m, pkg)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(src.read_bytes())
+    (pkg / native.STAMP).write_text(native.stamp_text(pkg))
+    assert (pkg / native.STAMP).read_text() == native.stamp_text(pkg)
+    monkeypatch.setattr(native, "PACKAGE_DIR", pkg)
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    assert native._why_pure() is None
+    edited = native.source_path(native.COMPILED_MODULES[1], pkg)
+    edited.write_text(edited.read_text() + "\n# edited\n")
+    assert "sources changed" in (native._why_pure() or "")
+    (pkg / native.STAMP).unlink()
+    assert "not compiled" in (native._why_pure() or "")
