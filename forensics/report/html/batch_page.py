@@ -115,7 +115,8 @@ def _incident_table(df: pd.DataFrame) -> str:
             f'aria-label="Filter the incidents"><span id="shown" class="muted" aria-live="polite"></span></div>'
             f'<noscript><p>The incident table needs JavaScript; the counts and charts above do not.</p></noscript>'
             f'<div id="detail" hidden tabindex="-1" aria-live="polite"></div>'
-            f'<div class="scroll"><table class="data" id="incidents"><thead><tr>{th}</tr></thead><tbody></tbody></table></div>'
+            f'<div class="scroll"><table class="data" id="incidents"><thead><tr>{th}</tr></thead><tbody></tbody>'
+            f"</table></div>"
             f'<div class="toolbar pager"><button type="button" id="first">first</button><button type="button" '
             f'id="back">previous page</button><button type="button" id="fwd">next page</button><button '
             f'type="button" id="last">last</button></div>{packed_script("incident-data", packed_incidents(df))}'
