@@ -75,13 +75,18 @@ def _encode(chunks: Iterable[str | bytes]) -> Iterator[bytes]:
         yield c if isinstance(c, bytes) else c.encode("utf-8", "surrogateescape")
 
 
+def _member_address(name: str) -> bool:
+    """``archive.tgz:path/in/it``: an archive that exists before a colon."""
+    return any(os.path.isfile(name[:i]) for i, ch in enumerate(name) if ch == ":" and i > 0)
+
+
 def _is_path(obj: Any) -> bool:
     return isinstance(obj, os.PathLike) or (isinstance(obj, str) and "\n" not in obj and obj != "")
 
 
 def _path_sources(p: Any) -> list[Source]:
     name = os.fspath(p)
-    if name != "-" and not os.path.exists(name):
+    if name != "-" and not os.path.exists(name) and not _member_address(name):
         raise FileNotFoundError(2, "No such file or directory (to analyse log text, use classify_text)", name)
     return list(expand_paths([name]))
 
@@ -148,9 +153,10 @@ def read_events(source: LogSource, input_format: str = "auto") -> "pd.DataFrame"
 def classify(source: LogSource, input_format: str = "auto", use_classifier: bool = True) -> Any:
     """Diagnose a log: the JSON contract as a dict (``forensics/report/schema/forensics.schema.json``).
 
-    One file, stream or text gives one dict; a directory or a list of paths
-    gives a list of dicts, one per input (what ``classify --format json``
-    prints, line by line). A missing path raises ``FileNotFoundError``.
+    One file, stream or text gives one dict; a directory, an archive (one dict
+    per member; ``archive:path/in/it`` names one) or a list of paths gives a
+    list of dicts, one per input (what ``classify --format json`` prints, line
+    by line). A missing path raises ``FileNotFoundError``.
 
     >>> import forensics
     >>> res = forensics.classify("examples/sglang-b300-flash-attn-cute.log")
@@ -168,7 +174,8 @@ def classify(source: LogSource, input_format: str = "auto", use_classifier: bool
     sources = to_sources(source)
     results = [diagnose_source(s, input_format, use_classifier=use_classifier) for s in sources]
     many = (isinstance(source, (list, tuple)) and all(isinstance(p, os.PathLike) for p in source)) or \
-        (_is_path(source) and os.path.isdir(os.fspath(source)))  # type: ignore[arg-type]
+        (_is_path(source) and os.path.exists(os.fspath(source))  # type: ignore[arg-type]
+         and (os.path.isdir(os.fspath(source)) or any(s.member is not None for s in sources)))  # type: ignore[arg-type]
     return results if many else results[0]
 
 

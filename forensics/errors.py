@@ -15,3 +15,12 @@ class SignatureError(ForensicsError):
 
 class ModelError(ForensicsError):
     pass
+
+
+class CommandError(ForensicsError):
+    """``forensics run``: the command could not be started. Its exit status
+    is the shell's (127 not found, 126 not executable), as supervisors give."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -8,8 +8,10 @@ extra          brings                                      for
 ``batch``      pandas, pyarrow, dask[distributed], tqdm    ``batch``, ``report``, ``read_events``
 ``train``      scikit-learn, skops                         ``train``, reading ``.skops`` models
 ``notebooks``  batch + jupyter kernel, nbclient, matplotlib  ``notebooks/``
-``test``       all of the above + pytest, hypothesis,      the test suite
-               jsonschema
+``archives``   py7zr                                       reading ``.7z`` archives (tar, zip: core)
+``html``       matplotlib                                  ``classify --format html``, ``report --html``
+``test``       all of the above + pytest, hypothesis,      the test suite (the page tests drive
+               jsonschema, playwright                      Debian's chromium)
 =============  ==========================================  =========================
 
 A command that needs a missing extra says which one, in one line (exit 2).

@@ -114,7 +114,7 @@ def write_events(source: Source, write: Callable[[str], Any], input_format: str 
     """``forensics parse`` of one source: its events as NDJSON lines through
     ``write`` (only those of ``kinds`` when given); returns its parse statistics.
     ``jobs``: as ``--jobs`` (None: one process)."""
-    n_jobs = split_jobs(source.path, jobs)
+    n_jobs = split_jobs(source.path if source.member is None else None, jobs)  # a member is no file to cut
     if n_jobs > 1 and not kinds:
         events = SourceEvents(source, input_format, jobs=n_jobs, encode=ndjson_line)
         for batch in events.batches():
@@ -275,6 +275,8 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
         incidents = diagnose_events(events, source.name, sset, classifier, always_classify, keep_incidents, spool)
     stats = events.stats_dict()
     stats["compression"] = source.stats.compression
+    if source.stats.encoding:  # only when not plain UTF-8: the answers on UTF-8 logs keep their shape
+        stats["encoding"] = source.stats.encoding
     return assemble(source.name, incidents, stats, sset, classifier)
 
 
@@ -286,7 +288,7 @@ def _diagnosis_jobs(source: Source, jobs: int | None, thin: bool) -> int:
     from the workers costs more than parsing it (1,000 lifetimes: 2 jobs 6.5 s,
     one process 2.8 s). Asked, as parse: where the file can be split at all
     (``split_jobs``); the unthinned path never is."""
-    return split_jobs(source.path, jobs) if thin else 1
+    return split_jobs(source.path if source.member is None else None, jobs) if thin else 1
 
 
 def fork_incident(inc: Incident) -> Incident:

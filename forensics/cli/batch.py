@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Any
 
 import click
 
@@ -53,15 +55,39 @@ def batch_command(paths: tuple[str, ...], out: str, jobs: int | None, engine: st
 @click.command("report")
 @click.argument("table", metavar="FILE")
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows per ranking.")
-def report_command(table: str, top: int) -> int:
+@click.option("--html", "html_out", metavar="OUT.html", default=None,
+              help="Also write a self-contained HTML page: the counts, charts (failures over time, phase, lead "
+                   "time, signatures, hosts, units, crash loops) and a sortable table of every incident. "
+                   "Needs forensics[html].")
+def report_command(table: str, top: int, html_out: str | None) -> int:
     """Summarise a table written by `forensics batch` (.parquet, .csv, .jsonl)."""
     from forensics.extras import need
 
     need("batch", "pandas")
+    if html_out is not None:
+        need("html", "matplotlib")
     from forensics.report.frames import read_table
     from forensics.report.summary import render_summary
 
     df = read_table(table)
     files = df.attrs.get("files")
-    click.echo(render_summary(df, top=top, files=int(files) if files is not None else None))
+    n_files = int(files) if files is not None else None
+    click.echo(render_summary(df, top=top, files=n_files))
+    if html_out is not None:
+        _write_batch_page(df, table, html_out, top, n_files)
     return 0
+
+
+def _write_batch_page(df: Any, table: str, out: str, top: int, files: int | None) -> None:
+    from forensics.atomic import atomic_path
+    from forensics.errors import InputError
+    from forensics.report.html.batch_page import render_batch_page
+
+    page = render_batch_page(df, Path(table).name, top=top, files=files)
+    try:
+        with atomic_path(out) as tmp:
+            tmp.write_text(page, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise InputError(f"cannot write {out}: {e.strerror or e}") from None
+    click.echo(f"forensics: report: page written to {out} ({len(page.encode('utf-8', 'replace')) / 1e6:.1f} MB)",
+               err=True)

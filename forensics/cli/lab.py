@@ -15,14 +15,18 @@ from forensics.errors import InputError
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--show-misses", is_flag=True, help="List every wrong answer.")
 @click.option("--split", type=click.Choice(["train", "test"]), default=None, help="Only rows of this split.")
+@click.option("--by", "by", multiple=True, type=click.Choice(["server", "family", "label", "shape", "batch", "excerpt"]),
+              help="Also score each group of logs (repeatable): server, server family, label, shape, batch.")
 @model_option
 @click.argument("dirs", nargs=-1, required=True)
-def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, model: str | None,
-             dirs: tuple[str, ...]) -> int:
-    """Score diagnoses against labelled logs (NNN.log + labels.csv)."""
+def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None, by: tuple[str, ...],
+             model: str | None, dirs: tuple[str, ...]) -> int:
+    """Score diagnoses against labelled logs (NNN.log + labels.csv; a folder of such folders, such as
+    corpora/public, is read batch by batch)."""
     from forensics.lab.evaluate import evaluate_dirs, render_report
 
-    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model)
+    report = evaluate_dirs([Path(d) for d in dirs], use_classifier=not no_classifier, split=split, model=model,
+                           by=by)
     for why in report.get("unreadable") or ():
         click.echo(f"forensics: warning: skipped {why}", err=True)
     if fmt == "json":
@@ -52,6 +56,22 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
         raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
     click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
                f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
+    if out is None:
+        # The label decision reads the classifier's answers: it is fitted after it, on the
+        # public corpus and the project's rows the classifier did not train on.
+        from forensics.diagnosis.decision.label_model import MODEL_PATH as DECISION_PATH
+        from forensics.diagnosis.decision.phase_model import MODEL_PATH as PHASE_PATH
+        from forensics.lab.decision_train import train_decision_models
+
+        from forensics.lab.decision_train import train_death_model
+
+        death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
+        click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
+                   f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
+        lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
+        o = lm["crossval"]["overall"]["learned"]
+        click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "
+                   f"{(o['top1'] or 0):.1%}, ECE {o['ece']} -> {DECISION_PATH}", err=True)
     return 0
 
 

@@ -18,6 +18,7 @@ from forensics.cli.classify import classify
 from forensics.cli.diff import diff_command
 from forensics.cli.lab import corpus_group, evaluate, train_cmd
 from forensics.cli.parse import parse
+from forensics.cli.run import run_command
 from forensics.cli.signatures import signatures
 from forensics.cli.watch import watch_command
 from forensics.errors import ForensicsError
@@ -30,7 +31,7 @@ def cli() -> None:
 
 
 for _command in (parse, classify, signatures, evaluate, train_cmd, batch_command, report_command, watch_command,
-                 corpus_group, diff_command):
+                 corpus_group, diff_command, run_command):
     cli.add_command(_command)
 
 
@@ -79,7 +80,8 @@ def _run(argv: list[str] | None) -> int:
         click.echo("forensics: interrupted", err=True)
         return exitcodes.INTERRUPTED
     except ForensicsError as e:
-        return _error(f"forensics: error: {e}")
+        code = _error(f"forensics: error: {e}")
+        return getattr(e, "exit_code", code)
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0

@@ -96,3 +96,22 @@ def want_color(choice: str | bool | None, stream: TextIO | None = None,
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def sources_of(paths: tuple[str, ...], filt: JournalFilter | None = None) -> Any:
+    """``expand_paths`` for a command that reads logs, with what could not be
+    read inside a directory or an archive (a member past the limit, an
+    encrypted one, an archive cut short) said on stderr as it is met."""
+    from forensics.ingest.sources import expand_paths
+
+    skipped: list[str] = []
+
+    def say() -> None:
+        for note in skipped:
+            click.echo(f"forensics: warning: {note} (skipped)", err=True)
+        skipped.clear()
+
+    for src in expand_paths(paths, skipped, journal_filter=filt):
+        say()
+        yield src
+    say()

@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from forensics.cli.options import input_format_option, jobs_option, journal_filter, journal_options, tz_option
+from forensics.cli.options import (input_format_option, jobs_option, journal_filter, journal_options, sources_of,
+                                   tz_option)
 from forensics.events.types import KINDS as EVENT_KINDS
 
 
@@ -28,7 +29,6 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
     or journal directories, - for stdin.
     """
     from forensics.envelope.clock import set_log_zone
-    from forensics.ingest.sources import expand_paths
     from forensics.pipeline import write_events
 
     set_log_zone(tz)
@@ -36,7 +36,7 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
     if out is None:  # started with fd 1 closed: like click.echo, print nothing
         out = open(os.devnull, "w")
     wanted = frozenset(kinds)
-    for src in expand_paths(paths, journal_filter=journal_filter(since, until, units)):
+    for src in sources_of(paths, journal_filter(since, until, units)):
         st = write_events(src, out.write, input_format, jobs, wanted)
         if stats and st is not None:
             click.echo(json.dumps({"source": src.name, **st.to_dict()}), err=True)

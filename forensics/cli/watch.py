@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import sys
 
 import click
 
@@ -50,8 +49,11 @@ def watch_command(stall_timeout: float, ready_timeout: float | None, probe: str 
     """
     from forensics.drivers.watch import Watcher
     from forensics.drivers.watch_options import WatchOptions
+    from forensics.ingest.sources import stdin_fd
+
+    fd = stdin_fd()  # a closed stdin is a usage error before the watch starts
 
     opts = WatchOptions(stall_timeout=stall_timeout, ready_timeout=ready_timeout, probe=probe,
                         probe_interval=probe_interval, fmt=fmt, input_format=input_format, until=until,
                         use_classifier=not no_classifier, grace=grace)
-    return Watcher(opts).run(sys.stdin.fileno())
+    return Watcher(opts).run(fd)

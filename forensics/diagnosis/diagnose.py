@@ -16,6 +16,7 @@ from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
 from forensics.diagnosis import arbitrate, phase_infer, phase_priors
+from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
 from forensics.diagnosis import early_warnings
@@ -125,7 +126,12 @@ def _findings(inc: Incident) -> _Findings:
     if tail is not None and (inc.ready_line is not None or inc.stop_requested_line is not None
                              or inc.shutdown_line is not None):
         tail = None
-    return _Findings(fails, wrappers, fatal_tbs, tail, verdicts.exit_failed(inc))
+    exit_failed = verdicts.exit_failed(inc)
+    if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None) and inc.ready_line is None \
+            and inc.stop_requested_line is None and inc.shutdown_line is None:
+        # Nothing a rule knows says it died: the learned detector reads its last lines.
+        tail = death.died_at(inc)
+    return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
 
 def lifetime_failed(inc: Incident) -> bool:
@@ -164,6 +170,10 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                                 "candidates": clf_answer["candidates"]}
     predicted = arbitrate.predicted_by_precursors(inc, fail_line) if best is None else None
     decision = arbitrate.decide(inc, best, truncated, rule_conf, clf_answer, predicted, fail_line, fail_ev)
+    if classifier is not None:
+        decision = learned.decide(learned.inputs_of(best, found.fails, rule_conf, truncated, clf_answer, predicted,
+                                                    fail_ev, found.wrappers, found.tail, found.exit_failed),
+                                  decision, arbitrate.needs_classifier(best, truncated, rule_conf), inc)
     label = decision.label
     if phase is None:
         # Nothing in the excerpt says where: where failures of this kind happen.
@@ -183,6 +193,11 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
+    if classifier is not None:
+        result["evidence"] = learned.rank_evidence(result["evidence"], inc)
+        result["phase"] = learned.decide_phase(
+            learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated,
+                                 _texts_near(inc, fail_ev, fail_line, best)), result["phase"], inc)
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result

@@ -72,7 +72,7 @@ def incident_skeleton(inc: Incident) -> dict[str, Any]:
         "start_ts": inc.start_ts.isoformat() if inc.start_ts else None,
         "end_ts": inc.end_ts.isoformat() if inc.end_ts else None,
         "duration_s": inc.duration_s, "time_to_failure_s": None,
-        "server": inc.server, "unit": inc.unit, "exit": inc.exit,
+        "server": inc.server, "unit": inc.unit, "host": inc.host, "exit": inc.exit,
         "phases": [s.to_dict() for s in sorted(inc.phases.values(), key=lambda s: PHASE_ORDER[s.phase])],
         "reached_phase": inc.phase,
     }

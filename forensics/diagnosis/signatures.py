@@ -74,6 +74,9 @@ class Signature:
     examples_match: tuple[str, ...] = ()
     examples_no_match: tuple[str, ...] = ()
     strength: str = "strong"
+    # Context tokens (early_warnings/context.yaml) in which a precursor matters even though
+    # healthy start-ups print it too: the package-walk warning on Blackwell or FA4 backends.
+    live_when: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "root_cause": self.root_cause, "kind": self.kind,
@@ -392,6 +395,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
         examples_match=_str_list(path, "field 'examples.match'", ex.get("match")),
         examples_no_match=_str_list(path, "field 'examples.no_match'", ex.get("no_match")),
         strength=strength,
+        live_when=_str_list(path, "field 'live_when'", raw.get("live_when")),
     )
 
 

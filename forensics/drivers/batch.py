@@ -24,6 +24,8 @@ from forensics.errors import ForensicsError, InputError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from forensics.ingest.sources import Source
+
 ENGINES = ("processes", "dask")
 
 # Per-process cache: the signature set and model load once per worker, not per file.
@@ -40,14 +42,17 @@ def _diagnosis_tools(use_classifier: bool) -> tuple[Any, Any]:
     return _STATE[key]
 
 
-def diagnose_file(path: str, input_format: str = "auto", use_classifier: bool = True) -> tuple[list[dict[str, Any]], int]:
-    """Diagnose one file -> (incident rows, lines read). Never raises for a bad
-    file: an unreadable one (or one the diagnosis trips over) is one error row."""
+def diagnose_file(path: "str | Source", input_format: str = "auto",
+                  use_classifier: bool = True) -> tuple[list[dict[str, Any]], int]:
+    """Diagnose one file (a path, or a ``Source``: an archive member) -> (incident
+    rows, lines read). Never raises for a bad file: an unreadable one (or one
+    the diagnosis trips over) is one error row."""
     from forensics.pipeline import diagnose_source
     from forensics.ingest.sources import Source
     from forensics.report.frames import incident_rows
 
-    src = Source(path, Path(path))
+    src = Source(path, Path(path)) if isinstance(path, str) else path
+    path = src.name
     try:
         sset, clf = _diagnosis_tools(use_classifier)
         result = diagnose_source(src, input_format, sset=sset, classifier=clf)
@@ -65,17 +70,18 @@ def diagnose_file(path: str, input_format: str = "auto", use_classifier: bool = 
     return incident_rows(result), lines
 
 
-def _diagnose_task(args: tuple[str, str, bool]) -> tuple[str, list[dict[str, Any]], int]:
-    path, input_format, use_classifier = args
-    rows, lines = diagnose_file(path, input_format, use_classifier)
-    return path, rows, lines
+def _diagnose_task(args: tuple["Source", str, bool]) -> tuple[str, list[dict[str, Any]], int]:
+    src, input_format, use_classifier = args
+    rows, lines = diagnose_file(src, input_format, use_classifier)
+    return src.name, rows, lines
 
 
-def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
-    """Expand arguments into files; files inside directories that cannot be read become error rows."""
+def collect_files(paths: Iterable[str]) -> tuple[list["Source"], list[dict[str, Any]]]:
+    """Expand arguments into sources (files, archive members); files inside
+    directories or archives that cannot be read become error rows."""
     from forensics.ingest.sources import expand_paths
 
-    files: list[str] = []
+    files: list[Source] = []
     errors: list[dict[str, Any]] = []
     for p in paths:
         p = str(p)
@@ -87,13 +93,13 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]
         # must not come back as "no failure". Bad files inside a directory
         # become error rows and the run goes on.
         for src in expand_paths([p], skipped):
-            files.append(src.name)
+            files.append(src)
         for s in skipped:
             name, _, why = s.partition(": ")
             errors.append({"source": name, "error": f"cannot read {name}: {why or 'unreadable directory'}"})
     # A file named twice (``logs/ logs/a.log``) is diagnosed once.
     seen: set[str] = set()
-    unique = [f for f in files if not (f in seen or seen.add(f))]  # type: ignore[func-returns-value]
+    unique = [f for f in files if not (f.name in seen or seen.add(f.name))]  # type: ignore[func-returns-value]
     return unique, errors
 
 
@@ -124,7 +130,7 @@ class _Progress:
             self.bar.close()
 
 
-def _run_processes(tasks: list[tuple[str, str, bool]], jobs: int, on_done: Callable[[tuple], None]) -> None:
+def _run_processes(tasks: list[tuple["Source", str, bool]], jobs: int, on_done: Callable[[tuple], None]) -> None:
     if jobs <= 1 or len(tasks) <= 1:
         for t in tasks:
             on_done(_diagnose_task(t))
@@ -180,7 +186,7 @@ def _terminate_workers(pool: Any) -> None:
             pass
 
 
-def _run_dask(tasks: list[tuple[str, str, bool]], jobs: int | None, scheduler: str | None,
+def _run_dask(tasks: list[tuple["Source", str, bool]], jobs: int | None, scheduler: str | None,
               on_done: Callable[[tuple], None]) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -254,7 +260,7 @@ def run_batch(paths: Sequence[str], jobs: int | None = None, engine: str = "proc
     finally:
         bar.close()
     df = rows_frame(rows)
-    tried = set(files)
+    tried = {f.name for f in files}
     df.attrs["files"] = len(files) + len({r["source"] for r in rows if r.get("error") and r["source"] not in tried})
     df.attrs["lines"] = total_lines
     return df

@@ -47,6 +47,7 @@ from forensics.events.grammars import message_parser, traceback_shape_parser
 from forensics.events.types import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
+from forensics.ingest.encoding import StreamDecoder
 from forensics.ingest.live import LineCutter
 from forensics.pipeline import LivePipeline, assemble, load_classifier
 
@@ -71,6 +72,7 @@ class LiveLines:
         self.fd = fd
         self.tick = tick
         self.cutter = LineCutter()  # the file reader's rule: forensics.ingest.live
+        self.decoder = StreamDecoder()  # UTF-16/32 (a PowerShell pipe) to UTF-8, as the file reader does
         self.queue: deque[tuple[int, str]] = deque()
         self.n = 0
         self.eof = False
@@ -112,7 +114,10 @@ class LiveLines:
         self.tick()
 
     def _take(self, data: bytes) -> None:
-        text, _clipped = self.cutter.take(data)
+        self._cut(self.decoder.feed(data))
+
+    def _cut(self, utf8: bytes) -> None:
+        text, _clipped = self.cutter.take(utf8)
         if text:
             for line in text[:-1].split("\n"):
                 self._line(line)
@@ -126,6 +131,7 @@ class LiveLines:
         self.last_line_at = time.monotonic()
 
     def _end(self) -> None:
+        self._cut(self.decoder.finish())  # what the decoder held (a stream shorter than its decision)
         last, cut_short = self.cutter.finish()
         if last is not None:
             self.incomplete_last = cut_short
@@ -392,8 +398,12 @@ class Watcher:
         assert live is not None
         return plan_source(live.early[:min(live.consumed, SAMPLE_LINES)], self.opts.input_format)
 
+    def open_lines(self, fd: int) -> LiveLines:
+        """The numbered lines to watch (``forensics run`` feeds its own)."""
+        return LiveLines(fd, self.tick)
+
     def _run(self, fd: int) -> int:
-        live = self.live = LiveLines(fd, self.tick)
+        live = self.live = self.open_lines(fd)
         self.emit("started", f"watching stdin (stall timeout {self.opts.stall_timeout:g}s)")
         replay: list[tuple[int, str]] = []
         while True:

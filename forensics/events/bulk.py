@@ -282,3 +282,26 @@ def _thin_run(thinner: _Thinner, data: bytes | bytearray, text: Callable[[int, i
             return
 
 
+
+
+class BlockThinner:
+    """``thin_blocks`` for blocks that arrive one at a time (``forensics
+    run``: the child's output as each read returns it, whole lines only).
+    ``block`` returns the lines of one block that pass, numbered from the
+    block's first line number (a gap before it is lines dropped upstream);
+    ``finish`` the line still held at the end of the stream."""
+
+    def __init__(self, gate: BulkGate) -> None:
+        self.gate = gate
+        self.thinner = _Thinner(gate, None)
+        self.find = run_finder()
+
+    def block(self, data: bytes | bytearray, start: int) -> list[Item]:
+        if not data:
+            return []
+        if self.find is None:
+            return list(self.thinner.lines(enumerate(_split_lines(_decode(data)), start)))
+        return list(_thin_block(self.thinner, self.find, data, start))
+
+    def finish(self) -> list[Item]:
+        return list(self.thinner.finish())

@@ -68,10 +68,14 @@ def split_jobs(path: Path | None, requested: int | None) -> int:
             head = f.read(1 << 16)
     except OSError:
         return 1
+    from forensics.ingest.encoding import sniff_encoding
     from forensics.ingest.sources import JOURNAL_MAGIC, compression_of, looks_like
 
-    if compression_of(head) or head.startswith(JOURNAL_MAGIC) or looks_like(head):
-        return 1  # compressed streams cannot be split; journal and binary files take the one-process path
+    wide = sniff_encoding(head)
+    if compression_of(head) or head.startswith(JOURNAL_MAGIC) or (wide and wide[0] != "utf-8") or looks_like(head):
+        # compressed streams cannot be split; journal, binary and UTF-16/32 files (whose
+        # newlines are not the byte 0x0a) take the one-process path
+        return 1
     return requested
 
 

@@ -37,10 +37,12 @@ _KEYWORDS = (
     "FlashInfer JIT", "flashinfer.jit", "apture", "Graph capturing finished", "Application startup complete",
     "Uvicorn running on", "Started server process", "model_info HTTP", "startup warmup", "Warmup ended",
     "init engine (profile", "Start warmup", "warmup requests completed", "Starting warmup", "Warming up",
-    "fired up and ready", "Supported_tasks: [", "Processed prompts:", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
+    "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at", ": Connected",
+    "server is listening on", "HTTP server listening", "Listening on", "Deployed app", "is ready at ", "Starting HTTP service on", "Supported_tasks: [", "Processed prompts:", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
     "Finished server process", "[shutdown]", "Gracefully stopping", "Stopping gracefully", "Terminating process group",
     "resource_tracker: There appear", "CANCELLED", "destroy_process_group() was not called",
 )
+MARKER_KEYWORDS = _KEYWORDS  # literals, one of which every phase-marker line contains
 _TRIGGER_RX = "|".join(re.escape(k) for k in _KEYWORDS)
 _BATCH = re.compile(dict((name, rx) for name, _, rx in MARKERS)["batch_stats"])
 

@@ -74,6 +74,7 @@ class Incident:
     end_ts: datetime | None = None
     server: str | None = None
     unit: str | None = None
+    host: str | None = None  # the first host a line of the lifetime names (journald, syslog)
     pids: set[int] = field(default_factory=set)
     phases: dict[str, PhaseSpan] = field(default_factory=dict)
     phase: str | None = None  # current phase
@@ -178,6 +179,8 @@ class IncidentBuilder:
     def _update(self, inc: Incident, ev: Event) -> None:
         inc.events += 1
         inc.end_line = max(inc.end_line, ev.end_line or ev.line)
+        if inc.host is None and ev.host:
+            inc.host = ev.host
         if ev.ts is not None:
             if inc.start_ts is None:
                 inc.start_ts = ev.ts

@@ -41,7 +41,11 @@ def request_level(ev: Event) -> bool:
     carrier = ev.data.get("carrier") or ""
     if "Exception in ASGI application" in carrier:
         return True
-    frames = ev.data.get("frames") or ()
+    if (ev.logger or "").startswith(("serving_chat", "serving_completion", "serving_engine", "serving_responses")):
+        return True  # vLLM's request handlers log the request's traceback at ERROR
+    frames = list(ev.data.get("frames") or ())
+    for exc in ev.data.get("chain") or ():
+        frames.extend(exc.frames)
     return any(_REQUEST_FRAMES.search(f.file) for f in frames)
 
 
@@ -50,8 +54,10 @@ def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = Non
     error the server survived (it went on serving afterwards)."""
     if inc.shutdown_line is not None and line >= inc.shutdown_line and inc.ready_line is not None:
         return False
-    if after_ready and not died(inc, line):
-        if inc.last_activity_line > line or (ev is not None and request_level(ev)):
+    if not died(inc, line):
+        # A request handler's traceback means a server was up and answering (an excerpt may
+        # start after its ready line): one request failed, the process did not.
+        if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)):
             return False
     return True
 

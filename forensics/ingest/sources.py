@@ -1,7 +1,8 @@
 """Stage 1: bytes -> numbered text lines, from stdin, files, directories,
 compressed files (gzip, xz, bzip2, zstd: the magic bytes decide, not the
-name) and native journald files (through ``journalctl`` or the systemd
-Python bindings).
+name; ``compression``), archives (tar, zip, 7-Zip: each member a source,
+``archives``), native journald files (through ``journalctl`` or the systemd
+Python bindings), in UTF-8, UTF-16 or UTF-32 (``encoding``).
 
 Reads in fixed-size blocks and splits on ``\\n`` itself so memory stays
 bounded whatever the input (a 10 GB log, a 50 MB single line): a physical
@@ -12,38 +13,25 @@ analysed as an empty log.
 """
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import os
 import stat
 import sys
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
+from forensics.ingest.archives import Member, archive_kind, list_members, open_member, shown_name
+from forensics.ingest.compression import BLOCK_BYTES, compression_of, decompressor, truncation_errors
+from forensics.ingest.encoding import StreamDecoder
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 from forensics.ingest.live import MAX_LINE_BYTES, LineCutter, decode
 
-# Bytes read at a time. A block, its decoded text and the lines cut from it
-# are alive together, outside the traced Python heap (which stays flat), and
-# 1 MB blocks left RSS growing with the log, probably heap fragmentation from
-# buffers that size: a 10,000-lifetime crash loop's text report peaked at
-# 60.7 MiB with 1 MB blocks, 54.7 with 256 KB, for the same CPU time.
-BLOCK_BYTES = 256 << 10
-GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_BYTES = 64 << 10  # how much of the (decompressed) head decides "is this text?"
 
-# Compressors we read, by magic bytes.
-COMPRESSORS: tuple[tuple[bytes, str], ...] = (
-    (GZIP_MAGIC, "gzip"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"BZh", "bzip2"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-)
 # Files people hand us by mistake: refused with what they look like.
 BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"),
@@ -74,21 +62,31 @@ def _spool(head: bytes, stream: BinaryIO, name: str) -> tuple[Path, str, Path]:
         with tmp:
             tmp.write(head)
             shutil.copyfileobj(stream, tmp, BLOCK_BYTES)
-    except _truncation_errors():
+    except truncation_errors():
         pass  # journalctl reads what a cut file holds
     finally:
         stream.close()
     return Path(tmp.name), name, Path(tmp.name)
 
 
-def compression_of(head: bytes) -> str | None:
-    for magic, name in COMPRESSORS:
-        if head.startswith(magic):
-            if name == "bzip2" and not (len(head) >= 10 and head[3:4].isdigit()
-                                        and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
-                continue  # "BZh" at the start of a text line is not bzip2
-            return name
-    return None
+STDIN_CLOSED = "stdin is closed: there is nothing to read (name a log file, or pipe a log in)"
+
+
+def stdin_binary() -> BinaryIO:
+    """stdin's bytes; a closed stdin (``<&-``: Python then has no ``sys.stdin``)
+    is a one-line ``InputError``, not an AttributeError."""
+    stream = sys.stdin
+    if stream is None or getattr(stream, "buffer", None) is None:
+        raise InputError(STDIN_CLOSED)
+    return stream.buffer
+
+
+def stdin_fd() -> int:
+    """stdin's file descriptor, for readers that poll it (``watch``)."""
+    try:
+        return stdin_binary().fileno()
+    except (ValueError, OSError):  # detached or closed under us
+        raise InputError(STDIN_CLOSED) from None
 
 
 def looks_like(head: bytes) -> str | None:
@@ -98,8 +96,6 @@ def looks_like(head: bytes) -> str | None:
             return what
     if len(head) >= 262 and head[257:262] == b"ustar":
         return "a tar archive"
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "UTF-16 text; convert it with iconv -f UTF-16 -t UTF-8"
     sample = head[:SNIFF_BYTES]
     if not sample:
         return None
@@ -114,75 +110,11 @@ def looks_like(head: bytes) -> str | None:
     nul = sample.count(b"\x00")
     if nul == len(sample):
         return "NUL bytes only"
-    if nul > len(sample) // 3 and (sample[1::2].count(b"\x00") > len(sample) // 3
-                                   or sample[0::2].count(b"\x00") > len(sample) // 3):
-        return "UTF-16 text; convert it with iconv -f UTF-16 -t UTF-8"
+    odd, even = sample[1::2].count(b"\x00"), sample[0::2].count(b"\x00")
+    if max(odd, even) > len(sample) // 3 and min(odd, even) < len(sample) // 40:
+        # (UTF-16 text with a mark, or mostly ASCII without one, is decoded before this test)
+        return "UTF-16 text of an unknown byte order; convert it with iconv -f UTF-16LE -t UTF-8"
     return "binary data"
-
-
-def _decompressor(raw: BinaryIO, kind: str, name: str) -> BinaryIO:
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    if kind == "xz":
-        return lzma.LZMAFile(raw)  # type: ignore[return-value]
-    if kind == "bzip2":
-        return bz2.BZ2File(raw)  # type: ignore[return-value]
-    try:
-        import zstandard
-    except ImportError:
-        raise InputError(f"{name} is zstd-compressed: reading it needs python-zstandard "
-                         "(pip install zstandard)") from None
-    return _ZstdStream(raw, zstandard)  # type: ignore[return-value]
-
-
-class _ZstdStream(io.RawIOBase):
-    """zstd frames one after another; a stream cut inside a frame raises
-    EOFError at the end (the reader of python-zstandard just stops)."""
-
-    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
-        self._raw = raw
-        self._z = zstandard
-        self._d = zstandard.ZstdDecompressor().decompressobj()
-        self._pending = b""
-        self._in_frame = False
-
-    def readable(self) -> bool:
-        return True
-
-    def read1(self, n: int = -1) -> bytes:
-        while True:
-            if self._pending:
-                if n is None or n < 0:
-                    n = len(self._pending)
-                out, self._pending = self._pending[:n], self._pending[n:]
-                return out
-            chunk = self._raw.read(BLOCK_BYTES)
-            if not chunk:
-                if self._in_frame:
-                    raise EOFError("zstd stream ends inside a frame")
-                return b""
-            while chunk:
-                self._in_frame = True
-                self._pending += self._d.decompress(chunk)
-                if self._d.eof:
-                    chunk = self._d.unused_data
-                    self._d = self._z.ZstdDecompressor().decompressobj()
-                    self._in_frame = False
-                else:
-                    chunk = b""
-
-    read = read1
-
-
-def _truncation_errors() -> tuple[type[BaseException], ...]:
-    errs: list[type[BaseException]] = [EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError]
-    try:
-        import zstandard
-
-        errs.append(zstandard.ZstdError)
-    except ImportError:
-        pass
-    return tuple(errs)
 
 
 @dataclass
@@ -195,6 +127,9 @@ class SourceStats:
     truncated_gzip: bool = False
     incomplete_last_line: bool = False
     compression: str | None = None
+    # The text encoding when it was not plain UTF-8 (``encoding.sniff_encoding``):
+    # "utf-16-le", ..., or "utf-8-sig" for UTF-8 behind a byte-order mark.
+    encoding: str | None = None
 
 
 @dataclass
@@ -206,29 +141,38 @@ class Source:
     stats: SourceStats = field(default_factory=SourceStats)
     journal: bool = False  # a native journal file or directory: read through journalctl
     journal_filter: JournalFilter | None = None
+    member: Member | None = None  # a member of the archive at ``path`` (``archives``)
+    error: str | None = None  # known unreadable before it is opened (a damaged archive): why
 
     def open_binary(self) -> BinaryIO:
+        if self.error is not None:
+            raise InputError(self.error)
         if self.path is None:
-            return sys.stdin.buffer
-        if self.path.is_dir():  # a journal directory (the walk yields no other directory)
+            return stdin_binary()
+        if self.member is None and self.path.is_dir():  # a journal directory (the walk yields no other directory)
             self.journal = True
             return open_journal(self.path, self.name, None, self.journal_filter)
         try:
-            f: BinaryIO = open(self.path, "rb")
+            f: BinaryIO = open(self.path, "rb") if self.member is None else open_member(self.member, self.name)
         except OSError as e:
             raise InputError(f"cannot read {self.name}: {e.strerror or e}") from None
-        head = f.peek(16)[:16] if hasattr(f, "peek") else b""
+        try:
+            head = f.peek(16)[:16] if hasattr(f, "peek") else b""
+        except truncation_errors():  # a damaged archive member: reading it says so
+            head = b""
         if head.startswith(JOURNAL_MAGIC):
-            f.close()
             self.journal = True
+            if self.member is not None:  # journalctl reads files: unpack the member to a temporary one
+                return open_journal(*_spool(b"", f, self.name), self.journal_filter)
+            f.close()
             return open_journal(self.path, self.name, None, self.journal_filter)
         kind = compression_of(head)
         if kind is not None:
             self.stats.compression = kind
-            dec = _decompressor(f, kind, self.name)
+            dec = decompressor(f, kind, self.name)
             try:
                 inner = dec.read(len(JOURNAL_MAGIC))
-            except _truncation_errors():
+            except truncation_errors():
                 inner = b""
                 self.stats.truncated_gzip = True
             if inner == JOURNAL_MAGIC:
@@ -246,7 +190,8 @@ class Source:
         ``line_mode``): the same blocks as UTF-8 bytes, undecoded
         (``live.decode`` of each gives the text blocks)."""
         f = self.open_binary()
-        if self.path is None and f is sys.stdin.buffer and not line_mode:
+        from_stdin = self.path is None and sys.stdin is not None and f is sys.stdin.buffer
+        if from_stdin and not line_mode:
             f = _maybe_compressed_stream(f, self)
         st = self.stats
         try:
@@ -270,7 +215,7 @@ class Source:
                 st.incomplete_last_line = cut_short
                 yield last
         finally:
-            if f is not sys.stdin.buffer:
+            if not from_stdin:
                 try:
                     f.close()
                 except Exception:
@@ -284,7 +229,8 @@ class Source:
         # when the stream turns out truncated; read1 hands each chunk
         # over as it comes, so a cut .gz loses only its unfinished tail.
         read = f.read1 if st.compression and hasattr(f, "read1") else f.read
-        cut_errors = _truncation_errors() if st.compression else ()
+        # (an archive member's stream raises EOFError where the archive is cut or damaged)
+        cut_errors = truncation_errors() if st.compression or self.member is not None else ()
 
         def read_block() -> bytes:
             # A cut compressed stream ends the input (and is reported); other read errors are the user's news.
@@ -299,22 +245,40 @@ class Source:
         buf = read_block()
         if not buf:
             if st.truncated_gzip:
-                raise InputError(f"cannot read {self.name}: its {st.compression} data is corrupt "
+                raise InputError(f"cannot read {self.name}: its {st.compression or 'archived'} data is corrupt "
                                  "or cut before the first line")
             return
         # Decide on a real sample, not on the few bytes a peek or a pipe handed over.
+        ended = False
         while len(buf) < SNIFF_BYTES:
             more = read_block()
             if not more:
+                ended = True
                 break
             buf += more
-        what = looks_like(buf[:SNIFF_BYTES])
+        # The encoding first (a UTF-16 log is text), then "is this text?" on the UTF-8 it gives.
+        decoder = StreamDecoder()
+        head = decoder.feed(buf, final=ended)
+        if decoder.transcodes or decoder.bom:
+            st.encoding = "utf-8-sig" if decoder.encoding == "utf-8" else decoder.encoding
+        what = looks_like(head[:SNIFF_BYTES])
         if what is not None:
             packed = f", {st.compression}-compressed" if st.compression else ""
-            raise InputError(f"{self.name}: not a text log (looks like {what}{packed})")
-        while buf:
-            yield buf
-            buf = read_block()
+            # archives are listed from a file (zip and 7-Zip keep their table of contents at the end)
+            hint = "; pass an archive as a path" if self.path is None and "archive" in what else ""
+            raise InputError(f"{self.name}: not a text log (looks like {what}{packed}){hint}")
+        if head:
+            yield head  # the sample (less a UTF-8 byte-order mark), or the UTF-8 it decoded to
+        if not decoder.transcodes:
+            # UTF-8 (the usual case): the bytes go through untouched, without a copy.
+            while buf := read_block():
+                yield buf
+            return
+        while more := read_block():
+            if text := decoder.feed(more):
+                yield text
+        if tail := decoder.finish():
+            yield tail
 
     def _line_blocks(self, f: BinaryIO) -> Iterator[str]:
         st = self.stats
@@ -373,7 +337,7 @@ def _maybe_compressed_stream(f: BinaryIO, src: Source) -> BinaryIO:
     kind = compression_of(head)
     if kind is not None:
         src.stats.compression = kind
-        return _decompressor(stream, kind, src.name)  # type: ignore[arg-type]
+        return decompressor(stream, kind, src.name)  # type: ignore[arg-type]
     return stream  # type: ignore[return-value]
 
 
@@ -397,6 +361,10 @@ def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None =
         try:
             st = path.stat()
         except OSError as e:
+            inside = _member_address(p, skipped, journal_filter)
+            if inside is not None:
+                yield from inside
+                continue
             raise InputError(f"cannot read {p}: {e.strerror or e}") from None
         if stat.S_ISDIR(st.st_mode):
             n = 0
@@ -410,8 +378,67 @@ def expand_paths(paths: list[str] | tuple[str, ...], skipped: list[str] | None =
                 raise InputError(f"{p}: no log files in this directory")
         else:
             # A file is a journal file by its magic bytes (a text export named
-            # x.journal is read as text): open_binary decides.
-            yield Source(str(path), path, journal_filter=journal_filter)
+            # x.journal is read as text): open_binary decides. Only a regular
+            # file is sniffed for an archive (a pipe, <(cmd), is read once).
+            if stat.S_ISREG(st.st_mode):
+                yield from file_sources(path, str(path), skipped, journal_filter)
+            else:
+                yield Source(str(path), path, journal_filter=journal_filter)
+
+
+def is_log_name(name: str) -> bool:
+    """Whether a file met in a walked directory (or an archive) is read: not a
+    hidden file (nor macOS's ``._x`` resource forks), not a table, a document
+    or a script beside the logs."""
+    base = name.rsplit("/", 1)[-1]
+    return bool(base) and not base.startswith(".") and not base.endswith((".csv", ".md", ".py", ".sh", ".parquet"))
+
+
+def file_sources(path: Path, name: str, skipped: list[str] | None = None,
+                 journal_filter: JournalFilter | None = None) -> Iterator[Source]:
+    """The sources of one regular file: itself, or each member of an archive
+    (``name:path/in/it``; ``archives``). An archive that cannot be listed, or
+    holds no log, is one source whose reading raises why (as a binary file's
+    does); what could not be read inside one (an encrypted member, the rest of
+    an archive cut short) is appended to ``skipped``."""
+    kind = archive_kind(path)
+    if kind is None:
+        yield Source(name, path, journal_filter=journal_filter)
+        return
+    notes: list[str] = []
+    try:
+        members = list_members(path, name, kind[0], kind[1], notes)
+    except InputError as e:
+        yield Source(name, path, journal_filter=journal_filter, error=str(e))
+        return
+    logs = [m for m in members if is_log_name(m.name)]
+    if skipped is not None:
+        skipped.extend(notes)
+    if not logs:
+        why = f"no log files in this {kind[0]} archive" + (f" ({notes[0]})" if notes else "")
+        yield Source(name, path, journal_filter=journal_filter, error=f"{name}: {why}")
+        return
+    for m in logs:
+        yield Source(f"{name}:{shown_name(m.name)}", path, journal_filter=journal_filter, member=m)
+
+
+def _member_address(arg: str, skipped: list[str] | None,
+                    journal_filter: JournalFilter | None) -> list[Source] | None:
+    """``archive.tgz:path/in/it`` (a name ``classify`` printed) as the sources
+    it names: that member, or the members under that folder; ``None`` when
+    ``arg`` is not such an address."""
+    at = arg.find(":")
+    while at > 0:
+        archive, inner = Path(arg[:at]), arg[at + 1:]
+        if archive.is_file() and archive_kind(archive) is not None:
+            found = [s for s in file_sources(archive, arg[:at], [], journal_filter)
+                     if s.member is not None and (shown_name(s.member.name) == inner
+                                                  or shown_name(s.member.name).startswith(inner.rstrip("/") + "/"))]
+            if not found:
+                raise InputError(f"{arg}: no such member in {arg[:at]}")
+            return found
+        at = arg.find(":", at + 1)
+    return None
 
 
 def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
@@ -433,8 +460,7 @@ def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
             # their rotated system@...journal~ are one interleaved history.
             yield Source(dirpath, Path(dirpath), journal=True)
         for name in sorted(filenames):
-            if name.startswith(".") or name.endswith((".csv", ".md", ".py", ".sh", ".parquet")) \
-                    or is_journal_name(name):
+            if not is_log_name(name) or is_journal_name(name):
                 continue
             fp = Path(dirpath) / name
             # Only regular files: a dangling symlink, a symlink loop, a FIFO
@@ -450,4 +476,27 @@ def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
                 if skipped is not None:
                     skipped.append(f"{fp}: not a regular file")
                 continue
-            yield Source(str(fp), fp)
+            yield from file_sources(fp, str(fp), skipped)
+
+
+@contextmanager
+def rereadable(source: Source) -> Iterator[Source]:
+    """A source that can be read twice (a page reads the log again for the
+    lines around the evidence): stdin is copied to a private temporary file,
+    removed afterwards; any other source is itself."""
+    if source.path is not None:
+        yield source
+        return
+    import shutil
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="forensics-stdin-")
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            shutil.copyfileobj(sys.stdin.buffer, tmp, BLOCK_BYTES)
+        yield Source(source.name, Path(name), journal_filter=source.journal_filter)
+    finally:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass

@@ -62,15 +62,46 @@ def _verdict_expected(row: dict[str, str]) -> str:
     return "failed" if row.get("root_cause") else "ready"
 
 
+def labelled_dirs(dirs: list[Path]) -> list[Path]:
+    """Each DIR as given, or, when it has no labels.csv but folders that do (``corpora/public``
+    and its batches), those folders in name order."""
+    from forensics.lab.public_corpus import batch_dirs
+
+    out: list[Path] = []
+    for d in dirs:
+        found = batch_dirs(d) if not (d / "labels.csv").exists() and d.is_dir() else [d]
+        if not found:
+            raise InputError(f"{d}: no labels.csv, and no folder in it has one")
+        out.extend(found)
+    return out
+
+
+GROUP_KEYS = ("server", "family", "label", "shape", "batch", "excerpt")
+
+
+def group_of(row: dict[str, str], key: str) -> str:
+    """The group a labelled row falls in for ``eval --by KEY``."""
+    from forensics.lab.public_corpus import server_family
+
+    if key == "label":
+        return row.get("root_cause") or f"(healthy: {row.get('verdict') or 'ready'})"
+    if key == "family":
+        return server_family(row.get("server") or "?") if row.get("server") else "?"
+    if key == "batch":
+        return Path(row["_path"]).parent.name
+    return row.get(key) or "?"
+
+
 def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | None = None,
-                  model: str | None = None) -> dict[str, Any]:
+                  model: str | None = None, by: tuple[str, ...] = ()) -> dict[str, Any]:
     """Score every labelled log in ``dirs`` (rows of ``split`` only, when given);
-    ``model``: a classifier file instead of the shipped one (.skops allowed)."""
+    ``model``: a classifier file instead of the shipped one (.skops allowed);
+    ``by``: also score each group of rows (server, family, label, shape, batch)."""
     sset = signature_set()
     clf = load_classifier(use_classifier, model)
     rows: list[dict[str, Any]] = []
     unreadable: list[str] = []
-    for d in dirs:
+    for d in labelled_dirs(dirs):
         for row in read_labels(d, split):
             src = Source(row["_path"], Path(row["_path"]))
             kept: list = []
@@ -85,12 +116,41 @@ def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | No
                 unreadable.append(str(e))
                 continue
             best = hybrid if clf is not None else rules
+            live = _live_warnings(Path(row["_path"]), sset)
             rows.append({"row": row, "rules": rules, "hybrid": hybrid, "forced": forced,
                          "linked_alone": _linked_alone(kept, best),
-                         "live": _live_count(Path(row["_path"]), sset) if not row.get("root_cause") else 0})
+                         "live": len(live) if not row.get("root_cause") else 0,
+                         "live_hit": _live_hit(row, live)})
     report = score(rows, clf is not None)
     report["unreadable"] = unreadable
+    if by:
+        report["by"] = {key: {g: summary(score(items, clf is not None))
+                              for g, items in sorted(_grouped(rows, key).items())} for key in by}
     return report
+
+
+def _grouped(items: list[dict[str, Any]], key: str) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for it in items:
+        out[group_of(it["row"], key)].append(it)
+    return out
+
+
+def summary(report: dict[str, Any]) -> dict[str, Any]:
+    """The ledger's figures of one scored set (also one group of ``--by``)."""
+    best = report["modes"].get("hybrid") or report["modes"]["rules"]
+    ew = report["early_warnings"]
+    return {
+        "logs": report["n"], "failures": best["failures"], "healthy": best["healthy"],
+        "top1": best["accuracy"], "correct": best["correct"],
+        "evidence": report["evidence"], "phase": report["phase"],
+        "early_warning": {"found": ew["found"], "live": ew.get("live", 0), "n": ew["n"],
+                          "listed_per_failure": ew["mean_listed_per_failure"]},
+        "not_called_failed": best["not_called_failed"], "healthy_called_failed": best["healthy_called_failed"],
+        "live_per_healthy_log": report["live_warnings"]["per_healthy_log"],
+        "healthy_verdict": report["healthy_verdicts"],
+        "ece": best.get("ece"), "high_confidence": best["high_confidence"],
+    }
 
 
 def _linked_alone(incidents: list, result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -103,8 +163,18 @@ def _linked_alone(incidents: list, result: dict[str, Any]) -> list[dict[str, Any
     return relink(incidents[idx], use_signatures=False) or []
 
 
-def _live_count(path: Path, sset: Any) -> int:
-    """How many early warnings ``watch`` would print live on this log."""
+def _live_hit(row: dict[str, str], live: list[dict[str, Any]]) -> bool:
+    """``watch`` printed the labelled early warning live, before the fatal line arrived."""
+    early, fatal = row.get("early_warning_substring") or "", row.get("fatal_substring") or ""
+    if not (row.get("root_cause") and early):
+        return False
+    lines = _raw_lines(row.get("_path"))
+    fatal_at = next((i + 1 for i, t in enumerate(lines) if fatal and fatal in t), None)
+    return any(early in w["text"] and (fatal_at is None or w["line"] < fatal_at) for w in live)
+
+
+def _live_warnings(path: Path, sset: Any) -> list[dict[str, Any]]:
+    """The early warnings ``watch`` would print live on this log, in order."""
     from forensics.diagnosis.diagnose import record_hits
     from forensics.diagnosis.early_warnings import live_early_warnings
     from forensics.events.parser import iter_source_events
@@ -113,14 +183,14 @@ def _live_count(path: Path, sset: Any) -> int:
     builder = IncidentBuilder(str(path), record_hits(sset))
     announced: set[str] = set()
     cur = None
-    n = 0
+    out: list[dict[str, Any]] = []
     for ev in iter_source_events(Source(str(path), path)):
         for _ in builder.feed(ev):
             pass
         if builder.cur is not cur:
             cur, announced = builder.cur, set()
-        n += len(live_early_warnings(builder.cur, ev, announced))
-    return n
+        out.extend(live_early_warnings(builder.cur, ev, announced))
+    return out
 
 
 def _modes(has_clf: bool) -> list[str]:
@@ -158,6 +228,8 @@ def _score_mode(failures: list[dict[str, Any]], healthy: list[dict[str, Any]], m
     """Accuracy, per-label figures, confusion and misses of one answering mode."""
     correct = 0
     conf_hi = conf_hi_ok = 0
+    not_failed = 0
+    calib: list[tuple[float, bool]] = []
     per_label: dict[str, Counter] = defaultdict(Counter)
     confusion: dict[str, Counter] = defaultdict(Counter)
     misses = []
@@ -167,6 +239,9 @@ def _score_mode(failures: list[dict[str, Any]], healthy: list[dict[str, Any]], m
         pred = pred or "none"
         ok = pred == truth
         correct += ok
+        not_failed += verdict != "failed"
+        if conf is not None and verdict == "failed":
+            calib.append((float(conf), ok))
         per_label[truth]["support"] += 1
         per_label[truth]["tp"] += ok
         per_label[pred]["predicted"] += 1
@@ -187,8 +262,25 @@ def _score_mode(failures: list[dict[str, Any]], healthy: list[dict[str, Any]], m
         "high_confidence": {"n": conf_hi, "correct": conf_hi_ok,
                             "precision": round(conf_hi_ok / conf_hi, 4) if conf_hi else None},
         "healthy": len(healthy), "healthy_called_failed": false_fail,
+        "not_called_failed": not_failed,
+        "ece": expected_calibration_error(calib),
         "misses": misses,
     }
+
+
+def expected_calibration_error(pairs: list[tuple[float, bool]], bins: int = 10) -> float | None:
+    """ECE: the gap between confidence and accuracy, averaged over equal-width
+    confidence bins weighted by how many answers fall in each."""
+    if not pairs:
+        return None
+    total = 0.0
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [(c, ok) for c, ok in pairs if lo <= c < hi or (b == bins - 1 and c == 1.0)]
+        if inside:
+            gap = abs(sum(c for c, _ in inside) / len(inside) - sum(ok for _, ok in inside) / len(inside))
+            total += gap * len(inside)
+    return round(total / len(pairs), 4)
 
 
 def evidence_names(fatal: str, evidence: list[dict[str, Any]], path: str | None) -> bool:
@@ -218,7 +310,9 @@ def _count_row(n: Counter, it: dict[str, Any], res: dict[str, Any]) -> None:
     fatal = row.get("fatal_substring") or ""
     if row.get("root_cause") and fatal:
         n["ev_n"] += 1
-        n["ev_hit"] += evidence_names(fatal, res.get("evidence") or [], row.get("_path"))
+        evidence = res.get("evidence") or []
+        n["ev_hit"] += evidence_names(fatal, evidence, row.get("_path"))
+        n["ev_first"] += evidence_names(fatal, evidence[:1], row.get("_path"))
     early = row.get("early_warning_substring") or ""
     if row.get("root_cause") and early:
         n["ew_n"] += 1
@@ -226,6 +320,7 @@ def _count_row(n: Counter, it: dict[str, Any], res: dict[str, Any]) -> None:
         alone = any(early in w["text"] for w in it.get("linked_alone") or [])
         n["ew_hit"] += hit
         n["ew_alone"] += alone
+        n["ew_live"] += bool(it.get("live_hit"))
         if res.get("verdict") == "failed":
             n["ew_det"] += 1
             n["ew_det_hit"] += hit
@@ -258,9 +353,10 @@ def score(items: list[dict[str, Any]], has_clf: bool) -> dict[str, Any]:
     for it in items:
         _count_row(n, it, it["hybrid"] if has_clf else it["rules"])
     report["evidence_hit_rate"] = _rate(n["ev_hit"], n["ev_n"])
-    report["evidence"] = {"hit": n["ev_hit"], "n": n["ev_n"]}
+    report["evidence"] = {"hit": n["ev_hit"], "first": n["ev_first"], "n": n["ev_n"]}
     report["early_warning_recall"] = _rate(n["ew_hit"], n["ew_n"])
-    report["early_warnings"] = {"found": n["ew_hit"], "n": n["ew_n"], "found_by_linking_alone": n["ew_alone"],
+    report["early_warnings"] = {"found": n["ew_hit"], "live": n["ew_live"], "n": n["ew_n"],
+                                "found_by_linking_alone": n["ew_alone"],
                                 "detected": n["ew_det"], "found_of_detected": n["ew_det_hit"],
                                 "linking_alone_of_detected": n["ew_det_alone"],
                                 "mean_listed_per_failure": _rate(n["listed"], n["failed_n"], 3)}
@@ -293,6 +389,10 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
     lines.append(f"{'conf>=0.9 precision':<24}" + "".join(
         f"{(m['high_confidence']['precision'] if m['high_confidence']['precision'] is not None else float('nan')):>12.1%}"
         for m in modes.values()))
+    lines.append(f"{'not called failed':<24}" + "".join(
+        f"{str(m.get('not_called_failed', 0)) + '/' + str(m['failures']):>12}" for m in modes.values()))
+    lines.append(f"{'calibration error (ECE)':<24}" + "".join(
+        f"{m['ece']:>12.3f}" if m.get("ece") is not None else f"{'-':>12}" for m in modes.values()))
     lines.append(f"{'healthy called failed':<24}" + "".join(
         f"{str(m['healthy_called_failed']) + '/' + str(m['healthy']):>12}" for m in modes.values()))
     for key, label in (("evidence", "evidence-line hit"), ("early_warnings", "early-warning recall"), ("phase", "phase accuracy")):
@@ -300,12 +400,18 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
         num = d.get("hit", d.get("found", d.get("correct", 0)))
         pct = f"{num / d['n']:.1%}" if d["n"] else "-"
         lines.append(f"{label:<24}{pct:>12}  ({num}/{d['n']}, {report['decided_by']})")
+    ev = report["evidence"]
+    if ev["n"]:
+        lines.append(f"{'evidence listed first':<24}{ev.get('first', 0) / ev['n']:>12.1%}  ({ev.get('first', 0)}/{ev['n']})")
     ew = report["early_warnings"]
     if ew["n"]:
         lines.append(f"{'  linking alone':<24}{ew['found_by_linking_alone'] / ew['n']:>12.1%}  "
                      f"({ew['found_by_linking_alone']}/{ew['n']}; of detected failures: with signatures "
                      f"{ew['found_of_detected']}/{ew['detected']}, linking alone {ew['linking_alone_of_detected']}/"
                      f"{ew['detected']})")
+    if ew["n"]:
+        lines.append(f"{'  printed live':<24}{ew.get('live', 0) / ew['n']:>12.1%}  ({ew.get('live', 0)}/{ew['n']}, "
+                     "before the fatal line)")
     if ew.get("mean_listed_per_failure") is not None:
         lines.append(f"{'early warnings/failure':<24}{ew['mean_listed_per_failure']:>12.2f}")
     lw = report["live_warnings"]
@@ -318,8 +424,31 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
     main = modes.get("hybrid") or modes["rules"]
     lines.append("per label (" + ("hybrid" if "hybrid" in modes else "rules") + "): " + ", ".join(
         f"{k} P{v['precision']:.2f}/R{v['recall']:.2f}" for k, v in main["per_label"].items()))
+    for key, groups in (report.get("by") or {}).items():
+        lines.append("")
+        lines.append(render_groups(key, groups))
     if show_misses:
         for mname, m in modes.items():
             for miss in m["misses"]:
                 lines.append(f"  miss[{mname}] {miss['source']}: truth {miss['truth']}, got {miss['pred']} ({miss['confidence']})")
     return "\n".join(lines)
+
+
+def _pct(num: int | None, n: int | None) -> str:
+    return f"{num / n:.0%} ({num}/{n})" if n else "-"
+
+
+def render_groups(key: str, groups: dict[str, dict[str, Any]]) -> str:
+    """One row per group of ``eval --by KEY``: the ledger's figures."""
+    head = (f"{'by ' + key:<26}{'logs':>5}{'top-1':>14}{'evidence':>14}{'phase':>14}{'EW found':>12}"
+            f"{'EW live':>12}{'not failed':>11}{'healthy failed':>15}{'live/healthy':>13}")
+    out = [head]
+    for g, s in groups.items():
+        ew = s["early_warning"]
+        live = s["live_per_healthy_log"]
+        out.append(f"{g[:25]:<26}{s['logs']:>5}{_pct(s['correct'], s['failures']):>14}"
+                   f"{_pct(s['evidence']['hit'], s['evidence']['n']):>14}{_pct(s['phase']['correct'], s['phase']['n']):>14}"
+                   f"{_pct(ew['found'], ew['n']):>12}{_pct(ew['live'], ew['n']):>12}"
+                   f"{s['not_called_failed']:>11}{s['healthy_called_failed']:>15}"
+                   f"{(f'{live:.2f}' if live is not None else '-'):>13}")
+    return "\n".join(out)

@@ -29,7 +29,10 @@ from typing import Any
 from forensics.diagnosis.early_warnings import BASELINE_PATH, coarse_template, subject_value, subjects, template
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DIRS = sorted({p.parent for pat in ("*/labels.csv", "*/pairs.csv") for p in (ROOT / "corpora").glob(pat)})
+# Every collection under corpora/, the public corpus's batches among them (its ~100+ real
+# healthy logs of every server family are what a healthy start-up prints in the wild).
+DEFAULT_DIRS = sorted({p.parent for pat in ("*/labels.csv", "*/pairs.csv", "public/*/labels.csv")
+                       for p in (ROOT / "corpora").glob(pat)})
 
 
 def healthy_logs(dirs: list[Path]) -> list[Path]:

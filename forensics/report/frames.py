@@ -57,6 +57,10 @@ first_lead_s         float64              lead time of the earliest early warnin
 early_warnings       string               the early warnings as a JSON list
 evidence_line        Int64                line of the first evidence entry
 evidence_text        string               its text
+evidence             string               every evidence entry (line, text, role) as a JSON list
+host                 string               the host the lifetime's lines name (journald, syslog)
+unit                 string               the systemd unit
+server               string               the server (sglang, vllm, ...) when the log says
 lines                Int64                lines read from the source
 error                string               why the source could not be read (else NA)
 start_ts_text        string               start_ts as logged, when a table cannot hold it
@@ -136,6 +140,10 @@ INCIDENT_COLUMNS: dict[str, str] = {
     "early_warnings": "string",
     "evidence_line": "Int64",
     "evidence_text": "string",
+    "evidence": "string",
+    "host": "string",
+    "unit": "string",
+    "server": "string",
     "lines": "Int64",
     "error": "string",
     "start_ts_text": "string",
@@ -293,6 +301,11 @@ def incident_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
                                           for w in warnings], ensure_ascii=False, default=str),
             "evidence_line": ev0.get("line"),
             "evidence_text": ev0.get("text"),
+            "evidence": json.dumps([{k: e.get(k) for k in ("line", "text", "role")} for e in evidence],
+                                   ensure_ascii=False, default=str),
+            "host": inc.get("host"),
+            "unit": inc.get("unit"),
+            "server": inc.get("server"),
             "lines": lines,
             "error": None,
         })
@@ -422,25 +435,32 @@ def _write_jsonl(df: pd.DataFrame, path: Path) -> None:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table written by ``forensics batch`` back with ``INCIDENT_COLUMNS`` dtypes."""
+    """Read a table written by ``forensics batch`` back with ``INCIDENT_COLUMNS``
+    dtypes. A table it could not have written (a foreign one, a ragged CSV,
+    Infinity or text in a number column) is an ``InputError`` naming the
+    column and row (``report.table_check``), never summarised from NAs."""
+    from forensics.report.table_check import cells_of, check_table, read_csv, read_jsonl
+
     path = Path(path)
     fmt = table_format(path)
     try:
         if fmt == "parquet":
             df = pd.read_parquet(path)
         elif fmt == "csv":
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+            df = read_csv(path)
         else:
-            with open(path, encoding="utf-8") as f:
-                records = [{k: no_surrogates(v) if isinstance(v, str) else v for k, v in r.items()}
-                           for r in (json.loads(line) for line in f if line.strip()) if isinstance(r, dict)]
-            df = pd.DataFrame.from_records(records, columns=list(INCIDENT_COLUMNS) if not records else None)
+            df = read_jsonl(path, INCIDENT_COLUMNS)
+    except InputError:
+        raise
     except FileNotFoundError:
         raise InputError(f"cannot read {path}: no such file") from None
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"cannot read {path}: not a {fmt} table (not UTF-8 text)") from None
     except Exception as e:  # pyarrow / parser errors: the file is not a table
         raise InputError(f"cannot read {path}: not a {fmt} table ({type(e).__name__})") from None
+    check_table(str(path), cells_of(df, fmt, INCIDENT_COLUMNS), INCIDENT_COLUMNS, text_cells=fmt != "parquet")
     out = coerce_incidents(df)
     out.attrs.update({k: v for k, v in df.attrs.items() if isinstance(v, (int, float, str))})
     return out

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
+from typing import Any
 
 import pandas as pd
 
@@ -44,15 +45,35 @@ def _warning_leads(df: pd.DataFrame) -> dict[str, list[float]]:
     return leads
 
 
+def summary_counts(df: pd.DataFrame, top: int = 10, files: int | None = None) -> dict[str, Any]:
+    """What the summary says, as data (the text report and the HTML page both
+    read this, so their counts are the same): the head line, counts by
+    verdict, root cause and phase, the top signatures, and the early warnings
+    ranked by median lead time (``(median or None, n, key)``)."""
+    ok = df[df["error"].isna()]
+    failed = ok[ok["verdict"] == "failed"]
+    leads = _warning_leads(ok)
+    ranked = sorted(((statistics.median(v) if v else None, len(v), k) for k, v in leads.items()),
+                    key=lambda t: (t[0] is None, -(t[0] or 0.0), t[2]))
+    errs = df[df["error"].notna()]
+    return {
+        "head": summary_line(df, files),
+        "verdicts": list(ok["verdict"].astype("string").value_counts().items()),
+        "root_causes": list(failed["root_cause"].astype("string").fillna("(none)").value_counts().items()),
+        "phases": list(failed["phase"].astype("string").fillna("(unknown)").value_counts().items()),
+        "signatures": list(failed["signature"].dropna().value_counts().items())[:top],
+        "warnings": ranked[:top],
+        "unreadable": list(zip(errs["source"], errs["error"])),
+    }
+
+
 def render_summary(df: pd.DataFrame, top: int = 10, files: int | None = None) -> str:
     """Counts by root cause and by phase, the most frequent signatures, and the
     early warnings with the longest median lead time."""
-    out = [summary_line(df, files)]
-    ok = df[df["error"].isna()]
-    failed = ok[ok["verdict"] == "failed"]
+    counts = summary_counts(df, top, files)
+    out = [counts["head"]]
 
-    def block(title: str, counts: Counter | pd.Series, n: int | None = None) -> None:
-        items = list(counts.items())[:n] if n else list(counts.items())
+    def block(title: str, items: list[tuple[Any, Any]]) -> None:
         out.append("")
         out.append(title)
         if not items:
@@ -62,28 +83,25 @@ def render_summary(df: pd.DataFrame, top: int = 10, files: int | None = None) ->
         for k, v in items:
             out.append(f"  {str(k):<{w}}  {v}")
 
-    block("verdicts:", ok["verdict"].astype("string").value_counts())
-    block("failures by root cause:", failed["root_cause"].astype("string").fillna("(none)").value_counts())
-    block("failures by phase:", failed["phase"].astype("string").fillna("(unknown)").value_counts())
-    block(f"most frequent signatures (top {top}):", failed["signature"].dropna().value_counts(), top)
-
-    leads = _warning_leads(ok)
-    ranked = sorted(((statistics.median(v) if v else None, len(v), k) for k, v in leads.items()),
-                    key=lambda t: (t[0] is None, -(t[0] or 0.0), t[2]))
+    block("verdicts:", counts["verdicts"])
+    block("failures by root cause:", counts["root_causes"])
+    block("failures by phase:", counts["phases"])
+    block(f"most frequent signatures (top {top}):", counts["signatures"])
+    ranked = counts["warnings"]
     out.append("")
     out.append(f"early warnings by median lead time (top {top}):")
     if not ranked:
         out.append("  (none)")
     else:
-        w = max(len(k) for _, _, k in ranked[:top])
-        for med, n, k in ranked[:top]:
+        w = max(len(k) for _, _, k in ranked)
+        for med, n, k in ranked:
             med_s = f"{med:8.1f} s" if med is not None else "       - s"
             out.append(f"  {k:<{w}}  median lead {med_s}  (n={n})")
-    errs = df[df["error"].notna()]
-    if len(errs):
+    errs = counts["unreadable"]
+    if errs:
         out.append("")
         out.append("unreadable:")
-        for src, e in zip(errs["source"].head(top), errs["error"].head(top)):
+        for src, e in errs[:top]:
             out.append(f"  {src}: {e}")
         if len(errs) > top:
             out.append(f"  ... and {len(errs) - top} more")

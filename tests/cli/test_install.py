@@ -26,9 +26,11 @@ def test_core_dependencies_are_the_small_set():
     assert deps == {"click", "google-re2", "lark", "regex", "pyyaml", "zstandard", "mypy_extensions"}
     extras = _project()["optional-dependencies"]
     for extra, wants in (("batch", ("pandas", "pyarrow", "dask")), ("train", ("scikit-learn", "skops")),
-                         ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema"))):
+                         ("notebooks", ("nbclient", "ipykernel")), ("test", ("pytest", "jsonschema")),
+                         ("archives", ("py7zr",))):
         assert all(any(d.startswith(w) for d in extras[extra]) for w in wants), extra
-    assert "forensics[batch,train,notebooks]" in extras["test"]
+    assert "forensics[batch,train,notebooks,archives,html]" in extras["test"]
+    assert any(d.startswith("matplotlib") for d in extras["html"])
 
 
 def test_classify_watch_parse_import_only_the_core():
@@ -58,6 +60,9 @@ def test_a_missing_extra_is_named_in_one_line(tmp_path):
         ("pandas", ["batch", str(CORPORA / "seeds"), "--out", str(tmp_path / "t.parquet")], "forensics[batch]"),
         ("pandas", ["report", str(tmp_path / "t.parquet")], "forensics[batch]"),
         ("sklearn,skops", ["train", "--out", str(tmp_path / "m.skops")], "forensics[train]"),
+        ("matplotlib", ["classify", "--format", "html", str(EXAMPLE)], "forensics[html]"),
+        ("matplotlib", ["report", str(tmp_path / "t.parquet"), "--html", str(tmp_path / "r.html")],
+         "forensics[html]"),
     ]
     for missing, argv, extra in cases:
         proc = _run(block + f"main({argv!r})", "-", missing)

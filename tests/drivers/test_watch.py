@@ -56,39 +56,78 @@ class Session:
         return rc
 
 
-def _warm_up(s: Session) -> None:
-    # Let the interpreter start before timing anything.
-    s.send(SEED1.read_text().splitlines()[0])
-    time.sleep(1.5)
+def _cat_rendering() -> list[str]:
+    """``journalctl -o cat``: the messages alone, as the short rendering's envelopes carry them."""
+    import re
+
+    env = re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [^ ]+ [^:]+: ")
+    return [env.sub("", line, count=1) for line in SEED1.read_text().splitlines()]
 
 
-def test_seed_early_warning_and_failure_arrive_promptly():
-    lines = SEED1.read_text().splitlines()
+RENDERINGS = {
+    "examples": lambda: (REPO / "examples" / "sglang-b300-flash-attn-cute.log").read_text().splitlines(),
+    "short": lambda: SEED1.read_text().splitlines(),
+    "short-iso": lambda: (CORPORA / "seeds" / "seed1.short-iso.log").read_text().splitlines(),
+    "short-iso-precise": lambda: (CORPORA / "seeds" / "seed1.short-iso-precise.log").read_text().splitlines(),
+    "json": lambda: (CORPORA / "seeds" / "seed1.json.log").read_text().splitlines(),
+    "cat": _cat_rendering,
+}
+
+
+@pytest.mark.parametrize("rendering", sorted(RENDERINGS))
+def test_seed_early_warning_and_failure_arrive_promptly(rendering):
+    lines = RENDERINGS[rendering]()
     s = Session("--stall-timeout", "60")
-    _warm_up(s)
+    s.send(lines[0])
+    time.sleep(1.5)  # let the interpreter start before timing anything
     warn_at = fail_at = None
     for i, line in enumerate(lines[1:], 2):
         t = s.send(line)
         if warn_at is None and "Unexpected error during package walk" in line:
             warn_at = t
             time.sleep(0.6)  # give it time to show up before more lines arrive
-        if fail_at is None and line.rstrip().endswith("Please check your source tree."):
+        if fail_at is None and "Please check your source tree." in line:
             fail_at = t
             time.sleep(0.7)
             break
         if i % 50 == 0:
             time.sleep(0.01)
+    assert warn_at is not None and fail_at is not None
+    # The package-walk warning is printed live: healthy start-ups print it too, but this one
+    # runs on a B300-class GPU (265 GB per GPU) with Blackwell-only TRT-LLM backends, the
+    # context in which SGLang takes the CuTe DSL path; the line says what it predicts and why.
+    live = [(t, e) for t, e in s.events if e["event"] == "early_warning" and "package walk" in e["text"]]
+    assert live, [e["event"] for _, e in s.events]
+    t_warn, warning = live[0]
+    assert t_warn - warn_at < 0.5
+    assert warning["predicts"] == ["env.module-missing"] and "context" in warning["why"]
     t_fail, ev = s.wait_for("failure")
     assert ev["diagnosis"]["root_cause"] == "env.module-missing"
     assert t_fail - fail_at < 0.5
-    # Healthy SGLang start-ups print the package-walk warning too (it is in the
-    # healthy baseline), so it is not announced live; once the failure names
-    # cutlass, the retrospective list carries it with its lead time.
     walk = [w for w in ev["diagnosis"]["early_warnings"] if "cutlass.cute.experimental" in w["text"]]
-    assert walk and walk[0]["lead_seconds"] == pytest.approx(103.0, abs=1) and "cutlass" in walk[0]["why"]
-    assert not any(e["event"] == "early_warning" and "package walk" in e["text"] for _, e in s.events)
-    assert warn_at is not None
+    assert walk and "cutlass" in walk[0]["why"]
+    if rendering != "cat":  # journalctl -o cat prints no time: no lead time to give
+        assert walk[0]["lead_seconds"] == pytest.approx(103.0, abs=1)
     assert s.finish() == 1
+
+
+def test_package_walk_warning_stays_quiet_without_its_context():
+    """The same warning on a start-up that shows no Blackwell GPU or FA4 / TRT-LLM backend
+    (an Ada GPU with 24 GB) is not announced live."""
+    import re
+
+    lines = [re.sub(r"avail mem=\d+\.\d+ GB", "avail mem=12.00 GB", line)
+             .replace("attention_backend='trtllm_mla'", "attention_backend='flashinfer'")
+             .replace("moe_runner_backend='flashinfer_trtllm'", "moe_runner_backend='auto'")
+             for line in SEED1.read_text().splitlines()]
+    s = Session("--stall-timeout", "60")
+    for line in lines:
+        s.send(line)
+        if "Unexpected error during package walk" in line:
+            break
+    time.sleep(1.0)
+    assert s.finish() == 3  # the stream ended before readiness
+    assert not any(e["event"] == "early_warning" and "package walk" in e["text"] for _, e in s.events)
 
 
 def _ready_lines() -> list[str]:

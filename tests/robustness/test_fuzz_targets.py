@@ -9,7 +9,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 TARGETS = {"fuzz_envelope": "corpus-envelope", "fuzz_tables": "corpus-tables", "fuzz_files": "corpus-files",
-           "fuzz_parse": "corpus"}
+           "fuzz_parse": "corpus", "fuzz_archives": "corpus-archives"}
 
 
 def _load(name: str):
@@ -32,3 +32,25 @@ def test_every_target_has_a_corpus():
                          ids=[f"{t}:{p.name}" for t, p in CASES if t != "fuzz_parse"])
 def test_replay(target, path):
     _load(target).check_one(path.read_bytes())
+
+
+@pytest.mark.slow
+def test_short_archive_fuzz_run(tmp_path):
+    """A bounded libFuzzer run of the archive target (new inputs go to tmp_path)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("atheris")
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "fuzz" / "fuzz_archives.py"), str(work), str(REPO / "fuzz" / "corpus-archives"),
+         "-runs=1500", "-max_total_time=30", "-max_len=16384", "-timeout=20", "-rss_limit_mb=4096",
+         f"-artifact_prefix={artifacts}/"],
+        capture_output=True, timeout=180, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    crashes = sorted(p.name for p in artifacts.iterdir())
+    tail = proc.stderr.decode("utf-8", "replace")[-4000:]
+    assert proc.returncode == 0 and not crashes, f"fuzzer found {crashes} (copy them into fuzz/corpus-archives):\n{tail}"

@@ -145,6 +145,53 @@ def skops_exploit(marker: Path) -> bytes:
     return buf.getvalue()
 
 
+def zip_bomb() -> bytes:
+    """One member of 1 GiB of newlines-free 'x' (about 1 MB zipped): streamed, clipped, never held."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z, z.open("big.log", "w", force_zip64=True) as f:
+        block = b"x" * (1 << 20)
+        for _ in range(1024):
+            f.write(block)
+    return buf.getvalue()
+
+
+def tgz_pax_bomb() -> bytes:
+    """A pax header claiming 1 GiB (zeros: 1 MB gzipped), which tarfile would read whole."""
+    import tarfile
+    import zlib
+
+    hdr = tarfile.TarInfo("././@PaxHeader")
+    hdr.type = tarfile.XHDTYPE
+    hdr.size = 1 << 30
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)  # gzip framing
+    out = [z.compress(hdr.tobuf(format=tarfile.USTAR_FORMAT))]
+    zeros = bytes(1 << 20)
+    out += [z.compress(zeros) for _ in range(1024)]
+    return b"".join(out) + z.flush()
+
+
+def tgz_with_oddities() -> bytes:
+    """A failing log beside a symlink to /etc/passwd, a hard link, a FIFO and a device: only the file is read."""
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        info = tarfile.TarInfo("logs/server.log")
+        info.size = len(FAIL)
+        tf.addfile(info, io.BytesIO(FAIL))
+        for name, kind in (("logs/passwd.log", tarfile.SYMTYPE), ("logs/hard.log", tarfile.LNKTYPE),
+                           ("logs/fifo.log", tarfile.FIFOTYPE), ("logs/sda.log", tarfile.BLKTYPE)):
+            info = tarfile.TarInfo(name)
+            info.type = kind
+            info.linkname = "/etc/passwd" if kind == tarfile.SYMTYPE else "logs/server.log"
+            tf.addfile(info)
+    return buf.getvalue()
+
+
 def zip_of_log() -> bytes:
     import io
     import zipfile
@@ -215,6 +262,15 @@ def same_output_for_jobs(run: Run) -> None:
 def report_counts(n: int) -> Callable[[Run], None]:
     def check(run: Run) -> None:
         assert run.out.decode().startswith(f"{n} files"), run.out[:200]
+    return check
+
+
+def names_column(column: str, why: str) -> Callable[[Run], None]:
+    """A table that is not ours: one line on stderr naming the column (or row) and why."""
+    def check(run: Run) -> None:
+        lines = run.err.strip().splitlines()
+        assert len(lines) == 1 and column in lines[0] and why in lines[0], run.err[:400]
+        assert not run.out, run.out[:200]
     return check
 
 
@@ -297,7 +353,7 @@ CASES: list[Case] = [
       {"in.log": b"[2026-12-01 09:00:00] Starting server with the arguments below\n" * 3
        + b"\xed\xa0\x80 \xc0\xaf \xf8\x88\x80\x80\x80\nRuntimeError: \xed\xbf\xbf\n"}, rc=1, lines="auto"),
     C("utf16-file", ["parse", "--stats", "{f}"], {"in.log": "\ufeffRuntimeError: boom\nok\n".encode("utf-16")},
-      rc=2, check=lambda r: "UTF-16" in r.err),
+      rc=0, check=lambda r: b"RuntimeError: boom" in r.out and '"lines": 2,' in r.err),  # decoded, no phantom line
     C("utf8-bom", ["classify", "--format", "json", "{f}"], {"in.log": b"\xef\xbb\xbf" + FAIL}, rc=1, lines="auto"),
     C("unicode-line-separators", ["parse", "--stats", "{f}"],
       {"in.log": "a\u2028b\u0085c\u2029d\x1ce\x1df\x1eg\n\x0c\x0b\n".encode()}, lines="auto"),
@@ -364,7 +420,19 @@ CASES: list[Case] = [
     C("gzip-bomb-input", ["classify", "--format", "json", "{f}"], {"in.log.gz": gzip_bomb}, rc=(1, 2), timeout=90),
     C("gzip-then-garbage", ["parse", "--stats", "{f}"], {"in.log.gz": gzip.compress(FAIL) + b"garbage" * 100},
       lines=2),
-    C("zip-is-refused", ["classify", "{f}"], {"in.zip": zip_of_log}, rc=2),
+    C("zip-is-read-member-by-member", ["classify", "{f}"], {"in.zip": zip_of_log}, rc=1,
+      check=lambda r: r.out.startswith(f"{r.dir}/in.zip:server.log: FAILED".encode())),
+    C("zip-member-bomb-is-streamed", ["classify", "--no-classifier", "{f}"], {"bomb.zip": zip_bomb}, rc=0,
+      timeout=120),
+    C("tgz-pax-header-bomb", ["classify", "{f}"], {"bomb.tgz": tgz_pax_bomb}, rc=2, timeout=120,
+      check=lambda r: "an extended header of 1,073,741,824 bytes" in r.err),
+    C("tgz-with-links-and-devices", ["classify", "{f}"], {"in.tgz": tgz_with_oddities}, rc=1,
+      check=lambda r: r.out.count(b": FAILED") == 1 and b"passwd" not in r.out),
+    C("utf16-powershell-log", ["classify", "{f}"], {"ps.log": lambda: FAIL.replace(b"\n", b"\r\n").decode()
+                                                   .encode("utf-16")}, rc=1),
+    C("utf32-be-no-mark", ["classify", "{f}"], {"in.log": lambda: FAIL.decode().encode("utf-32-be")}, rc=1),
+    C("utf16-watch-stdin", ["watch", "--no-classifier", "--grace", "0.2", "--stall-timeout", "20"],
+      stdin=lambda: FAIL.decode().encode("utf-16"), rc=1),
     C("xz-is-read-or-refused", ["classify", "{f}"], {"in.log.xz": xz_of_log}, rc=(1, 2),
       check=lambda r: r.rc == 1 or "xz" in r.err),
     C("bz2-is-read-or-refused", ["classify", "{f}"], {"in.log.bz2": bz2_of_log}, rc=(1, 2),
@@ -399,19 +467,30 @@ CASES: list[Case] = [
     C("report-csv-garbage-values", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
         "a.log", "abc", "9999-99-99", "2300-01-01T00:00:00+00:00", "x", "failed", "env.module-missing", "nan%",
         "warmup", "maybe", "2", "1e400", "zz", "{not json", "-1", ""], ["b.log", "1e30"] + [""] * 14])},
-      check=report_counts(2)),
+      rc=2, check=names_column("incident", "'abc' is not a number")),
     C("report-csv-wrong-columns", ["report", "{f}"], {"t.csv": b"x,y\n1,2\n"},
-      check=lambda r: b"1 incidents" in r.out.splitlines()[0]),
+      rc=2, check=names_column("'source', 'verdict', 'root_cause', 'error'", "no")),
+    C("report-csv-infinity", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
+        "a.log", "0", "", "", "1.5", "failed", "", "Infinity", "", "", "", "0", "", "[]", "1", ""]])},
+      rc=2, check=names_column("confidence", "'Infinity' is not a finite number")),
+    C("report-csv-ragged", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, ["a.log", "0", ""]])},
+      rc=2, check=names_column("row 1", "has 3 fields")),
     C("report-csv-huge-field", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, ["a" * 5_000_000] + [""] * 15])},
       check=report_counts(1)),
     C("report-jsonl-odd-lines", ["report", "{f}"], {"t.jsonl": (
         b'[1,2]\n"x"\nnull\n{"source":"a","incident":"x","early_warnings":[1,{"lead_seconds":"no"}]}\n'
         b'{"source":"\\ud800","confidence":"high","start_ts":12345,"lines":1e400}\n')},
-      check=lambda r: b"2 incidents" in r.out.splitlines()[0]),
+      rc=2, check=names_column("line 1", "is not a JSON object")),
+    C("report-jsonl-wrong-values", ["report", "{f}"], {"t.jsonl": (
+        b'{"source":"\\ud800","verdict":"failed","root_cause":null,"error":null,"confidence":"high"}\n')},
+      rc=2, check=names_column("confidence", "'high' is not a number")),
     C("report-jsonl-deep", ["report", "{f}"], {"t.jsonl": b"[" * 100_000 + b"]" * 100_000 + b"\n"}, rc=2),
     C("report-early-warnings-malformed", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
         "a.log", "0", "", "", "", "failed", "", "", "", "", "", "1", "", '[{"lead_seconds": "soon"}, 5, null]', "1",
-        ""]])}, check=report_counts(1)),
+        ""]])}, rc=2, check=names_column("early_warnings", "lead_seconds ('soon')")),
+    C("report-early-warnings-not-a-list", ["report", "{f}"], {"t.csv": csv_table([INCIDENT_HEAD, [
+        "a.log", "0", "", "", "", "failed", "", "", "", "", "", "1", "", '{"lead_seconds": 1}', "1", ""]])},
+      rc=2, check=names_column("early_warnings", "is not a JSON list")),
     C("report-directory", ["report", "{d}"], rc=2),
     C("report-missing", ["report", "{d}/none.parquet"], rc=2),
     # ---- eval on malformed corpora

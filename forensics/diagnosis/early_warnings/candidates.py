@@ -7,6 +7,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from forensics.diagnosis.early_warnings.context import context_tokens
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiRegex
@@ -174,9 +175,11 @@ def collect(inc: Any, ev: Event) -> None:
         verdict = _verdict(ev)
         if len(text) <= VERDICT_LEN:
             remember(_VERDICTS, memo_key, verdict, VERDICTS)
-    facts, level, key, per_gpu = verdict
+    facts, level, key, per_gpu, ctx = verdict
     if facts:
         _apply_facts(notes.facts, facts)
+    if ctx:
+        notes.facts["context"] = notes.facts.get("context", frozenset()) | ctx
     if key is None:
         return
     cands = notes.templates.get(key)
@@ -197,10 +200,15 @@ def collect(inc: Any, ev: Event) -> None:
 
 VERDICTS = 2048  # lines judged by collect, remembered (cleared when full)
 VERDICT_LEN = 400  # longer lines are judged every time
-_VERDICTS: dict[tuple[str, str, str | None], tuple[tuple, str | None, str | None, bool]] = {}
+_VERDICTS: dict[tuple[str, str, str | None], tuple[tuple, str | None, str | None, bool, frozenset[str]]] = {}
 
 
-def _verdict(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
+def _verdict(ev: Event) -> tuple[tuple, str | None, str | None, bool, frozenset[str]]:
+    """``_judge``'s answer and the line's context tokens (GPU, backends, model kind)."""
+    return (*_judge(ev), context_tokens(ev.text))
+
+
+def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
     """What collect keeps of a line, a function of its kind, level and text:
     (its fact groups, its level as a candidate, its streaming dedupe key --
     None when it is no candidate --, whether it names a GPU index)."""

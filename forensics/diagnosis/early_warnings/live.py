@@ -5,6 +5,7 @@ from typing import Any
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, Notes, is_noise, template, text_level
+from forensics.diagnosis.early_warnings.context import matching
 from forensics.diagnosis.early_warnings.resources import arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
@@ -32,9 +33,16 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if is_noise(text):
         return None
     if signature_hit is not None:
+        sig = signature_hit.signature
+        why = f"precursor {sig.id}"
         if (base or baseline()).familiar(text):
-            return None  # healthy start-ups print it too: it only matters once a failure names it
-        return {"line": ev.line, "text": text, "why": f"precursor {signature_hit.signature.id}",
+            # Healthy start-ups print it too: it matters only in the context its signature
+            # names (the GPU, the backends selected), else only once a failure names it.
+            ctx = matching(sig.live_when, (facts or {}).get("context", frozenset()))
+            if not ctx:
+                return None
+            why += f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
+        return {"line": ev.line, "text": text, "why": why,
                 "signature": signature_hit.signature.id, "predicts": list(signature_hit.signature.predicts),
                 "subjects": sorted(subjects(text))[:12]}
     head = text[:400]
@@ -77,7 +85,9 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
             continue  # one announcement per signature and per line (two signatures may name one line)
         announced.add(h.signature.id)
         announced.add(f"line:{h.line}")
-        d = live_decision(ev if h.line == ev.line else Event(kinds.LOG, h.line, h.text, h.event.ts), h)
+        notes_now: Notes | None = getattr(inc, "ew_notes", None)
+        d = live_decision(ev if h.line == ev.line else Event(kinds.LOG, h.line, h.text, h.event.ts), h,
+                          notes_now.facts if notes_now is not None else None)
         if d is not None:
             out.append(d)
     if hits:

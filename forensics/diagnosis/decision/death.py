@@ -1,0 +1,105 @@
+"""Failure detection learned (issue 27): did the process die, when no signature,
+traceback, wrapper or exit status said so?
+
+A line model scores how much a line reads like the line that proves a failure
+(words and bigrams of the line, and its shape: glog's ``E0109`` prefix, a leading
+``error:``, a C++ runtime's bracketed ``[ERROR]`` tag), trained on the labelled
+proving lines of ``corpora/public`` and the project's corpora against every line of
+their healthy logs. At the end of a lifetime nothing else called failed, its last
+lines and the recent lines that use a failure's words are scored; the best one,
+when it scores above a threshold no healthy log reached in cross-validation, is
+where it died. The label is then decided as for any failure line."""
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Any, Iterable
+
+from forensics.diagnosis.decision.pair_model import load
+
+TAIL_LINES = 30
+# A line its program logged below error level was handled (logger.warning(..., exc_info=True)).
+_HANDLED_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("__glog_error__", re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d")),
+    ("__glog_info__", re.compile(r"^[IW]\d{4} \d\d:\d\d:\d\d")),
+    ("__starts_error__", re.compile(r"^\W{0,3}(?:error|fatal)\b", re.I)),
+    ("__colon_error__", re.compile(r"(?:^|\s)\w*(?:error|exception)\w*:", re.I)),
+    ("__bracket_error__", re.compile(r"\[(?:ERROR|E|FATAL|CRITICAL)\]")),
+    ("__bracket_info__", re.compile(r"\[(?:INFO|I|DEBUG|WARNING|WARN|W)\]")),
+    ("__upper_error__", re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b")),
+    ("__http_ok__", re.compile(r'"\s*(?:GET|POST) [^"]*"\s*2\d\d|\b200 OK\b')),
+    ("__short__", re.compile(r"^.{0,24}$", re.S)),
+)
+
+
+def tokens(text: str) -> list[str]:
+    """The features of one line: its shapes, words and word bigrams (lowercased)."""
+    head = text[:600]
+    out = [name for name, rx in _SHAPES if rx.search(head)]
+    words = _WORD.findall(head.lower())[:80]
+    out.extend(words)
+    out.extend(f"{a} {b}" for a, b in zip(words, words[1:]))
+    return out
+
+
+class LineModel:
+    """A linear model over ``tokens`` (binary presence), as exported by the lab."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.weights: dict[str, float] = data["weights"]
+        self.bias: float = float(data["bias"])
+        self.threshold: float = float(data["threshold"])
+        self.version: str = str(data.get("version", "?"))
+
+    def score(self, text: str) -> float:
+        """P(this line proves a failure)."""
+        w = self.weights
+        z = self.bias + sum(w.get(t, 0.0) for t in set(tokens(text)))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+
+@lru_cache(maxsize=4)
+def _model(key: int) -> LineModel | None:
+    data = load("death.json", "FORENSICS_DEATH_MODEL")
+    return LineModel(data) if data is not None else None
+
+
+def death_model() -> LineModel | None:
+    """The shipped death detector (``FORENSICS_DEATH_MODEL`` names another; ``off`` turns it off)."""
+    data = load("death.json", "FORENSICS_DEATH_MODEL")
+    return _model(id(data)) if data is not None else None
+
+
+def candidates(inc: Any) -> Iterable[Any]:
+    """The lines of a lifetime the detector reads: its last lines, its error-level lines,
+    and the recent lines that use a failure's words (each once, in order)."""
+    st = getattr(inc, "outcome", None)
+    if st is None:
+        return []
+    seen: dict[int, Any] = {}
+    # Death comes at the end: a line with 30 more lines after it was survived (a start-up
+    # that prints an error-worded warning and goes on is not dead).
+    last = st.last_line
+    # ... and a start-up that reached another phase after the line went on past it.
+    progressed = st.markers[-1][0] if st.markers else 0
+    for ev in (*st.errors, *st.suspects, *st.recent):
+        if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
+                and ev.line > progressed and (ev.level or "").upper() not in _HANDLED_LEVELS:
+            seen[ev.line] = ev
+    return [seen[k] for k in sorted(seen)]
+
+
+def died_at(inc: Any) -> Any:
+    """The line where the detector says the lifetime died, or None."""
+    model = death_model()
+    if model is None:
+        return None
+    best, best_p = None, model.threshold
+    for ev in candidates(inc):
+        p = model.score(ev.text)
+        if p >= best_p:
+            best, best_p = ev, p
+    return best

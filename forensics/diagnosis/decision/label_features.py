@@ -1,0 +1,72 @@
+"""What the label model reads about one failure: a flat, named feature vector.
+
+Every input is something the diagnosis computed anyway (no extra parsing): the best
+signature hit and its rivals, the text classifier's candidates (when it was consulted:
+only where signatures are not conclusive, as at run time), the label a strong early
+warning predicted, whether the traceback is cut, and how the process died. Pure: the
+same inputs give the same features at training and at run time."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from forensics.diagnosis.taxonomy import LABELS
+
+# One row per (failure, candidate label): the same weights for every label, so that a
+# label with two public examples is decided as well as one with two hundred ("the
+# strong signature's label", "the classifier's probability of this label" generalise;
+# a weight per label would not). A bias per label carries what is left.
+PAIR = ("rule_strong", "rule_weak", "rule_conf", "rule_truncated", "rule_is_warning", "rule_disputed",
+        "rival", "clf", "clf_truncated", "clf_top", "clf_without_rule", "precursor", "precursor_without_rule",
+        "unknown", "unknown_no_failure_line", "unknown_nothing_known")
+FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS)
+INDEX = {name: i for i, name in enumerate(FEATURES)}
+
+
+@dataclass
+class DecisionInputs:
+    """What the diagnosis knew about one failure when it chose a label."""
+    rule_label: str | None = None
+    rule_strength: str | None = None
+    rule_conf: float | None = None
+    rule_priority: int | None = None
+    rule_level: str | None = None
+    rivals: tuple[str, ...] = ()
+    n_rules: int = 0
+    clf: dict[str, float] | None = None  # the consulted classifier's candidates (frame priors mixed in)
+    precursor: str | None = None
+    truncated: bool = False
+    traceback: bool = False
+    no_failure_line: bool = False
+    wrapper: bool = False
+    ends_in_error: bool = False
+    exit_failed: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
+    """The features of ``label`` as the answer for this failure, in ``FEATURES`` order."""
+    x = [0.0] * len(FEATURES)
+    rule = inp.rule_label == label
+    clf = (inp.clf or {}).get(label, 0.0)
+    top = max(inp.clf, key=lambda k: (inp.clf[k], k)) if inp.clf else None  # type: ignore[index]
+    if rule:
+        x[0] = 1.0 if inp.rule_strength == "strong" else 0.0
+        x[1] = 0.0 if inp.rule_strength == "strong" else 1.0
+        x[2] = float(inp.rule_conf or 0.0)
+        x[3] = float(inp.truncated)
+        x[4] = 1.0 if inp.rule_level in ("WARNING", "INFO") else 0.0
+        x[5] = 1.0 if top is not None and top != label else 0.0
+    x[6] = 1.0 if label in inp.rivals else 0.0
+    x[7] = clf
+    x[8] = clf * float(inp.truncated)
+    x[9] = 1.0 if top == label else 0.0
+    x[10] = clf if inp.rule_label is None else 0.0
+    x[11] = 1.0 if inp.precursor == label else 0.0
+    x[12] = 1.0 if inp.precursor == label and inp.rule_label is None else 0.0
+    if label == "unknown":
+        x[13] = 1.0
+        x[14] = float(inp.no_failure_line)
+        x[15] = 1.0 if inp.rule_label is None and not inp.clf and not inp.precursor else 0.0
+    x[INDEX[f"bias:{label}"]] = 1.0
+    return x

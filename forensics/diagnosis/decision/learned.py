@@ -1,0 +1,108 @@
+"""The learned label decision, in place of the hand-set arbitration when a
+classifier is in use (``--no-classifier`` keeps the rules' own answer).
+
+A strong, conclusive signature still decides the label (it names the failure
+by its own message); the model gives its calibrated confidence. Everywhere
+else the model's most probable label is the answer, ``unknown`` (with the
+candidates) only when even that is improbable."""
+from __future__ import annotations
+
+from typing import Any
+
+from forensics.diagnosis.arbitrate import Decision
+from forensics.diagnosis.decision.label_features import DecisionInputs
+from forensics.diagnosis.decision.label_model import RECORDER, label_model
+from forensics.events import types as kinds
+
+
+def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
+              clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
+              tail: Any, exit_failed: bool) -> DecisionInputs:
+    """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed."""
+    sig = best.signature if best is not None else None
+    rivals = tuple(sorted({h.signature.root_cause for h in fails
+                           if sig is None or h.signature.root_cause != sig.root_cause}))
+    clf = {c["label"]: float(c["confidence"]) for c in clf_answer["candidates"]} if clf_answer else None
+    return DecisionInputs(
+        rule_label=sig.root_cause if sig is not None else None,
+        rule_strength=sig.strength if sig is not None else None,
+        rule_conf=rule_conf, rule_priority=sig.priority if sig is not None else None,
+        rule_level=best.event.level if best is not None else None,
+        rivals=rivals, n_rules=len({h.signature.id for h in fails}), clf=clf, precursor=predicted,
+        truncated=truncated, traceback=fail_ev is not None and fail_ev.kind == kinds.TRACEBACK,
+        no_failure_line=fail_ev is None, wrapper=bool(wrappers), ends_in_error=tail is not None,
+        exit_failed=exit_failed)
+
+
+def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc: Any = None) -> Decision:
+    """The label model's decision (or the rules' when no model is shipped)."""
+    rec = RECORDER.get()
+    if rec is not None:
+        rec.append(("label", inc, inp, rules))
+    model = label_model()
+    if model is None:
+        return rules
+    # A model is never certain: three decimals would round 0.9996 to 1.0.
+    probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
+    ranked = sorted(probs, key=lambda k: (-probs[k], k))
+    cands = [{"label": lab, "confidence": round(probs[lab], 3)} for lab in ranked[:3]]
+    if not model.meta.get("ships", {}).get("label", True) and rules.label is not None:
+        # Calibration only: the rules' answer, with the model's probability of it.
+        conf = rules.confidence if rules.label == "unknown" else round(probs.get(rules.label, 0.0), 3)
+        return Decision(rules.label, conf, rules.decided_by, rules.candidates)
+    if inp.rule_label is not None and inp.rule_strength == "strong" and not rules_not_conclusive:
+        label = inp.rule_label  # a conclusive signature decides; the model says how sure
+        return Decision(label, round(probs.get(label, 0.0), 3), "signature", [])
+    label = ranked[0]
+    conf = round(probs[label], 3)
+    decided_by = "both" if (inp.rule_label or inp.precursor) and inp.clf else (
+        "classifier" if inp.clf else "signature")
+    if conf < model.unknown_below and label != "unknown":
+        return Decision("unknown", conf, decided_by, cands)
+    return Decision(label, conf, decided_by, cands)
+
+
+def phase_inputs(rules_phase: str | None, inc: Any, fail_line: int, fail_ev: Any, best: Any, label: str | None,
+                 startup: bool, truncated: bool, texts: list[str]) -> Any:
+    """Each signal's phase for one failure (``phase_features.PhaseInputs``)."""
+    from forensics.diagnosis import phase_infer, phase_priors
+    from forensics.diagnosis.decision.phase_features import PhaseInputs
+    from forensics.incidents import outcome
+
+    marker = inc.phase_at(fail_line)
+    is_tb = fail_ev is not None and fail_ev.kind == kinds.TRACEBACK
+    return PhaseInputs(
+        rules=rules_phase, marker=marker,
+        marker_next=phase_infer.successor_phase(outcome.marker_before(inc, fail_line), marker) if marker else None,
+        frames=phase_infer.phase_of_traceback(fail_ev) if is_tb else None,
+        frames_catalogue=phase_infer.phase_of_traceback(fail_ev, use_catalogue=True) if is_tb else None,
+        signature_hint=best.signature.phase if best is not None else None,
+        text=phase_infer.phase_of_text("\n".join(texts)),
+        typical=phase_priors.typical_phase(label, startup),
+        reached=inc.phase,
+        after_ready=inc.ready_line is not None and inc.ready_line < fail_line,
+        startup_failed=startup, truncated=truncated)
+
+
+def decide_phase(inp: Any, rules_phase: str, inc: Any = None) -> str:
+    """The phase model's answer (the rules' when no model is shipped)."""
+    from forensics.diagnosis.decision.phase_model import phase_model
+
+    rec = RECORDER.get()
+    if rec is not None:
+        rec.append(("phase", inc, inp, rules_phase))
+    model = phase_model()
+    if model is None:
+        return rules_phase
+    probs = model.proba(inp)
+    return max(sorted(probs), key=lambda k: probs[k])
+
+
+def rank_evidence(evidence: list[dict[str, Any]], inc: Any = None) -> list[dict[str, Any]]:
+    """The evidence, the line the ranker finds most likely to prove the failure first."""
+    from forensics.diagnosis.decision.evidence_rank import rank
+
+    rec = RECORDER.get()
+    if rec is not None:
+        rec.append(("evidence", inc, [dict(e) for e in evidence], None))
+    return rank(evidence)

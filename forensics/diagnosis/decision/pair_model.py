@@ -1,0 +1,53 @@
+"""A choice among candidates (labels, phases) learned as shared weights over
+(case, candidate) pairs, a softmax over the candidates and a temperature fitted on
+out-of-fold answers; exported as plain numbers by ``forensics.lab.decision_train``,
+answered without scikit-learn."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "model"
+
+
+class PairModel:
+    """P(candidate | case) for every candidate of ``classes``."""
+
+    def __init__(self, data: dict[str, Any], features: Sequence[str], pair_vector: Callable[[Any, str], list[float]]):
+        if tuple(data["features"]) != tuple(features):
+            raise ValueError("a decision model was trained on other features; retrain it (forensics train)")
+        self.classes: list[str] = list(data["classes"])
+        self.weights: list[float] = [float(w) for w in data["weights"]]
+        self.temperature: float = float(data["temperature"])
+        self.unknown_below: float = float(data.get("unknown_below", 0.0))
+        self.meta: dict[str, Any] = data.get("meta", {})
+        self.version: str = str(data.get("version", "?"))
+        self._pair = pair_vector
+
+    def proba(self, case: Any) -> dict[str, float]:
+        w = self.weights
+        z = [sum(wi * xi for wi, xi in zip(w, self._pair(case, c)) if xi) / self.temperature for c in self.classes]
+        top = max(z)
+        e = [math.exp(v - top) for v in z]
+        total = sum(e)
+        return {c: v / total for c, v in zip(self.classes, e)}
+
+
+@lru_cache(maxsize=8)
+def _read(path: str) -> dict[str, Any] | None:
+    p = Path(path)
+    return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+
+
+def load(name: str, env: str) -> dict[str, Any] | None:
+    """A shipped model's data (``env`` names another file; ``off`` turns it off)."""
+    chosen = os.environ.get(env)
+    if chosen == "off":
+        return None
+    data = _read(chosen or str(MODEL_DIR / name))
+    # A model the training judged no better than the rules on held-out groups is kept, not used.
+    return data if data is not None and data.get("active", True) else None

@@ -1,0 +1,73 @@
+"""The context a warning is printed in, read from the start-up lines: the GPU's
+architecture, the backends the configuration selects, the kind of model.
+
+A warning is a prediction in a context (taxonomy.md's early warnings; issue 28):
+the CuTe DSL package-walk warning matters where the server takes the CuTe DSL
+FlashAttention path (Blackwell, FA4 or TRT-LLM backends, vision towers) and is
+noise on an RTX 4090 that never does. Tokens such as ``arch:blackwell`` or
+``backend:trtllm_mla`` are what precursor signatures name in ``live_when`` and what
+the learned live-warning gate reads. The rules are data (``context.yaml``)."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from forensics.events.tables import load_table
+
+MEMO = 4096
+_MEMO: dict[str, frozenset[str]] = {}
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]:
+    raw = load_table(__file__, "context.yaml")
+    return tuple((r["token"], tuple(r.get("hint") or ()), re.compile(r["regex"])) for r in raw["rules"])
+
+
+@lru_cache(maxsize=1)
+def _hints() -> tuple[str, ...]:
+    return tuple(sorted({h for _, hints, _ in _rules() for h in hints}))
+
+
+def context_tokens(text: str) -> frozenset[str]:
+    """The context tokens one line states (most lines: none, after one substring scan)."""
+    head = text[:20000]  # server_args lines run to kilobytes; nothing we read sits further out
+    if not any(map(head.__contains__, _hints())):
+        return frozenset()
+    got = _MEMO.get(head)
+    if got is not None:
+        return got
+    out: set[str] = set()
+    for token, hints, rx in _rules():
+        if hints and not any(map(head.__contains__, hints)):
+            continue
+        for m in rx.finditer(head):
+            value = m.group(1) if rx.groups else None
+            if value is not None and value.lower() in ("none", "null", "auto"):
+                continue  # an argument left at its default selects nothing
+            out.add(token.format(value.lower()) if value is not None else token)
+    got = frozenset(out)
+    if len(_MEMO) >= MEMO:
+        _MEMO.clear()
+    _MEMO[head] = got
+    return got
+
+
+def add_context(facts: dict[str, Any], text: str) -> None:
+    """Fold one line's context tokens into an incident's facts (``facts['context']``)."""
+    toks = context_tokens(text)
+    if toks:
+        facts["context"] = facts.get("context", frozenset()) | toks
+
+
+def matching(wanted: tuple[str, ...], have: frozenset[str]) -> list[str]:
+    """The tokens of ``have`` that ``wanted`` names (``backend:fa4`` exactly, ``backend:*trtllm*`` by pattern)."""
+    out = []
+    for w in wanted:
+        if "*" in w:
+            rx = re.compile(re.escape(w).replace(r"\*", ".*") + "$")
+            out.extend(t for t in sorted(have) if rx.match(t))
+        elif w in have:
+            out.append(w)
+    return out

@@ -1,0 +1,99 @@
+"""The learned decisions (issue 27): their shipped models load and answer, the rules
+stay decisive where they must, and failure detection reads the end of a lifetime."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from forensics.diagnosis.decision import death, learned
+from forensics.diagnosis.decision.label_features import DecisionInputs, pair_vector
+from forensics.diagnosis.decision.label_model import MODEL_PATH, label_model
+from forensics.diagnosis.decision.pair_model import MODEL_DIR
+from forensics.diagnosis.early_warnings.context import context_tokens, matching
+from forensics.diagnosis.arbitrate import Decision
+
+
+def test_every_shipped_model_names_its_features_and_its_held_out_figures():
+    for name in ("decision.json", "phase.json", "evidence.json", "death.json"):
+        data = json.loads((MODEL_DIR / name).read_text())
+        assert "crossval" in data["meta"], name
+    meta = json.loads(MODEL_PATH.read_text())["meta"]
+    assert set(meta["ships"]) >= {"label", "confidence", "phase"}
+    assert "active" in json.loads((MODEL_DIR / "evidence.json").read_text())
+    assert meta["rows"] >= 300 and any(not g.startswith("project:") for g in meta["groups"])
+
+
+def test_label_probabilities_are_a_distribution_and_follow_the_evidence():
+    model = label_model()
+    assert model is not None
+    strong = DecisionInputs(rule_label="net.port-in-use", rule_strength="strong", rule_conf=0.95, rule_priority=80)
+    p = model.proba(strong)
+    assert sum(p.values()) == pytest.approx(1.0)
+    assert max(p, key=p.get) == "net.port-in-use" and p["net.port-in-use"] > 0.8
+    unsure = DecisionInputs(clf={"gpu.out-of-memory": 0.4, "host.out-of-memory": 0.35, "unknown": 0.25})
+    q = model.proba(unsure)
+    assert q["gpu.out-of-memory"] > q["env.abi-mismatch"]
+    assert max(q.values()) < p["net.port-in-use"]  # less sure with less evidence
+
+
+def test_a_conclusive_strong_signature_keeps_its_label():
+    strong = DecisionInputs(rule_label="env.module-missing", rule_strength="strong", rule_conf=0.95,
+                            rule_priority=90, clf=None)
+    rules = Decision("env.module-missing", 0.95, "signature", [])
+    got = learned.decide(strong, rules, rules_not_conclusive=False)
+    assert got.label == "env.module-missing" and 0.5 < got.confidence <= 0.999
+
+
+def test_pair_features_differ_only_by_the_candidate():
+    inp = DecisionInputs(rule_label="dist.nccl", rule_strength="weak", clf={"dist.nccl": 0.6, "hang.timeout": 0.4})
+    assert pair_vector(inp, "dist.nccl") != pair_vector(inp, "hang.timeout")
+    assert sum(pair_vector(inp, "env.abi-mismatch")) == 1.0  # only its bias
+
+
+def test_the_death_detector_reads_real_failure_wording():
+    model = death.death_model()
+    assert model is not None
+    dead = model.score('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].')
+    alive = model.score("INFO 05-01 12:00:00 api_server.py:100] Started server process [4242]")
+    assert dead > model.threshold > alive
+
+
+def _classify(tmp_path, text: str) -> dict:
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    proc = run_cli("classify", "--format", "json", str(p))
+    return json.loads(proc.stdout.splitlines()[0])
+
+
+def test_a_start_up_that_ends_in_a_container_runtime_error_is_called_failed(tmp_path):
+    log = ("+ docker run --gpus all -p 8000:8000 vllm/vllm-openai:latest --model m\n"
+           "Unable to find image 'vllm/vllm-openai:latest' locally\n"
+           "latest: Pulling from vllm/vllm-openai\n"
+           "Status: Downloaded newer image for vllm/vllm-openai:latest\n"
+           "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver "
+           "to a newer version, or use an earlier cuda container: unknown.\n")
+    res = _classify(tmp_path, log)
+    assert res["verdict"] == "failed" and "requirement error" in res["evidence"][0]["text"]
+
+
+def test_an_error_worded_warning_the_server_survived_is_not_a_death(tmp_path):
+    lines = ["INFO 05-01 12:00:00 [api_server.py:100] vLLM API server version 0.9.0",
+             "WARNING 05-01 12:00:01 [custom_all_reduce.py:80] Custom allreduce is disabled because your "
+             "platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+             "disable_custom_all_reduce=True explicitly."]
+    lines += [f"INFO 05-01 12:00:{i:02d} [loader.py:50] Loading safetensors checkpoint shards: {i}% Completed"
+              for i in range(2, 50)]
+    res = _classify(tmp_path, "\n".join(lines) + "\n")
+    assert res["verdict"] != "failed"
+
+
+def test_context_tokens_name_gpu_backends_and_model_kind():
+    assert "arch:blackwell" in context_tokens("NVIDIA B200 with CUDA capability sm_100")
+    assert "gpu:memory-over-150gb" in context_tokens("[2026-05-30 14:38:27 TP0] Load weight begin. avail mem=265.77 GB")
+    assert "gpu:memory-over-150gb" not in context_tokens("Load weight begin. avail mem=78.50 GB")
+    toks = context_tokens("server_args=ServerArgs(attention_backend='trtllm_mla', mm_attention_backend=None)")
+    assert "backend:trtllm_mla" in toks and "backend:none" not in toks
+    assert "model:multimodal" in context_tokens("Load weight end. type=KimiK25ForConditionalGeneration, dtype=bf16")
+    assert matching(("backend:*cute*", "arch:blackwell"), frozenset({"backend:flash_attn_cute"})) == ["backend:flash_attn_cute"]
