@@ -177,7 +177,9 @@ def build_in_place(package_dir: Path = PACKAGE_DIR) -> list[Path]:
             shutil.copyfile(out, part)
             os.replace(part, dest)
             placed.append(dest)
-    (package_dir / STAMP).write_text(stamp_text(package_dir))
+    from forensics.atomic import atomic_write_text
+
+    atomic_write_text(package_dir / STAMP, stamp_text(package_dir))
     assert all(str(p).endswith(suffix) for p in placed)
     return placed
 

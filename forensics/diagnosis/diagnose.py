@@ -15,7 +15,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, phase_infer, phase_priors
+from forensics.diagnosis import arbitrate, phase_infer, phase_priors, summaries
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
@@ -127,10 +127,8 @@ def _findings(inc: Incident) -> _Findings:
                              or inc.shutdown_line is not None):
         tail = None
     exit_failed = verdicts.exit_failed(inc)
-    if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None) and inc.ready_line is None \
-            and inc.stop_requested_line is None and inc.shutdown_line is None:
-        # Nothing a rule knows says it died: the learned detector reads its last lines.
-        tail = death.died_at(inc)
+    if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
+        tail = death.died_at(inc)  # nothing a rule knows says it died: the learned detector reads its end
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
 
@@ -151,7 +149,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
         result["phase"] = inc.phase
-        result["summary"] = _healthy_summary(inc, result["verdict"])
+        result["summary"] = summaries.healthy_summary(inc, result["verdict"])
         return result
     best = _best_hit(found)
     fail_line, fail_ev = _failure_point(inc, found, best)
@@ -243,7 +241,7 @@ def _explain(result: dict[str, Any], inc: Incident, best: Hit | None, fails: lis
         result["signature"] = sig.id
         result["summary"] = sig.summary or f"{sig.title}."
     else:
-        result["summary"] = _unknown_summary(fail_ev, truncated) if predicted is None or label != predicted else (
+        result["summary"] = summaries.unknown_summary(fail_ev, truncated) if predicted is None or label != predicted else (
             f"The server failed without a known error message; an earlier warning predicted {predicted}.")
     if best is not None and label == best.signature.root_cause:
         result["remediation"] = best.signature.remediation
@@ -490,23 +488,3 @@ def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
             if chain:
                 return (chain[-1].line or other.line, _clip_message(chain[-1].rendered))
     return None
-
-
-def _healthy_summary(inc: Incident, verdict: str) -> str:
-    if verdict == "no-failure" and inc.stop_requested_line is not None:
-        return f"No failure found; the service was asked to stop during start-up (phase {inc.phase})."
-    if verdict == "ready":
-        return "The server reached readiness; no failure found."
-    if verdict == "stalled":
-        return f"No failure printed, but no progress for a long time while in phase {inc.phase}."
-    if verdict == "starting":
-        return f"No failure found; the log ends while the server is still starting (phase {inc.phase})."
-    return "No failure found in this log."
-
-
-def _unknown_summary(ev: Event | None, truncated: bool) -> str:
-    if ev is None:
-        return "The process ended with a failure status, but the log does not say why."
-    if truncated:
-        return "The server failed; the traceback is cut short, so the cause is not certain."
-    return "The server failed with an error that no signature knows."

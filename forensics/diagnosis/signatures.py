@@ -1,7 +1,6 @@
-"""Rule signatures: YAML data in ``signatures/``, validated on load, matched
-against events in one pass per value over all patterns (RE2's set matcher;
-``forensics/diagnosis/matcher.py``): linear time, no timer, so no rule can
-hang the tool and no answer depends on machine load."""
+"""Rule signatures: YAML data in ``signatures/``, validated on load, matched against events in one
+pass per value over all patterns (RE2's set matcher; ``forensics/diagnosis/matcher.py``): linear
+time, no timer, so no rule can hang the tool and no answer depends on machine load."""
 from __future__ import annotations
 
 import hashlib
@@ -74,9 +73,7 @@ class Signature:
     examples_match: tuple[str, ...] = ()
     examples_no_match: tuple[str, ...] = ()
     strength: str = "strong"
-    # Context tokens (early_warnings/context.yaml) in which a precursor matters even though
-    # healthy start-ups print it too: the package-walk warning on Blackwell or FA4 backends.
-    live_when: tuple[str, ...] = ()
+    live_when: tuple[str, ...] = ()  # precursors: the contexts (context.yaml) watch warns in
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "root_cause": self.root_cause, "kind": self.kind,
@@ -394,8 +391,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
         false_positives=_str_list(path, "field 'false_positives'", raw.get("false_positives")),
         examples_match=_str_list(path, "field 'examples.match'", ex.get("match")),
         examples_no_match=_str_list(path, "field 'examples.no_match'", ex.get("no_match")),
-        strength=strength,
-        live_when=_str_list(path, "field 'live_when'", raw.get("live_when")),
+        strength=strength, live_when=_str_list(path, "field 'live_when'", raw.get("live_when")),
     )
 
 

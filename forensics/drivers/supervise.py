@@ -304,7 +304,8 @@ class Supervisor:
         if not path:
             return
         try:
-            with open(path, "w", encoding="utf-8") as f:
+            # The kubelet reads /dev/termination-log in place: it cannot be replaced by a rename.
+            with open(path, "w", encoding="utf-8") as f:  # a device file, no (atomic) rename
                 f.write(text)
         except OSError:
             pass  # not ours to fail over

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from forensics.atomic import atomic_write_text
+
 
 def run(max_seconds: float | None = None) -> dict[str, Any]:
     from forensics.lab import decision_train as dt
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     cv = run(args.max_seconds)
     print(render(cv))
     if args.json:
-        args.json.write_text(json.dumps(cv, indent=1, default=str) + "\n", encoding="utf-8")
+        atomic_write_text(args.json, json.dumps(cv, indent=1, default=str) + "\n")
     return 0
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forensics.atomic import atomic_write_text
 from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, pair_vector
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
@@ -336,12 +337,12 @@ def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[
     data["choose"] = meta["ships"]["label"]
     data["active"] = meta["ships"]["label"] or meta["ships"]["confidence"]
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    atomic_write_text(out, json.dumps(data, indent=1, sort_keys=False) + "\n")
     pmeta = {"version": f"phase-{digest[:8]}", "rows": len(phase_rows(rows)), "corpus_hash": digest, "seed": seed,
              "crossval": {fam: f["phase"] for fam, f in cv["families"].items()} | {"overall": cv["overall"]["phase"]}}
     pdata = export(fit_phase(rows, seed), rows, pmeta, PHASE_FEATURES, 0.0)
     pdata["active"] = meta["ships"]["phase"]
-    phase_out.write_text(json.dumps(pdata, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(phase_out, json.dumps(pdata, indent=1) + "\n")
     from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES
 
     ecv = evidence_crossval(rows, seed)
@@ -351,7 +352,7 @@ def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[
                 "active": meta["ships"]["evidence"],
                 "weights": [round(v, 6) for v in fit_evidence(rows, seed)],
                 "meta": {"rows": len(evidence_rows(rows)), "corpus_hash": digest, "crossval": ecv}}
-    phase_out.with_name("evidence.json").write_text(json.dumps(evidence, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(phase_out.with_name("evidence.json"), json.dumps(evidence, indent=1) + "\n")
     return meta
 
 
@@ -574,5 +575,5 @@ def train_death_model(out: Path, seed: int = 0, logs: list[DeathLog] | None = No
     w, b = fit_death(logs, seed)
     data = {"version": f"death-{len(logs)}", "weights": dict(sorted(w.items())), "bias": round(b, 5),
             "threshold": cv["threshold"], "meta": {"logs": len(logs), "crossval": cv}}
-    out.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
+    atomic_write_text(out, json.dumps(data, indent=0) + "\n")
     return cv

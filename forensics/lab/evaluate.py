@@ -389,10 +389,7 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
     lines.append(f"{'conf>=0.9 precision':<24}" + "".join(
         f"{(m['high_confidence']['precision'] if m['high_confidence']['precision'] is not None else float('nan')):>12.1%}"
         for m in modes.values()))
-    lines.append(f"{'not called failed':<24}" + "".join(
-        f"{str(m.get('not_called_failed', 0)) + '/' + str(m['failures']):>12}" for m in modes.values()))
-    lines.append(f"{'calibration error (ECE)':<24}" + "".join(
-        f"{m['ece']:>12.3f}" if m.get("ece") is not None else f"{'-':>12}" for m in modes.values()))
+    lines.extend(_calibration_rows(modes))
     lines.append(f"{'healthy called failed':<24}" + "".join(
         f"{str(m['healthy_called_failed']) + '/' + str(m['healthy']):>12}" for m in modes.values()))
     for key, label in (("evidence", "evidence-line hit"), ("early_warnings", "early-warning recall"), ("phase", "phase accuracy")):
@@ -432,6 +429,14 @@ def render_report(report: dict[str, Any], show_misses: bool = False) -> str:
             for miss in m["misses"]:
                 lines.append(f"  miss[{mname}] {miss['source']}: truth {miss['truth']}, got {miss['pred']} ({miss['confidence']})")
     return "\n".join(lines)
+
+
+def _calibration_rows(modes: dict[str, Any]) -> list[str]:
+    """Failures not called failed and the calibration error, one column per mode."""
+    return [f"{'not called failed':<24}" + "".join(
+                f"{str(m.get('not_called_failed', 0)) + '/' + str(m['failures']):>12}" for m in modes.values()),
+            f"{'calibration error (ECE)':<24}" + "".join(
+                f"{m['ece']:>12.3f}" if m.get("ece") is not None else f"{'-':>12}" for m in modes.values())]
 
 
 def _pct(num: int | None, n: int | None) -> str:

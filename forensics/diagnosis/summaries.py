@@ -1,0 +1,25 @@
+"""What a diagnosis says in one sentence when no signature's summary applies."""
+from __future__ import annotations
+
+from forensics.events.types import Event
+from forensics.incidents.lifetimes import Incident
+
+
+def healthy_summary(inc: Incident, verdict: str) -> str:
+    if verdict == "no-failure" and inc.stop_requested_line is not None:
+        return f"No failure found; the service was asked to stop during start-up (phase {inc.phase})."
+    if verdict == "ready":
+        return "The server reached readiness; no failure found."
+    if verdict == "stalled":
+        return f"No failure printed, but no progress for a long time while in phase {inc.phase}."
+    if verdict == "starting":
+        return f"No failure found; the log ends while the server is still starting (phase {inc.phase})."
+    return "No failure found in this log."
+
+
+def unknown_summary(ev: Event | None, truncated: bool) -> str:
+    if ev is None:
+        return "The process ended with a failure status, but the log does not say why."
+    if truncated:
+        return "The server failed; the traceback is cut short, so the cause is not certain."
+    return "The server failed with an error that no signature knows."
