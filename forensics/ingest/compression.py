@@ -101,3 +101,27 @@ def truncation_errors() -> tuple[type[BaseException], ...]:
     except ImportError:
         pass
     return tuple(errs)
+
+
+class PeekStream(io.RawIOBase):
+    """The bytes already read (a sniffed head), then the rest of the stream."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        # read1: a GzipFile's read(n) drops what it decompressed in that call
+        # when the stream turns out cut; read1 hands over each chunk.
+        data = self._rest.read1(len(b)) if hasattr(self._rest, "read1") else self._rest.read(len(b))
+        n = len(data)
+        b[:n] = data
+        return n

@@ -17,14 +17,13 @@ import io
 import os
 import stat
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from forensics.errors import InputError
 from forensics.ingest.archives import Member, archive_kind, list_members, open_member, shown_name
-from forensics.ingest.compression import BLOCK_BYTES, compression_of, decompressor, truncation_errors
+from forensics.ingest.compression import BLOCK_BYTES, PeekStream, compression_of, decompressor, truncation_errors
 from forensics.ingest.encoding import StreamDecoder
 from forensics.ingest.journal import JOURNAL_MAGIC, JournalFilter, is_journal_name, open_journal
 from forensics.ingest.live import MAX_LINE_BYTES, LineCutter, decode
@@ -179,7 +178,7 @@ class Source:
                 # journalctl needs it whole and seekable, so unpack it to a temporary file.
                 self.journal = True
                 return open_journal(*_spool(inner, dec, self.name), self.journal_filter)
-            return io.BufferedReader(_PeekStream(inner, dec), buffer_size=BLOCK_BYTES)  # type: ignore[return-value]
+            return io.BufferedReader(PeekStream(inner, dec), buffer_size=BLOCK_BYTES)  # type: ignore[return-value]
         return f
 
     def blocks(self, line_mode: bool = False, raw: bool = False) -> Iterator[Any]:
@@ -301,28 +300,6 @@ class Source:
             yield decode(raw)
 
 
-class _PeekStream(io.RawIOBase):
-    def __init__(self, head: bytes, rest: BinaryIO):
-        self._head = head
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
-        if self._head:
-            n = min(len(b), len(self._head))
-            b[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        # read1: a GzipFile's read(n) drops what it decompressed in that call
-        # when the stream turns out cut; read1 hands over each chunk.
-        data = self._rest.read1(len(b)) if hasattr(self._rest, "read1") else self._rest.read(len(b))
-        n = len(data)
-        b[:n] = data
-        return n
-
-
 def _maybe_compressed_stream(f: BinaryIO, src: Source) -> BinaryIO:
     head = b""
     while len(head) < 16:
@@ -330,7 +307,7 @@ def _maybe_compressed_stream(f: BinaryIO, src: Source) -> BinaryIO:
         if not more:
             break
         head += more
-    stream = io.BufferedReader(_PeekStream(head, f), buffer_size=BLOCK_BYTES)
+    stream = io.BufferedReader(PeekStream(head, f), buffer_size=BLOCK_BYTES)
     if head.startswith(JOURNAL_MAGIC):
         raise InputError("stdin is a journald file: pass it as a path (forensics classify FILE.journal)")
     kind = compression_of(head)
