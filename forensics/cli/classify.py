@@ -116,7 +116,7 @@ class HtmlPages:
 
     def write(self, src: Any, input_format: str, sset: Any, clf: Any, jobs: int | None) -> bool:
         """Diagnose ``src`` (every lifetime in full) and write its page; True when it failed."""
-        from forensics.ingest.sources import rereadable
+        from forensics.ingest.reread import rereadable
         from forensics.pipeline import diagnose_source
         from forensics.report.html.log_page import page_for_source
 

@@ -208,15 +208,23 @@ class Supervisor:
         child.stdout.close()
         child.stderr.close()
         pump = OutputPump([(fds[0], self.stdout), (fds[1], self.stderr)], self.backlog, self.state)
-        pump.start()
         analysis = threading.Thread(target=self._analyse, name="forensics-analysis", daemon=True)
-        analysis.start()
-        if self.server is not None:
-            self.server.start()
-        speaker = None
-        if self.notifier is not None:
-            speaker = threading.Thread(target=self._speak, name="forensics-sd-notify", daemon=True)
-            speaker.start()
+        speaker = threading.Thread(target=self._speak, name="forensics-sd-notify", daemon=True) \
+            if self.notifier is not None else None
+        # Our threads (and theirs: probes, HTTP requests) start with the signals
+        # blocked, so the kernel delivers them to the main thread, the one that
+        # forwards them: one delivered to another thread would wait for the
+        # main thread's waitpid() to return, i.e. for the child to die.
+        signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+        try:
+            pump.start()
+            analysis.start()
+            if self.server is not None:
+                self.server.start()
+            if speaker is not None:
+                speaker.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
         status = self._wait(child.pid)
         self.reaped = True  # its pid may be reused now: no more signals to it
         code, how = describe_exit(status)

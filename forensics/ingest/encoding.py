@@ -8,10 +8,10 @@ chosen from the bytes, never from the name:
 
 1. a byte-order mark decides (UTF-32 before UTF-16: ``FF FE 00 00`` starts
    with UTF-16 LE's mark); a UTF-8 mark is only dropped;
-2. without a mark, text whose NUL bytes sit in every other byte (UTF-16) or
-   in three of every four (UTF-32) is read as that, when the other bytes
-   carry the text (mostly ASCII logs: the only UTF-16 a log can be told from
-   binary without a mark);
+2. without a mark, text whose code units are mostly ASCII characters widened
+   with NULs (one NUL beside each for UTF-16, three for UTF-32, on the side
+   the byte order puts them) is read as that: the only UTF-16 a log can be
+   told from binary without a mark (``\xff\x00`` pairs are binary);
 3. anything else is UTF-8 with replacement, as before.
 
 ``StreamDecoder`` applies the choice to a stream fed in any chunking: the file
@@ -35,17 +35,29 @@ BOMS: tuple[tuple[bytes, str], ...] = (
 # Without a mark: decide on at least this many bytes when NULs are present
 # (a live stream that sends fewer and stops is decided at its end).
 DECIDE_BYTES = 256
-# The share of code units whose NUL bytes must sit where a wide encoding puts
-# them (the high bytes of ASCII characters), and at most the share of NULs
-# elsewhere: a UTF-8 log with a run of NULs (a file zeroed by a crash) has
-# NULs in every position and is not mistaken for UTF-16.
+# The share of code units that must be ASCII characters widened with NULs
+# where that encoding puts them: a UTF-8 log with a run of NULs (a file
+# zeroed by a crash) has NUL units, not widened characters, and is not
+# mistaken for UTF-16.
 WIDE_SHARE = 0.6
-STRAY_NUL_SHARE = 0.05
+SAMPLE_BYTES = 16 << 10  # the part of the head the unit count looks at (a Python loop: kept short)
 
 
-def _share(sample: bytes, start: int, step: int) -> float:
-    picked = sample[start::step]
-    return picked.count(0) / len(picked) if picked else 0.0
+_ASCII_TEXT = frozenset(range(0x20, 0x7f)) | {0x09, 0x0a, 0x0d, 0x1b}
+
+
+def _ascii_units(sample: bytes, width: int, low: int) -> float:
+    """The share of ``width``-byte code units that are an ASCII text character:
+    that byte (at ``low``) printable, every other byte NUL."""
+    n = len(sample) // width
+    if not n:
+        return 0.0
+    hits = 0
+    for i in range(0, n * width, width):
+        unit = sample[i:i + width]
+        if unit[low] in _ASCII_TEXT and unit.count(0) == width - 1:
+            hits += 1
+    return hits / n
 
 
 def sniff_encoding(head: bytes) -> tuple[str, int] | None:
@@ -56,23 +68,12 @@ def sniff_encoding(head: bytes) -> tuple[str, int] | None:
             return codec, len(bom)
     if b"\x00" not in head:
         return None
-    n4 = len(head) // 4 * 4
-    if n4 >= 8:
-        s = head[:n4]
-        # UTF-32: an ASCII character is one byte and three NULs.
-        if _share(s, 1, 4) >= WIDE_SHARE and _share(s, 2, 4) >= 0.95 and _share(s, 3, 4) >= 0.95 \
-                and _share(s, 0, 4) <= STRAY_NUL_SHARE:
-            return "utf-32-le", 0
-        if _share(s, 2, 4) >= WIDE_SHARE and _share(s, 1, 4) >= 0.95 and _share(s, 0, 4) >= 0.95 \
-                and _share(s, 3, 4) <= STRAY_NUL_SHARE:
-            return "utf-32-be", 0
-    n2 = len(head) // 2 * 2
-    if n2 >= 4:
-        s = head[:n2]
-        if _share(s, 1, 2) >= WIDE_SHARE and _share(s, 0, 2) <= STRAY_NUL_SHARE:
-            return "utf-16-le", 0
-        if _share(s, 0, 2) >= WIDE_SHARE and _share(s, 1, 2) <= STRAY_NUL_SHARE:
-            return "utf-16-be", 0
+    sample = head[:SAMPLE_BYTES]
+    # Without a mark, the text must be mostly ASCII characters, each widened
+    # by NULs where that encoding puts them ("\xff\x00" pairs are not a log).
+    for width, codec, low in ((4, "utf-32-le", 0), (4, "utf-32-be", 3), (2, "utf-16-le", 0), (2, "utf-16-be", 1)):
+        if len(sample) >= 2 * width and _ascii_units(sample, width, low) >= WIDE_SHARE:
+            return codec, 0
     return None
 
 

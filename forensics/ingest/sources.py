@@ -18,7 +18,6 @@ import os
 import stat
 import sys
 import zlib
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
@@ -478,25 +477,3 @@ def _walk(root: Path, skipped: list[str] | None) -> Iterator[Source]:
                 continue
             yield from file_sources(fp, str(fp), skipped)
 
-
-@contextmanager
-def rereadable(source: Source) -> Iterator[Source]:
-    """A source that can be read twice (a page reads the log again for the
-    lines around the evidence): stdin is copied to a private temporary file,
-    removed afterwards; any other source is itself."""
-    if source.path is not None:
-        yield source
-        return
-    import shutil
-    import tempfile
-
-    fd, name = tempfile.mkstemp(prefix="forensics-stdin-")
-    try:
-        with os.fdopen(fd, "wb") as tmp:
-            shutil.copyfileobj(sys.stdin.buffer, tmp, BLOCK_BYTES)
-        yield Source(source.name, Path(name), journal_filter=source.journal_filter)
-    finally:
-        try:
-            os.unlink(name)
-        except OSError:
-            pass

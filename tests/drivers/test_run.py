@@ -373,8 +373,24 @@ def test_signals_are_forwarded(where: Path) -> None:
     """SIGUSR1, SIGINT, SIGHUP, SIGQUIT, SIGUSR2 and SIGTERM each reach the child; run exits
     with its status. Latency is a bench figure (bench/run_overhead.py
     --signals); here it only has to arrive well within a second."""
-    run = Run(where, ["--termination-log", ""], ["signals", str(where / "signals")])
+    port = free_port()
+    run = Run(where, ["--serve", f"127.0.0.1:{port}", "--termination-log", ""], ["signals", str(where / "signals")])
     run.wait_for(b"waiting")
+    get(f"http://127.0.0.1:{port}/startupz")  # a request thread too
+    # Every thread but the main one blocks them, so the kernel hands each to the
+    # thread that forwards it (not to one whose wake-up waits for the child's death).
+    masks = {}
+    for task in Path(f"/proc/{run.proc.pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except OSError:
+            continue  # a request thread that just ended
+        status = dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+        masks[int(task.name)] = int(status["SigBlk"], 16)
+    wanted = sum(1 << (s - 1) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT,
+                                         signal.SIGUSR1, signal.SIGUSR2))
+    assert len(masks) >= 3 and masks.pop(run.proc.pid) & wanted == 0
+    assert all(m & wanted == wanted for m in masks.values()), masks
     arrived = where / "signals"
     for n, sig in enumerate((signal.SIGUSR1, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR2,
                              signal.SIGTERM), 1):

@@ -49,11 +49,20 @@ def test_api_paths_text_files_and_lines(tmp_path):
 def test_api_refuses_binary_with_the_cli_message(tmp_path):
     from forensics.errors import InputError
 
+    p = tmp_path / "a.png"
+    p.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40)
+    with pytest.raises(InputError, match="not a text log"):
+        forensics.classify(p)
+
+
+def test_api_reads_an_archive_as_a_directory(tmp_path):
     p = tmp_path / "a.zip"
     with zipfile.ZipFile(p, "w") as zf:
         zf.writestr("x.log", "hello\n")
-    with pytest.raises(InputError, match="not a text log"):
-        forensics.classify(p)
+        zf.writestr("y.log", "RuntimeError: boom\n")
+    results = forensics.classify(p)  # one result per member, as for a directory
+    assert [r["source"] for r in results] == [f"{p}:x.log", f"{p}:y.log"]
+    assert forensics.classify(f"{p}:y.log")["verdict"] == "failed"  # a member by its name
 
 
 def test_every_api_function_has_a_docstring_with_an_example():

@@ -146,3 +146,14 @@ def test_batch_page_filter_and_pages(browser, batch_page):
     page.click("#fwd")
     assert page.locator("#shown").inner_text().startswith("rows 101–")
     assert opened.problems() == []
+
+
+def test_seed1_page_prints_the_numbers_on_white(browser, seed_page):
+    opened = open_page(browser, seed_page, dark=True)
+    page = opened.page
+    numbers = page.locator("#timeline-chart details table")
+    assert not numbers.is_visible()  # folded on screen
+    page.emulate_media(media="print")
+    assert numbers.is_visible() and not page.locator("#search").is_visible()
+    assert page.locator("body").evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(255, 255, 255)"
+    assert opened.problems() == []

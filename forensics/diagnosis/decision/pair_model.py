@@ -51,3 +51,18 @@ def load(name: str, env: str) -> dict[str, Any] | None:
     data = _read(chosen or str(MODEL_DIR / name))
     # A model the training judged no better than the rules on held-out groups is kept, not used.
     return data if data is not None and data.get("active", True) else None
+
+
+_SHIPPED: dict[tuple[str, int], PairModel] = {}
+
+
+def shipped(name: str, env: str, features: Sequence[str],
+            pair_vector: Callable[[Any, str], list[float]]) -> PairModel | None:
+    """The shipped model ``name`` (``env`` names another file; ``off`` turns it off), built once per file read."""
+    data = load(name, env)
+    if data is None:
+        return None
+    key = (name, id(data))
+    if key not in _SHIPPED:
+        _SHIPPED[key] = PairModel(data, features, pair_vector)
+    return _SHIPPED[key]

@@ -49,6 +49,8 @@ def failures_over_time(df: pd.DataFrame) -> Chart:
     failed = failed_rows(df)
     t = failure_times(failed)
     ok = t.notna()
+    if failed.empty:
+        return None, "No failures.", [], []
     if not ok.any():
         return None, "No failure has a timestamp, so there is nothing to put on a time axis.", [], []
     ok, strays = _bulk(t)

@@ -21,6 +21,7 @@ from forensics.report.html.charts import chart_block, table
 from forensics.report.html.page import document, esc, packed_script, static
 from forensics.report.summary import summary_counts
 
+MAX_UNREADABLE = 200  # unreadable sources listed by name (the incident table has every one)
 # (key in the packed data, column of the table, kind): "s" strings stored once each, "n" numbers, "t" times.
 PACKED_COLUMNS = (
     ("source", "source", "s"), ("incident", "incident", "n"), ("start", "start_ts", "t"),
@@ -78,8 +79,11 @@ def _counts_section(counts: dict[str, Any], top: int) -> str:
                    [[k, int(v)] for k, v in counts["signatures"]]),
              block("warnings", f"Early warnings by median lead time (top {top})",
                    ["warning (signature or text)", "median lead (s)", "n"], warn_rows)]
-    if counts["unreadable"]:
-        parts.append(block("unreadable", "Unreadable", ["source", "why"], [[s, e] for s, e in counts["unreadable"]]))
+    bad = counts["unreadable"]
+    if bad:
+        more = f" (the first {MAX_UNREADABLE} of {len(bad):,})" if len(bad) > MAX_UNREADABLE else ""
+        parts.append(block("unreadable", f"Unreadable{more}", ["source", "why"],
+                           [[s, e] for s, e in bad[:MAX_UNREADABLE]]))
     return f'<section id="counts"><h2>Counts</h2><div class="grid2">{"".join(parts)}</div></section>'
 
 
@@ -111,7 +115,8 @@ def _incident_table(df: pd.DataFrame) -> str:
             f'aria-label="Filter the incidents"><span id="shown" class="muted" aria-live="polite"></span></div>'
             f'<noscript><p>The incident table needs JavaScript; the counts and charts above do not.</p></noscript>'
             f'<div id="detail" hidden tabindex="-1" aria-live="polite"></div>'
-            f'<div class="scroll"><table class="data" id="incidents"><thead><tr>{th}</tr></thead><tbody></tbody></table></div>'
+            f'<div class="scroll"><table class="data" id="incidents"><thead><tr>{th}</tr></thead><tbody></tbody>'
+            f"</table></div>"
             f'<div class="toolbar pager"><button type="button" id="first">first</button><button type="button" '
             f'id="back">previous page</button><button type="button" id="fwd">next page</button><button '
             f'type="button" id="last">last</button></div>{packed_script("incident-data", packed_incidents(df))}'

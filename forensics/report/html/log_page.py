@@ -9,6 +9,7 @@ versions the log printed, forensics' own versions, the input's name).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from forensics.report.html.charts import chart_block, table
@@ -66,7 +67,7 @@ def _verdict(result: dict[str, Any], inc: dict[str, Any], tl: Timeline) -> str:
     elif result.get("duration_s") is not None:
         rows.append(("ran", esc(human_duration(result.get("duration_s")))))
     if result.get("remediation"):
-        rows.append(("try", esc(result["remediation"])))
+        rows.append(("try", _ticks(esc(result["remediation"]))))
     if result.get("signature"):
         rows.append(("signature", f"<code>{esc(result['signature'])}</code>"))
     clf = result.get("classifier") or {}
@@ -78,8 +79,13 @@ def _verdict(result: dict[str, Any], inc: dict[str, Any], tl: Timeline) -> str:
     dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
     return (f'<header class="verdict" id="verdict"><h1><span class="badge v-{esc(verdict)}">{esc(verdict.upper())}'
             f"</span> {esc(result.get('root_cause') or '')}</h1>"
-            f'<p class="summary">{esc(result.get("summary") or "")}</p>'
+            f'<p class="summary">{_ticks(esc(result.get("summary") or ""))}</p>'
             f'<p class="muted">input: <code>{esc(result.get("source"))}</code></p><dl>{dl}</dl></header>')
+
+
+def _ticks(escaped: str) -> str:
+    """`code` in advice (already escaped) as <code>."""
+    return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", escaped)
 
 
 def _timeline(tl: Timeline) -> str:

@@ -124,7 +124,9 @@ def timeline_svg(tl: Timeline, chart_id: str) -> str:
                     fontsize=8, fontweight="bold")
         ax.set_yticks(range(len(labels)), list(reversed(labels)))
         ax.set_ylim(-0.6, len(labels) - 0.1)
-        ax.set_xlim(0, max(tl.end_s, 1.0) / div * 1.08)
+        # A warning may come before the lifetime's first timestamp (its lead is longer than the time to failure).
+        earliest = min([0.0] + [w.at_s for w in tl.warnings if w.at_s is not None])
+        ax.set_xlim(earliest / div, max(tl.end_s, 1.0) / div * 1.08)
         start = tl.start.strftime("%Y-%m-%d %H:%M:%S UTC") if tl.start else "?"
         ax.set_xlabel(f"{unit} since the lifetime's first line ({start})")
         ax.grid(axis="x")
