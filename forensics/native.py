@@ -32,7 +32,7 @@ from typing import Sequence
 # The per-line path of classify and parse (profile: bench/profile_classify.py):
 # reading and envelopes, prefixes, the router and phase markers, traceback
 # assembly; then what every event meets in classify: the lifetime bookkeeping,
-# the signature matching and the early-warning candidates.
+# and the early-warning candidates.
 COMPILED_MODULES = (
     "forensics.envelope.journald",
     "forensics.events.prefixes",
@@ -41,7 +41,6 @@ COMPILED_MODULES = (
     "forensics.events.phases",
     "forensics.incidents.lifetimes",
     "forensics.incidents.outcome",
-    "forensics.diagnosis.signatures",
     "forensics.diagnosis.early_warnings.candidates",
 )
 GROUP = "forensics"  # the shared library: forensics__mypyc.<abi>.so beside the package
@@ -168,6 +167,10 @@ def build_in_place(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="forensics-build-") as tmp:
         # mypy's cache kept under build/ (git-ignored): a rebuild checks only what changed.
         outputs = build_extensions(package_dir, Path(tmp) / "temp", Path(tmp) / "lib", root / "build" / "mypy-cache")
+        # Extensions of modules no longer compiled would shadow their sources
+        # (and need a shared library that no longer has them): removed first.
+        for stray in package_dir.rglob("*" + suffix):
+            stray.unlink()
         placed = []
         for out in outputs:
             dest = root / out.relative_to(Path(tmp) / "lib")
@@ -186,9 +189,11 @@ def build_in_place(package_dir: Path = PACKAGE_DIR) -> list[Path]:
 
 def clean_in_place(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     """Remove what ``build_in_place`` wrote."""
+    import sysconfig
+
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     root = package_dir.parent
-    gone = [p for m in COMPILED_MODULES for p in source_path(m, package_dir).parent.glob(
-        source_path(m, package_dir).stem + ".*.so")]
+    gone = list(package_dir.rglob("*" + suffix))  # every extension here is one the build put
     gone += list(root.glob(f"{GROUP}__mypyc.*.so"))
     stamp = package_dir / STAMP
     if stamp.exists():

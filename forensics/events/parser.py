@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from mypy_extensions import mypyc_attr
+
 from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
@@ -48,6 +50,10 @@ _YEAR_HINT = re.compile(r"(20\d\d)-\d\d-\d\d[ T]\d\d:")
 SAMPLE_LINES = 64
 
 
+# Python classes even where this module is compiled (forensics.native): they are
+# copied, deep-copied or pickled (live readers fork them), which mypyc's native classes
+# do not support.
+@mypyc_attr(native_class=False)
 @dataclass
 class ParseStats:
     lines: int = 0
@@ -80,6 +86,7 @@ class ParseStats:
         return d
 
 
+@mypyc_attr(native_class=False)
 class EventParser:
     """Feed records, get events. Keeps only per-process traceback buffers."""
 
@@ -324,6 +331,7 @@ def take_head(blocks: Iterator[Any], n: int) -> tuple[list[tuple[int, str]], Ite
     return head, blocks
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class SourcePlan:
     """What the first lines of a source decide for all of it."""
@@ -393,6 +401,7 @@ def run_parser(parser: EventParser, lines: Iterator[tuple[int, str]], plan: Sour
             yield rec.line, evs
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class OpenSource:
     """A source ready to be parsed: its plan, its parser, its numbered lines."""

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from forensics.events.grammars import parse_traceback
 from forensics.events.types import TRACEBACK, Event, ExceptionRecord, Frame
 
@@ -37,6 +39,10 @@ STRICT_EXC = re.compile(
 _RAISE = re.compile(r"^\s{2,}raise [A-Za-z_][\w.]*")
 
 
+# Python classes even where this module is compiled (forensics.native): they are
+# copied, deep-copied or pickled (live readers fork them), which mypyc's native classes
+# do not support.
+@mypyc_attr(native_class=False)
 @dataclass
 class OpenTraceback:
     key: tuple
@@ -128,6 +134,7 @@ def _start_type(text: str) -> str | None:
     return start_type
 
 
+@mypyc_attr(native_class=False)
 class TracebackAssembler:
     def __init__(self, source: str = "-") -> None:
         self.source = source

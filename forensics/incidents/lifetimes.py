@@ -121,6 +121,10 @@ class Incident:
         return None
 
 
+# Python classes even where this module is compiled (forensics.native): they are
+# copied, deep-copied or pickled (live readers fork them), which mypyc's native classes
+# do not support.
+@mypyc_attr(native_class=False)
 class IncidentBuilder:
     """Consumes events in order; yields incidents as each lifetime closes."""
 

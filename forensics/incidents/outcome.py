@@ -22,6 +22,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.textmemo import MemoSearch, memo_by_text
@@ -73,6 +75,10 @@ CONSEQUENCE = MemoSearch(re.compile(  # asked of the same lines many times per i
 _NCCL_PROC = re.compile(r"^(?P<host>[\w.\-]+):(?P<pid>\d+):\d+ \[\d+\]")
 
 
+# Python classes even where this module is compiled (forensics.native): they are
+# copied, deep-copied or pickled (live readers fork them), which mypyc's native classes
+# do not support.
+@mypyc_attr(native_class=False)
 @dataclass
 class Outcome:
     """What the shape of one lifetime's log says (bounded)."""

@@ -80,3 +80,28 @@ def test_a_stale_build_never_runs(tmp_path, monkeypatch):
     assert "sources changed" in (native._why_pure() or "")
     (pkg / native.STAMP).unlink()
     assert "not compiled" in (native._why_pure() or "")
+
+
+def test_what_live_readers_fork_copies_with_its_state():
+    """``forensics watch`` forks the parser and the lifetime builder at every
+    pause (pipeline.fork_parser, copy.copy): a class mypyc made native could
+    not be copied (a copy.copy of one called its __init__ without arguments),
+    so these stay Python classes in the compiled core. Holds on either path."""
+    import copy
+
+    from forensics.envelope.record import Record
+    from forensics.events.parser import EventParser
+    from forensics.incidents.lifetimes import IncidentBuilder
+    from forensics.pipeline import fork_parser
+
+    p = EventParser("live.log")
+    for n, text in enumerate(["Traceback (most recent call last):", '  File "x.py", line 1, in <module>'], 1):
+        p.feed(Record(n, text, None, "h", "python3", 7))
+    assert p.tb.open
+    q = fork_parser(p)
+    assert q.source == "live.log" and q.tb.open.keys() == p.tb.open.keys() and q.tb.open is not p.tb.open
+    done = q.finish()
+    assert [e.kind for e in done] == ["traceback"] and p.tb.open  # the fork closed its copy only
+    b = IncidentBuilder("live.log")
+    c = copy.copy(b)
+    assert c.source == "live.log" and c.count == b.count

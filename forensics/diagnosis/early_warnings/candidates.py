@@ -7,6 +7,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from mypy_extensions import mypyc_attr
+
 from forensics.diagnosis.early_warnings.context import context_tokens
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
@@ -98,6 +100,10 @@ def is_noise(text: str) -> bool:
     return False
 
 
+# Python classes even where this module is compiled (forensics.native): they are
+# copied, deep-copied or pickled (live readers fork them), which mypyc's native classes
+# do not support.
+@mypyc_attr(native_class=False)
 @dataclass
 class Candidate:
     event: Event
@@ -105,6 +111,7 @@ class Candidate:
     count: int = 1
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Notes:
     """What an incident keeps for early warnings (bounded)."""
