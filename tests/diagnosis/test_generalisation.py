@@ -185,7 +185,7 @@ def test_evidence_counts_when_the_label_quotes_the_process_prefix(tmp_path):
         "id,root_cause,phase,early_warning_substring,fatal_substring\n"
         "001,net.port-in-use,launch,,(APIServer pid=567067) OSError: [Errno 98] Address already in use\n")
     rep = evaluate_dirs([tmp_path])
-    assert rep["evidence"] == {"hit": 1, "n": 1}
+    assert rep["evidence"] == {"hit": 1, "first": 1, "n": 1}
 
 
 # ------------------------------------------------------------ evidence: the proving line
