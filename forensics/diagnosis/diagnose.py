@@ -193,6 +193,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                                                    prior=result["early_warnings"], rivals=result["candidates"])
     if classifier is not None:
         result["evidence"] = learned.rank_evidence(result["evidence"], inc)
+    if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated,
                                  _texts_near(inc, fail_ev, fail_line, best)), result["phase"], inc)

@@ -39,11 +39,7 @@ _ERROR_LEVEL = re.compile(
     r"\bNCCL WARN\b|(?:^|\s)(?:ERROR|FATAL|CRITICAL)(?:\s|:|$)|\blevel=(?:error|fatal|critical)\b|^\[?Error\]?:|"
     r"(?:^|: )(?:fatal )?error: |^FAILED: |ninja: build stopped|\b(?:cuda|hip|nccl|acl|rt|cudnn|cublas)Error[A-Z]\w*|"
     r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  ")
-# Words of a failure in a line no level marks as an error (glog's E0109 prefix, 'Catastrophic
-# error', 'CMake Error', 'unrecognized arguments', docker's 'Error response from daemon').
-_SUSPECT_HINT = ("rror", "RROR", "ail", "AIL", "atal", "annot", "nable to", "not found", "denied", "refused",
-                 "bort", "xception", "nvalid", "nrecognized", "nsufficient", "out of memory", "already in use",
-                 "Killed", "killed", "E0", "E1", "not supported", "No such", "unavailable", "UNAVAILABLE")
+RECENT_EVENTS = 32  # >= decision.death.TAIL_LINES + 1
 _ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()")
 
 # A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
@@ -90,9 +86,8 @@ class Outcome:
     last_line: int = 0  # last non-blank line
     markers: deque = field(default_factory=lambda: deque(maxlen=64))  # (line, text) of recent phase markers
     # What the learned death detector (diagnosis.decision.death) reads when no rule saw a failure:
-    # the last lines, and the recent lines that are not error-level but use a failure's words.
-    recent: deque = field(default_factory=lambda: deque(maxlen=12))
-    suspects: deque = field(default_factory=lambda: deque(maxlen=32))
+    # the last events, enough to cover its window of the last TAIL_LINES lines (an event is >= 1 line).
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
 
 
 def process_of(ev: Event) -> tuple:
@@ -156,8 +151,6 @@ def observe(inc: Any, ev: Event) -> None:
         return
     if not is_error(ev):
         st.tail_error = None
-        if kind != kinds.PHASE_MARKER and any(map(ev.text.__contains__, _SUSPECT_HINT)):
-            st.suspects.append(ev)
         return
     st.errors.append(ev)
     if st.tail_error is None:

@@ -149,10 +149,8 @@ def fit_phase(rows: list["Row"], seed: int = 0) -> "CalibratedChoice":
     return fit_choice([r.phase_inputs for r in rows], [r.phase_truth for r in rows], PHASE_CHOICE, seed)
 
 
-def phase_answer(data: dict[str, Any], r: "Row") -> str:
-    from forensics.diagnosis.decision.pair_model import PairModel
-
-    probs = PairModel(data, PHASE_FEATURES, phase_pair_vector).proba(r.phase_inputs)
+def phase_answer(model: Any, r: "Row") -> str:
+    probs = model.proba(r.phase_inputs)
     return max(sorted(probs), key=lambda k: probs[k])
 
 
@@ -220,17 +218,20 @@ def export(model: CalibratedChoice, rows: list[Row], meta: dict[str, Any],
     }
 
 
-def answer(data: dict[str, Any], r: Row) -> tuple[str, float]:
-    """The learned decision for one row, as ``decision.learned.decide`` makes it at run time."""
+def label_pair_model(data: dict[str, Any]) -> Any:
     from forensics.diagnosis.decision.pair_model import PairModel
 
-    model = PairModel(data, FEATURES, pair_vector)
+    return PairModel(data, FEATURES, pair_vector)
+
+
+def answer(model: Any, r: Row) -> tuple[str, float]:
+    """The learned decision for one row (a ``PairModel``), as ``decision.learned.decide`` makes it at run time."""
     probs = model.proba(r.inputs)
     inp = r.inputs
     if inp.rule_label is not None and inp.rule_strength == "strong" and inp.clf is None:
         return inp.rule_label, probs.get(inp.rule_label, 0.0)
     label = max(sorted(probs), key=lambda k: probs[k])
-    if probs[label] < data["unknown_below"]:
+    if probs[label] < model.unknown_below:
         return "unknown", probs[label]
     return label, probs[label]
 
@@ -256,10 +257,11 @@ def crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
         if len({r.truth for r in train}) < 2 or not test:
             continue
         data = export(fit(train, seed), train, {"version": f"cv-{fam}"})
-        got = [(r, *answer(data, r)) for r in test]
+        model = label_pair_model(data)
+        got = [(r, *answer(model, r)) for r in test]
         rules = [(r, r.rules_label or "none", float(r.rules_conf or 0.0)) for r in test]
         clf = [(r, *_classifier_answer(r)) for r in test]
-        calibrated = [(r, lab, _prob_of(data, r, lab)) for r, lab, _ in rules]
+        calibrated = [(r, lab, _prob_of(model, r, lab)) for r, lab, _ in rules]
         per[fam] = {"learned": score(got), "rules": score(rules), "classifier": score(clf),
                     "rules_calibrated": score(calibrated),
                     "phase": phase_score(train, test, seed), "_pairs": (got, rules, clf, calibrated)}
@@ -274,12 +276,8 @@ def crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
     return out
 
 
-def _prob_of(data: dict[str, Any], r: Row, label: str) -> float:
-    from forensics.diagnosis.decision.pair_model import PairModel
-
-    if label not in LABELS:
-        return 0.0
-    return min(0.999, PairModel(data, FEATURES, pair_vector).proba(r.inputs)[label])
+def _prob_of(model: Any, r: Row, label: str) -> float:
+    return min(0.999, model.proba(r.inputs)[label]) if label in LABELS else 0.0
 
 
 def _classifier_answer(r: Row) -> tuple[str, float]:
@@ -296,8 +294,11 @@ def phase_score(train: list[Row], test: list[Row], seed: int = 0) -> dict[str, i
     test = phase_rows(test)
     if not test or len(phase_rows(train)) < 10:
         return {"n": len(test), "learned": 0, "rules": sum(r.phase_inputs.rules == r.phase_truth for r in test)}
-    data = export(fit_phase(train, seed), train, {}, PHASE_FEATURES, 0.0)
-    return {"n": len(test), "learned": sum(phase_answer(data, r) == r.phase_truth for r in test),
+    from forensics.diagnosis.decision.pair_model import PairModel
+
+    model = PairModel(export(fit_phase(train, seed), train, {}, PHASE_FEATURES, 0.0), PHASE_FEATURES,
+                      phase_pair_vector)
+    return {"n": len(test), "learned": sum(phase_answer(model, r) == r.phase_truth for r in test),
             "rules": sum(r.phase_inputs.rules == r.phase_truth for r in test)}
 
 

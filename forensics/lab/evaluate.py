@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import glob
 from collections import Counter, defaultdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,10 @@ def evaluate_dirs(dirs: list[Path], use_classifier: bool = True, split: str | No
                 unreadable.append(str(e))
                 continue
             best = hybrid if clf is not None else rules
-            live = _live_warnings(Path(row["_path"]), sset)
+            # The live pass replays the log: only where a figure needs it (a healthy log's false
+            # warnings, a labelled warning's live hit).
+            needs_live = not row.get("root_cause") or bool(row.get("early_warning_substring"))
+            live = _live_warnings(Path(row["_path"]), sset) if needs_live else []
             rows.append({"row": row, "rules": rules, "hybrid": hybrid, "forced": forced,
                          "linked_alone": _linked_alone(kept, best),
                          "live": len(live) if not row.get("root_cause") else 0,
@@ -294,7 +298,9 @@ def evidence_names(fatal: str, evidence: list[dict[str, Any]], path: str | None)
                for e in evidence)
 
 
+@lru_cache(maxsize=4)
 def _raw_lines(path: str | None) -> list[str]:
+    """A log's raw lines (cached: the evidence checks and the live hit of one row read it several times)."""
     if not path:
         return []
     try:

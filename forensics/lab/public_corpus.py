@@ -196,8 +196,7 @@ def ledger_row(batch: Path, what: str = "") -> str:
     def pct(num: int, n: int) -> str:
         return f"{num / n:.1%} ({num}/{n})" if n else "-"
 
-    not_failed = best.get("not_called_failed", best.get("confusion", {}) and sum(
-        c.get("none", 0) for c in best["confusion"].values()))
+    not_failed = best["not_called_failed"]
     live = f"{lw['per_healthy_log']:.3f} ({lw['false_live_warnings']}/{lw['healthy_logs']})" if lw["healthy_logs"] else "-"
     num = int(re.sub(r"\D", "", batch.name) or 0)
     return (f"| {when} | {sha} | {num}: `{batch.name}`{(' ' + what) if what else ''} | {report['n']} ({fails}/{healthy}) "

@@ -17,8 +17,16 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from forensics.diagnosis.decision.pair_model import load
+from forensics.events import types as kinds
+from forensics.incidents import outcome
 
-TAIL_LINES = 30
+TAIL_LINES = 30  # outcome.RECENT_EVENTS keeps at least this many lines' events
+LAST_EVENTS = 12  # the last events are read whatever they say
+# Words of a failure in a line no level marks as an error (glog's E0109 prefix, 'Catastrophic
+# error', 'CMake Error', 'unrecognized arguments', docker's 'Error response from daemon').
+_SUSPECT_HINT = ("rror", "RROR", "ail", "AIL", "atal", "annot", "nable to", "not found", "denied", "refused",
+                 "bort", "xception", "nvalid", "nrecognized", "nsufficient", "out of memory", "already in use",
+                 "Killed", "killed", "E0", "E1", "not supported", "No such", "unavailable", "UNAVAILABLE")
 # A line its program logged below error level was handled (logger.warning(..., exc_info=True)).
 _HANDLED_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
@@ -74,8 +82,8 @@ def death_model() -> LineModel | None:
 
 
 def candidates(inc: Any) -> Iterable[Any]:
-    """The lines of a lifetime the detector reads: its last lines, its error-level lines,
-    and the recent lines that use a failure's words (each once, in order)."""
+    """The lines of a lifetime the detector reads: the events of its last ``TAIL_LINES`` lines (each once,
+    in order) that came after its last phase marker and were not logged below error level."""
     st = getattr(inc, "outcome", None)
     if st is None:
         return []
@@ -85,11 +93,22 @@ def candidates(inc: Any) -> Iterable[Any]:
     last = st.last_line
     # ... and a start-up that reached another phase after the line went on past it.
     progressed = st.markers[-1][0] if st.markers else 0
-    for ev in (*st.errors, *st.suspects, *st.recent):
+    events = list(st.recent)
+    for k, ev in enumerate(events):
+        if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
+            continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
                 and ev.line > progressed and (ev.level or "").upper() not in _HANDLED_LEVELS:
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
+
+
+def _reads_as_failure(ev: Any) -> bool:
+    """A line (not a traceback or a phase marker) at error level or worded like a failure; read at
+    diagnosis time, so the per-line path keeps no list of such lines."""
+    if ev.kind in (kinds.TRACEBACK, kinds.PHASE_MARKER):
+        return False
+    return outcome.is_error(ev) or any(map(ev.text.__contains__, _SUSPECT_HINT))
 
 
 def died_at(inc: Any) -> Any:

@@ -15,6 +15,20 @@ from forensics.diagnosis.decision.label_model import RECORDER, label_model
 from forensics.events import types as kinds
 
 
+def _record(kind: str, inc: Any, inputs: Any, rules_answer: Any) -> None:
+    """Hand one decision's inputs to the lab's training run, when one listens."""
+    rec = RECORDER.get()
+    if rec is not None:
+        rec.append((kind, inc, inputs, rules_answer))
+
+
+def phase_wanted() -> bool:
+    """Whether the phase signals are worth gathering: a phase model is in use, or the lab records them."""
+    from forensics.diagnosis.decision.phase_model import phase_model
+
+    return RECORDER.get() is not None or phase_model() is not None
+
+
 def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
               clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
               tail: Any, exit_failed: bool) -> DecisionInputs:
@@ -36,9 +50,7 @@ def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: b
 
 def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc: Any = None) -> Decision:
     """The label model's decision (or the rules' when no model is shipped)."""
-    rec = RECORDER.get()
-    if rec is not None:
-        rec.append(("label", inc, inp, rules))
+    _record("label", inc, inp, rules)
     model = label_model()
     if model is None:
         return rules
@@ -88,9 +100,7 @@ def decide_phase(inp: Any, rules_phase: str, inc: Any = None) -> str:
     """The phase model's answer (the rules' when no model is shipped)."""
     from forensics.diagnosis.decision.phase_model import phase_model
 
-    rec = RECORDER.get()
-    if rec is not None:
-        rec.append(("phase", inc, inp, rules_phase))
+    _record("phase", inc, inp, rules_phase)
     model = phase_model()
     if model is None:
         return rules_phase
@@ -102,7 +112,6 @@ def rank_evidence(evidence: list[dict[str, Any]], inc: Any = None) -> list[dict[
     """The evidence, the line the ranker finds most likely to prove the failure first."""
     from forensics.diagnosis.decision.evidence_rank import rank
 
-    rec = RECORDER.get()
-    if rec is not None:
-        rec.append(("evidence", inc, [dict(e) for e in evidence], None))
+    if RECORDER.get() is not None:
+        _record("evidence", inc, [dict(e) for e in evidence], None)
     return rank(evidence)

@@ -9,6 +9,7 @@ noise on an RTX 4090 that never does. Tokens such as ``arch:blackwell`` or
 the learned live-warning gate reads. The rules are data (``context.yaml``)."""
 from __future__ import annotations
 
+import fnmatch
 import re
 from functools import lru_cache
 from typing import Any
@@ -62,12 +63,12 @@ def add_context(facts: dict[str, Any], text: str) -> None:
 
 
 def matching(wanted: tuple[str, ...], have: frozenset[str]) -> list[str]:
-    """The tokens of ``have`` that ``wanted`` names (``backend:fa4`` exactly, ``backend:*trtllm*`` by pattern)."""
+    """The tokens of ``have`` that ``wanted`` names (``backend:fa4`` exactly, ``backend:*trtllm*`` as a
+    shell pattern)."""
     out = []
     for w in wanted:
         if "*" in w:
-            rx = re.compile(re.escape(w).replace(r"\*", ".*") + "$")
-            out.extend(t for t in sorted(have) if rx.match(t))
+            out.extend(t for t in sorted(have) if fnmatch.fnmatchcase(t, w))
         elif w in have:
             out.append(w)
     return out
