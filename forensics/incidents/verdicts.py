@@ -62,8 +62,8 @@ def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = Non
         # start after its ready line): one request failed, the process did not.
         if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)):
             return False
-        if inc.ready_line is None and inc.last_served_line > line:
-            return False  # an excerpt that starts mid-serving: it went on serving after this line
+        if ev is not None and ev.kind == kinds.TRACEBACK and inc.ready_line is None and inc.last_served_line > line:
+            return False  # a traceback in an excerpt that starts mid-serving: it went on serving after it
     return True
 
 
