@@ -115,6 +115,20 @@ def progressed_after(inc: Incident, ev: Event) -> bool:
     return at is not None and seen[1] > PHASE_ORDER.get(at, 99)
 
 
+def warned_and_went_on(inc: Incident, ev: Event) -> bool:
+    """A failure message the program logged at warning level or below (vLLM's
+    "Failed to import from vllm._C" on a Neuron or TPU host), after which the same
+    process reached a later start-up phase and nothing says it died: the program
+    handled it, it is not what ended the run."""
+    if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG") or died(inc, ev.line):
+        return False
+    seen = inc.progress_by_proc.get(proc_key(ev))
+    if seen is None or seen[0] <= (ev.end_line or ev.line):
+        return False
+    at = inc.phase_at(ev.line) or "launch"  # no phase marker yet: it was launching
+    return seen[1] > PHASE_ORDER.get(at, 99)
+
+
 def after_stop_request(inc: Incident, line: int) -> bool:
     """``line`` came after someone asked the service to stop."""
     return inc.stop_requested_line is not None and line > inc.stop_requested_line

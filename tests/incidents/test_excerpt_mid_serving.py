@@ -27,3 +27,22 @@ def test_traceback_then_serving_is_not_a_failure() -> None:
 def test_the_same_traceback_before_a_death_is_a_failure() -> None:
     death = "(APIServer pid=1) ERROR 03-19 13:38:18 [core_client.py:600] Engine core proc EngineCore_0 died unexpectedly, shutting down client.\n"
     assert "failed" in verdicts(STATS + TRACEBACK + death)
+
+
+# vLLM on a Neuron host logs the missing CUDA library at WARNING and goes on loading the model.
+NEURON = """INFO 06-29 18:27:05 [__init__.py:216] Automatically detected platform neuron.
+WARNING 06-29 18:27:06 [interface.py:225] Failed to import from vllm._C: ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')
+INFO 06-29 18:27:10 [core.py:74] Initializing a V1 LLM engine (v0.11.0) with config: model='google/gemma-3-12b-it'
+INFO 06-29 18:27:21 [default_loader.py:267] Loading weights took 12.20 seconds
+"""
+
+
+def test_a_failure_message_logged_as_a_warning_that_the_process_went_past_is_not_the_failure() -> None:
+    inc = api.classify_text(NEURON)["incidents"][-1]
+    assert inc["verdict"] != "failed" and inc["root_cause"] is None
+
+
+def test_the_same_warning_with_no_progress_after_it_is_the_failure() -> None:
+    # the log ends at the warning: nothing shows the process went past it
+    cut = "".join(NEURON.splitlines(keepends=True)[:2])
+    assert api.classify_text(cut)["incidents"][-1]["root_cause"] == "env.library-missing"
