@@ -68,6 +68,13 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
         death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
         click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
                    f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
+        from forensics.lab.ew_train import train_listing_model
+
+        ew = train_listing_model(seed=seed)
+        lo, bo = ew["crossval"]["overall"]["learned"], ew["crossval"]["overall"]["bar"]
+        click.echo(f"early-warning listing: held out, {lo['found']} of {lo['labelled']} labelled warnings listed "
+                   f"({bo['found']} by the hand-set bar), {lo['per_failure']} per failure; "
+                   f"{'ships' if ew['ships'] else 'not shipped'}", err=True)
         lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
         o = lm["crossval"]["overall"]["learned"]
         click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "

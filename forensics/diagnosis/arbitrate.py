@@ -6,6 +6,8 @@ consulted; a strong early warning that predicted a label is evidence too.
 Every figure used here is named in ``confidence.CONFIDENCE``."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +63,11 @@ def with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> dic
         return answer
     from forensics.diagnosis.features import frame_tokens
 
-    prior = prior_of(" ".join(frame_tokens(frames)))
+    prior = dict(prior_of(" ".join(frame_tokens(frames))))
+    site = jit_site(frames)
+    if site is not None:  # cut inside a JIT build: the build is the likely cause, whatever the corpus saw
+        for lab, w in site[1].items():
+            prior[lab] = max(prior.get(lab, 0.0), w)
     if not prior:
         return answer
     probs = {c["label"]: c["confidence"] for c in answer["candidates"]}
@@ -70,8 +76,30 @@ def with_frame_priors(answer: dict[str, Any], classifier: Any, tb: Event) -> dic
              for lab in labels}
     order = sorted(mixed, key=lambda k: (-mixed[k], k))[:3]  # ties by name: never by a set's hash order
     cands = [{"label": lab, "confidence": round(mixed[lab], 3)} for lab in order]
-    return {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands,
-            "frame_prior": True}
+    out = {"label": cands[0]["label"], "confidence": cands[0]["confidence"], "candidates": cands, "frame_prior": True}
+    if site is not None:
+        out["jit_site"] = site[0]
+    return out
+
+
+def jit_site(frames: list[Any]) -> tuple[str, dict[str, float]] | None:
+    """The JIT build site (``jit_sites.yaml``) among a cut traceback's two innermost frames, if any."""
+    for f in frames[-2:][::-1]:
+        text = f"{f.module} {f.function or ''}".strip()
+        for name, rx, labels in _jit_sites():
+            if rx.search(text):
+                return name, labels
+    return None
+
+
+@lru_cache(maxsize=1)
+def _jit_sites() -> list[tuple[str, Any, dict[str, float]]]:
+    import re
+
+    from forensics.events.tables import load_table
+
+    return [(s["name"], re.compile(s["frame"]), {k: float(v) for k, v in s["labels"].items()})
+            for s in load_table(__file__, "jit_sites.yaml")["sites"]]
 
 
 def decide(inc: Incident, best: Hit | None, truncated: bool, rule_conf: float | None,

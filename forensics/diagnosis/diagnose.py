@@ -166,6 +166,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         clf_answer = arbitrate.consult(classifier, inc, result["phase"], fail_line, fail_ev, truncated)
         result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"],
                                 "candidates": clf_answer["candidates"]}
+        if clf_answer.get("jit_site"):
+            result["classifier"]["jit_site"] = clf_answer["jit_site"]
     predicted = arbitrate.predicted_by_precursors(inc, fail_line) if best is None else None
     decision = arbitrate.decide(inc, best, truncated, rule_conf, clf_answer, predicted, fail_line, fail_ev)
     if classifier is not None:
@@ -242,7 +244,8 @@ def _explain(result: dict[str, Any], inc: Incident, best: Hit | None, fails: lis
         result["signature"] = sig.id
         result["summary"] = sig.summary or f"{sig.title}."
     else:
-        result["summary"] = summaries.unknown_summary(fail_ev, truncated) if predicted is None or label != predicted else (
+        site = (result.get("classifier") or {}).get("jit_site")
+        result["summary"] = summaries.unknown_summary(fail_ev, truncated, site) if predicted is None or label != predicted else (
             f"The server failed without a known error message; an earlier warning predicted {predicted}.")
     if best is not None and label == best.signature.root_cause:
         result["remediation"] = best.signature.remediation

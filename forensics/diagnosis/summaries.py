@@ -17,9 +17,12 @@ def healthy_summary(inc: Incident, verdict: str) -> str:
     return "No failure found in this log."
 
 
-def unknown_summary(ev: Event | None, truncated: bool) -> str:
+def unknown_summary(ev: Event | None, truncated: bool, jit_site: str | None = None) -> str:
     if ev is None:
         return "The process ended with a failure status, but the log does not say why."
+    if truncated and jit_site:
+        return (f"The server failed; the traceback is cut short inside {jit_site}, so a failed or impossible "
+                "JIT build is the likely cause, not a certain one.")
     if truncated:
         return "The server failed; the traceback is cut short, so the cause is not certain."
     return "The server failed with an error that no signature knows."

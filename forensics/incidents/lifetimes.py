@@ -87,6 +87,7 @@ class Incident:
     last_progress_ts: datetime | None = None
     last_progress_line: int = 0
     last_activity_line: int = 0  # last serving activity (access / batch stats)
+    last_served_line: int = 0  # the same, also where no ready line was seen (an excerpt that starts mid-serving)
     failure_hits: list[Hit] = field(default_factory=list)
     precursor_hits: list[Hit] = field(default_factory=list)
     wrapper_hits: list[Hit] = field(default_factory=list)
@@ -206,6 +207,7 @@ class IncidentBuilder:
         if kind == kinds.PHASE_MARKER:
             self._phase(inc, ev)
         elif kind == kinds.ACCESS:
+            inc.last_served_line = ev.line
             if inc.ready_line is not None:
                 self._enter(inc, "serving", ev)
                 inc.last_activity_line = ev.line
@@ -259,6 +261,7 @@ class IncidentBuilder:
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
         if phase == "serving":
+            inc.last_served_line = ev.line
             if inc.ready_line is None:
                 return
             inc.last_activity_line = ev.line

@@ -30,7 +30,10 @@ def died(inc: Incident, after_line: int) -> bool:
     return any(h.line > after_line for h in inc.wrapper_hits)
 
 
-_REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web")
+# Frames only a request handler runs: ASGI/web stacks, vLLM's and SGLang's serving
+# modules, LMDeploy's request path (api_server, async_engine.generate), Xinference's REST API.
+_REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web"
+                             r"|lmdeploy/serve/openai/|lmdeploy/serve/(core/)?async_engine\.py|xinference/api/restful_api\.py")
 
 
 def request_level(ev: Event) -> bool:
@@ -59,6 +62,8 @@ def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = Non
         # start after its ready line): one request failed, the process did not.
         if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)):
             return False
+        if ev is not None and ev.kind == kinds.TRACEBACK and inc.ready_line is None and inc.last_served_line > line:
+            return False  # a traceback in an excerpt that starts mid-serving: it went on serving after it
     return True
 
 

@@ -53,6 +53,11 @@ def test_seed2_tail30_is_only_as_sure_as_the_evidence():
         assert d["confidence"] < 0.5
     else:
         assert d["confidence"] <= 0.8
+    # Issue 27: the cut is inside FlashInfer's planning, which JIT-builds its kernels: a toolchain
+    # label first or second among the candidates, and the reason said.
+    toolchain = ("toolchain.compiler-missing", "toolchain.compile-failed")
+    assert {c["label"] for c in d["candidates"][:2]} & set(toolchain)
+    assert "FlashInfer" in d["classifier"]["jit_site"] and "JIT build" in d["summary"]
 
 
 @needs_real

@@ -289,6 +289,25 @@ def test_every_early_warning_has_the_contract_fields():
     assert seen >= 40
 
 
+def test_concurrency_below_one_request_links_to_a_kv_cache_failure_after_the_fact_only() -> None:
+    # vLLM prints the concurrency in every start-up; below 1x a full-length request cannot fit.
+    # After a KV-cache / out-of-memory failure that line is the warning; live, with no failure, it is not.
+    from forensics import api
+    from forensics.diagnosis.early_warnings import arithmetic
+    line = "Maximum concurrency for 29000 tokens per request: 0.82x"
+    failure = ("The model's max seq len (29000) is larger than the maximum number of tokens that can be stored "
+               "in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len`")
+    assert arithmetic(line, {}, failure) is not None
+    assert arithmetic(line, {}) is None
+    assert arithmetic("Maximum concurrency for 29000 tokens per request: 3.40x", {}, failure) is None
+    log = ("INFO 05-01 10:00:01 [gpu_model_runner.py:1] Loading model weights took 14.9888 GB\n"
+           f"INFO 05-01 10:00:09 [kv_cache_utils.py:1] {line}\n"
+           f"ERROR 05-01 10:00:09 [core.py:1] ValueError: {failure} when initializing the engine.\n")
+    inc = api.classify_text(log)["incidents"][-1]
+    assert inc["root_cause"] == "gpu.out-of-memory"
+    assert any("Maximum concurrency" in w["text"] for w in inc["early_warnings"])
+
+
 def test_the_context_hint_search_finds_what_testing_each_hint_finds():
     """context_tokens' one alternation of the hints answers as testing each
     hint as a substring does (escaped: hints hold '(' and spaces)."""

@@ -5,6 +5,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
+from forensics.diagnosis.early_warnings.learned import learned_scores, listing_model, record
 from forensics.diagnosis.early_warnings.candidates import (
     _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
 from forensics.diagnosis.early_warnings.resources import _START_GPU
@@ -98,7 +99,11 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
     linker.survivors, linker.death = survivors, death
     linker.gather(notes)
     _few_bonus(linker.scored)
-    out = _rank(linker.scored)
+    record(linker.scored, label)
+    model = listing_model()
+    if model is not None:
+        learned_scores(linker.scored, label, model)
+    out = _rank(linker.scored, model.threshold if model is not None else None)
     lines = {w["line"] for w in out}
     for p in prior or ():
         if p["line"] not in lines:
@@ -273,21 +278,27 @@ def _few_bonus(scored: dict[int, dict[str, Any]]) -> None:
                 w["why"] = "one of the few warnings before the failure"
 
 
-def _rank(scored: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The strongest ~3, one per message template; more only when strong."""
+def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None) -> list[dict[str, Any]]:
+    """The strongest ~3, one per message template; more only when strong. With
+    ``learned_bar`` the learned listing decides (``learned_p`` at or above it)."""
     ranked = []
     by_template: dict[str, dict[str, Any]] = {}
-    for w in sorted(scored.values(), key=lambda w: (-w["score"], w["line"])):
+    order = (lambda w: (-w["learned_p"], w["line"])) if learned_bar is not None else (lambda w: (-w["score"], w["line"]))
+    for w in sorted(scored.values(), key=order):
         t = template(w["text"])
         if t in by_template:  # the same message again (other numbers, ranks): the strongest one speaks
             by_template[t]["count"] += w["count"]
             continue
         by_template[t] = w
         ranked.append(w)
-    out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
+    if learned_bar is not None:
+        out = [w for w in ranked if w["learned_p"] >= learned_bar][:MAX_LISTED]
+    else:
+        out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
     for w in scored.values():
         w.pop("_level", None)
+        w.pop("learned_p", None)
     return out
 
 

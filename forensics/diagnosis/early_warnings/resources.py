@@ -16,6 +16,7 @@ _WEIGHTS, _LEFT, _BLOCKS, _START_GPU = (_RX[name] for name in ("weights", "memor
 _ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU)])
 
 
+_OUT_OF_MEMORY = re.compile(r"(?i)out of memory|\bOOM\b|OutOfMemory|KV cache")
 _FAILURE_FACTS: list[Any] = [None, {}]  # (failure text, its facts): every candidate of a failure asks
 
 
@@ -55,6 +56,9 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         v = float(vals[0].replace(",", "")) if vals else 1.0
         if not m.group(3) and v <= 0:  # (a concurrency below 1x still serves shorter requests)
             return f"the KV-cache budget is {vals[0]} (none left for a request)"
+        if m.group(3) and v < 1.0 and _OUT_OF_MEMORY.search(failure_text):
+            # after the fact only (live, no failure text): a full-length request did not fit, and memory ran out
+            return f"the KV cache holds {vals[0]}x of one full-length request, and the failure is out of memory"
     visible = facts.get("visible")
     tp = facts.get("tp")
     for m in (_START_GPU.finditer(text) if 3 in live else ()):

@@ -232,8 +232,10 @@ def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any]
     score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1)
     if not cue and not resource:
         score -= 0.8  # an INFO line with no trouble wording and no resource numbers
-    if usual and shared_w < 0.8 and not (resource and topic >= 0.6) and not foretold:
-        score -= 1.5  # healthy start-ups print it: needs strong subject evidence (budget lines excepted)
+    if usual and shared_w < 0.8 and not (resource and topic >= 0.6) and not foretold and arith is None:
+        # healthy start-ups print it: needs strong subject evidence (budget lines excepted; numbers
+        # that trip the arithmetic are this run's, not the template's)
+        score -= 1.5
     reasons = []
     if shared:
         reasons.append(_why_shared(shared))

@@ -110,7 +110,7 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
     "dist.nccl": (frozenset({"coll"}), _lazy(
         r"(?i)nccl|rccl|nvshmem|gloo|ucx|bootstrap|p2p|peer|socket|retry|rank|connection|all_?reduce|network")),
     "config.model-load": (frozenset({"model", "pkg", "quant"}), _lazy(
-        r"(?i)model|architecture|transformers|version|config|checkpoint|tokenizer|quantiz|weights?")),
+        r"(?i)model|architecture|transformers|version|config|checkpoint|tokenizer|quantiz|weights?|gated|hf_token|hugging ?face hub|repositor")),
     "config.invalid-argument": (frozenset({"dev", "count"}), _lazy(
         r"(?i)exceed|invalid|not supported|must be|gpu #|device|argument|\b(?:tp|dp|pp)[_ ]size|placement")),
     "net.port-in-use": (frozenset(), _lazy(r"(?i)port|address|bind|listen")),

@@ -1,0 +1,56 @@
+"""The learned early-warning listing: the shipped file says what it was judged
+on, and where a model ships it decides which scored lines are listed."""
+import json
+
+import pytest
+
+from forensics.diagnosis.early_warnings import learned
+
+LOG = (
+    "INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.9.0\n"
+    "WARNING 05-01 10:00:01 [hf.py:10] No HF token found: set HF_TOKEN to access gated repositories\n"
+    "ERROR 05-01 10:00:02 [core.py:500] huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access "
+    "gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json.\n")
+
+
+def test_the_shipped_file_records_its_held_out_judgement() -> None:
+    data = json.loads(learned.MODEL_PATH.read_text(encoding="utf-8"))
+    assert data["features"] == list(learned.FEATURES) and len(data["weights"]) == len(learned.FEATURES)
+    cv = data["meta"]["crossval"]["overall"]
+    lo, bo = cv["learned"], cv["bar"]
+    should = lo["found"] >= bo["found"] and lo["per_failure"] <= 3 and lo["other_lines"] <= bo["other_lines"]
+    assert data["meta"]["ships"] == should
+    assert lo["labelled"] == bo["labelled"] > 0
+
+
+@pytest.fixture
+def model_file(tmp_path, monkeypatch):
+    def write(weights: dict[str, float], bias: float, threshold: float, ships: bool = True) -> None:
+        path = tmp_path / "early_warning.json"
+        path.write_text(json.dumps({"features": list(learned.FEATURES),
+                                    "weights": [weights.get(f, 0.0) for f in learned.FEATURES],
+                                    "bias": bias, "threshold": threshold, "meta": {"ships": ships}}))
+        monkeypatch.setattr(learned, "MODEL_PATH", path)
+        learned._CACHE.clear()
+    yield write
+    learned._CACHE.clear()
+
+
+def warnings_of(text: str) -> list[int]:
+    from forensics import classify_text
+
+    return [w["line"] for w in classify_text(text)["early_warnings"]]
+
+
+def test_a_shipped_model_decides_the_listing(model_file) -> None:
+    assert warnings_of(LOG) == [2]  # the hand-set bar lists the token warning
+    model_file({"level_WARNING": -20.0}, 0.0, 0.5)  # a model that never lists a WARNING line
+    assert warnings_of(LOG) == []
+    model_file({"level_WARNING": 20.0}, -10.0, 0.5)
+    assert warnings_of(LOG) == [2]
+
+
+def test_a_model_that_did_not_ship_is_not_used(model_file) -> None:
+    model_file({"level_WARNING": -20.0}, 0.0, 0.5, ships=False)
+    assert learned.listing_model() is None
+    assert warnings_of(LOG) == [2]
