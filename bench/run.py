@@ -108,20 +108,33 @@ def ensure_crashloop(lifetimes: int, seed: int = 11) -> tuple[Path, dict]:
 
 
 REAL = ROOT.parent / "shared" / "corpora-real"
+PUBLIC = ROOT / "corpora" / "public"
+# The public batches whose first look is done (corpora/public/LEDGER.md); a
+# later batch joins the archive only after its own first look, never before.
+PUBLIC_BATCHES = tuple(f"batch-{i:02d}" for i in range(1, 13))
 
 
-def ensure_real_archive() -> tuple[Path, dict] | None:
-    """Every real log of ../shared/corpora-real end to end, as an archive of
-    start-ups and failures (built under bench/out, git-ignored: the real logs
-    are never copied into the project); None when ../shared is absent."""
+def real_archives() -> dict[str, tuple[str, Path, list[Path]]]:
+    """The archives of real start-up logs: key -> (what, root, logs)."""
+    out: dict[str, tuple[str, Path, list[Path]]] = {}
     logs = sorted(REAL.rglob("*.log")) if REAL.is_dir() else []
-    if not logs:
-        return None
+    if logs:
+        out["real"] = ("../shared/corpora-real", REAL, logs)
+    pub = [p for b in PUBLIC_BATCHES for p in sorted((PUBLIC / b).glob("*.log"))]
+    if pub:
+        out["public"] = (f"corpora/public {PUBLIC_BATCHES[0]}..{PUBLIC_BATCHES[-1]}", PUBLIC, pub)
+    return out
+
+
+def ensure_archive(name: str, root: Path, logs: list[Path]) -> tuple[Path, dict]:
+    """``logs`` end to end, as one archive of start-ups and failures (built
+    under bench/out, git-ignored: real logs are never copied into the
+    project), reused while the logs are unchanged."""
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / "real-archive.log"
+    path = OUT / f"{name}-archive.log"
     h = hashlib.sha256()
     for p in logs:
-        h.update(f"{p.relative_to(REAL)} {p.stat().st_size}\n".encode())
+        h.update(f"{p.relative_to(root)} {p.stat().st_size}\n".encode())
     want = {"digest": h.hexdigest()[:16], "logs": len(logs)}
     meta_path = path.with_suffix(".meta.json")
     if path.exists() and meta_path.exists():
@@ -142,13 +155,14 @@ def ensure_real_archive() -> tuple[Path, dict] | None:
     return path, meta
 
 
-def real_suite(repeats: int, only: set[str] | None) -> dict | None:
-    got = ensure_real_archive()
+def real_suite(key: str, repeats: int, only: set[str] | None) -> dict | None:
+    got = real_archives().get(key)
     if got is None:
         return None
-    path, meta = got
+    what, root, logs = got
+    path, meta = ensure_archive(key, root, logs)
     out: dict = {"input": {"path": str(path.relative_to(ROOT)), "lines": meta["lines"], "bytes": meta["bytes"],
-                           "logs": meta["logs"]}}
+                           "logs": meta["logs"], "what": what}}
     out["suite"] = run_suite(path, meta, repeats, only)
     return out
 
@@ -375,7 +389,8 @@ def checks(res: dict, metric: str = "wall") -> list[dict]:
         add(f"classify peak RSS ({lines:,} lines)", c["peak_rss_mib"],
             f"<= {TARGETS['classify_rss_mib_1m']} MiB (at 1M lines)",
             c["peak_rss_mib"] <= TARGETS["classify_rss_mib_1m"], "MiB")
-    for cl, label in ((res.get("crashloop"), "crash-loop"), (res.get("real"), "real archive")):
+    for cl, label in ((res.get("crashloop"), "crash-loop"), (res.get("real"), "real archive"),
+                      (res.get("public"), "public archive")):
         if not cl:
             continue
         cw = cl["suite"]["workloads"]
@@ -432,12 +447,13 @@ def print_report(res: dict) -> None:
             print("classify peak RSS by lifetimes: " + ", ".join(
                 f"{int(k):,}: {v['peak_rss_mib']} MiB ({v['lines']:,} lines, {v['wall_s']} s)"
                 for k, v in mem["by_lifetimes"].items()) + f"; growth {mem['rss_growth']:+.1%}")
-    real = res.get("real")
-    if real:
-        ri = real["input"]
-        print(f"\nreal start-up archive (../shared/corpora-real, {ri['logs']} logs end to end): {ri['path']}  "
-              f"{ri['lines']:,} lines, {ri['bytes'] / 1e6:.1f} MB")
-        _print_suite(real["suite"])
+    for key in ("real", "public"):
+        real = res.get(key)
+        if real:
+            ri = real["input"]
+            print(f"\nreal start-up archive ({ri.get('what', key)}, {ri['logs']} logs end to end): {ri['path']}  "
+                  f"{ri['lines']:,} lines, {ri['bytes'] / 1e6:.1f} MB")
+            _print_suite(real["suite"])
     _print_rest(res)
 
 
@@ -532,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-crashloop-memory", action="store_true",
                     help="skip classify's peak RSS on 10x the crash-loop lifetimes")
     ap.add_argument("--no-real", action="store_true",
-                    help="skip the archive of real start-up logs (../shared/corpora-real end to end)")
+                    help="skip the archives of real start-up logs (../shared/corpora-real and corpora/public batch-01..12, each end to end)")
     ap.add_argument("--json", default=None, help="results file (default bench/out/results[-quick].json)")
     a = ap.parse_args(argv)
 
@@ -574,7 +590,8 @@ def main(argv: list[str] | None = None) -> int:
             res["crashloop"] = crashloop_suite(a.crashloop_lifetimes or (200 if a.quick else 1000), repeats, only,
                                                memory=not a.no_crashloop_memory)
         if not a.no_real:
-            res["real"] = real_suite(repeats, only)
+            for key in ("real", "public"):
+                res[key] = real_suite(key, repeats, only)
         if not a.no_startup:
             res["startup"] = startup(3 if a.quick else 5)
     res["load_after"] = os.getloadavg()

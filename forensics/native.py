@@ -39,6 +39,7 @@ COMPILED_MODULES = (
     "forensics.events.parser",
     "forensics.events.tracebacks",
     "forensics.events.phases",
+    "forensics.events.ndjson",
     "forensics.incidents.lifetimes",
     "forensics.incidents.outcome",
     "forensics.diagnosis.early_warnings.candidates",

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
+from forensics.events.longtext import LONG_TEXT, ascii_copy
+
 _LOWER: list[Any] = [None, ""]  # the last text lower-cased (the patterns of one text share it)
 
 
@@ -281,5 +283,16 @@ class AsciiRegex:
     def groups_all(self, text: str) -> tuple[tuple[str | None, ...], ...]:
         if self._rx is None:
             self._compile()
-        rx = self._re2 if self._re2 and text.isascii() and _RE_ONLY_SPACE.search(text) is None else self._rx
-        return tuple(m.groups() for m in rx.finditer(text))  # type: ignore[union-attr]
+        if self._re2 and _RE_ONLY_SPACE.search(text) is None:
+            if text.isascii():
+                return tuple(m.groups() for m in self._re2.finditer(text))
+            if len(text) > LONG_TEXT:
+                # a long line outside ASCII (a request dump): RE2 over its ASCII
+                # copy (forensics.events.longtext), the groups cut from the text
+                # itself at the same positions
+                copy = ascii_copy(self._rx, text)  # type: ignore[arg-type]
+                if copy is not None:
+                    n = self._rx.groups  # type: ignore[union-attr]
+                    return tuple(tuple(text[a:b] if a >= 0 else None for a, b in map(m.span, range(1, n + 1)))
+                                 for m in self._re2.finditer(copy))
+        return tuple(m.groups() for m in self._rx.finditer(text))  # type: ignore[union-attr]

@@ -209,15 +209,19 @@ def lookup_all(message: str, limit: int = 5) -> list[CatalogueEntry]:
     scored: list[tuple[tuple[int, int, int], int]] = []
     cands, keys = idx.candidates(message)
     for i in cands:
-        c = idx.compiled(i)
-        # every whole word of the template must be in the line: a set test
-        # that spares most candidates their regex
-        if c is None or not c[2] <= keys or c[0].search(message) is None:
+        size, words, runs = idx.words(i)
+        # every whole word and every literal run of the template must be in
+        # the line (its regex matches each verbatim): tests that spare most
+        # candidates compiling and running their regex
+        if not words <= keys or not all(r in message for r in runs):
+            continue
+        rx = idx.regex(i)
+        if rx is None or rx.search(message) is None:
             continue
         e = idx.entry(i)  # parsed only when it matches
         et = e.exc_type
         same_exc = 1 if exc and et and et.rsplit(".", 1)[-1] == exc else 0
-        scored.append(((c[1], same_exc, len(e.releases)), i))
+        scored.append(((size, same_exc, len(e.releases)), i))
     scored.sort(reverse=True)
     return [idx.entry(i) for _s, i in scored[:limit]]
 

@@ -170,7 +170,8 @@ class CatalogueIndex:
         self.by_word: dict[str, list[int]] = {}  # parsed entry numbers of recent key words
         self._ids: KeyTable | None = None
         self._functions: FunctionTable | None = None
-        self._rx: dict[int, tuple[re.Pattern[str], int, frozenset[str]] | None] = {}
+        self._words: dict[int, TemplateWords] = {}
+        self._rx: dict[int, re.Pattern[str] | None] = {}
         self._load()
 
     @property
@@ -243,12 +244,25 @@ class CatalogueIndex:
         k = bisect.bisect_right(self.starts, i) - 1
         return self.files[self.names[k]].entry(i - self.starts[k])
 
-    def compiled(self, i: int) -> tuple[re.Pattern[str], int, frozenset[str]] | None:
+    def words(self, i: int) -> TemplateWords:
+        """What a line must contain for template ``i`` to match it, cheap to
+        test: its literal size, its key words, and every whitespace-free run
+        of its first line's literal text (its regex matches each of them
+        verbatim: a line without one is spared compiling the regex)."""
+        got = self._words.get(i)
+        if got is None:
+            t = self.template(i)
+            first = t.split("\n", 1)[0]
+            runs = tuple({w for lit, _ph in split_template(first) for w in lit.split()})
+            got = remember(self._words, i, (literal_size(t), frozenset(literal_keys(t)), runs), RX_MEMO)
+        return got
+
+    def regex(self, i: int) -> re.Pattern[str] | None:
+        """Template ``i``'s regex (``template_regex``), None when it does not compile."""
         got = self._rx.get(i, _MISSING)
         if got is _MISSING:
-            t = self.template(i)
             try:
-                got = (re.compile(template_regex(t)), literal_size(t), frozenset(literal_keys(t)))
+                got = re.compile(template_regex(self.template(i)))
             except re.error:
                 got = None
             remember(self._rx, i, got, RX_MEMO)
@@ -265,8 +279,11 @@ class CatalogueIndex:
 
 
 _MISSING = object()
-# Compiled templates kept (cleared when full): a long, varied log asks for ever
-# more of the 75k templates, and each costs ~1.7 KB (the regex, its words).
+TemplateWords = tuple[int, frozenset[str], tuple[str, ...]]  # (literal size, key words, literal runs)
+# Templates' words and compiled regexes kept (each memo cleared when full): a
+# long, varied log asks for ever more of the 75k templates, and each costs
+# ~1.7 KB (the regex, its words). Most candidates fail the word and run tests
+# and never compile their regex (crash loop: 520 of 5,723 lookups compile).
 # 10,000 crash-loop lifetimes ask for 1,758 distinct ones, 47,769 times: 1,024
 # kept recompile ~3,000 of them (~0.3 s, ~0.5% of the run) and hold 1.2 MB less
 # than keeping them all (4,096 kept: up to ~7 MB on a longer log).

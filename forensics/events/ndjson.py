@@ -60,7 +60,9 @@ _DIGITS = "0123456789"
 _TEXT_MARK = ',"text":"\\u0000"'  # the JSON of a template event's sentinel text
 _BATCH_STATS = MARKER_DATA["batch_stats"]
 _INDENTS = (" ", "\t")
-_ONCE = ("seen once",)  # a template table entry: the key was seen once, no template made yet
+# A template table entry: the key was seen once, no template made yet (an object,
+# not a tuple: compiled, a tuple constant is unboxed and "is" would not find it).
+_ONCE: Any = object()
 MEMO_LIMIT = 4096  # templates, timestamps and dates remembered (each table cleared when full)
 # A line's JSON is tpl[0] + its number + ',"ts":' + its time's JSON + tpl[1] + its message's JSON + tpl[2].
 Template = tuple[str, str, str]
@@ -110,7 +112,7 @@ class ServingLines:
             key = (text[sp + 1:k], whole[20:s], am.group(0))
         else:
             return None
-        tsj = self.stamps.get(text[:sp], UNSEEN)
+        tsj: Any = self.stamps.get(text[:sp], UNSEEN)  # str, None (no time) or UNSEEN
         if tsj is UNSEEN:
             tsj = remember(self.stamps, text[:sp], _stamp_json(text[:sp]), MEMO_LIMIT)
         if tsj is None:

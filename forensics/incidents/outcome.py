@@ -26,6 +26,7 @@ from mypy_extensions import mypyc_attr
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
+from forensics.events.longtext import found
 from forensics.events.textmemo import MemoSearch, memo_by_text
 
 MAX_ERRORS = 200
@@ -113,18 +114,19 @@ def is_error(ev: Event) -> bool:
     text = ev.text
     if not any(h in text for h in _ERROR_HINT):
         return False
-    return _ERROR_LEVEL.search(text) is not None
+    # its one $ ends the branch (?:\s|:|$), which \s ends before a final newline: RE2's $ finds the same lines
+    return found(_ERROR_LEVEL, text, dollar_ok=True)
 
 
 @memo_by_text
 def proof_class(text: str) -> str | None:
     """"runtime" (a device runtime's error), "build" (a compiler's or build
     tool's error), "assert" (a raw kernel assertion) or None."""
-    if _KERNEL_ASSERT.search(text):
+    if found(_KERNEL_ASSERT, text):
         return "assert"
-    if _BUILD.search(text):
+    if found(_BUILD, text):
         return "build"
-    if _RUNTIME.search(text):
+    if found(_RUNTIME, text):
         return "runtime"
     return None
 
@@ -229,12 +231,12 @@ def proof_lines(inc: Any, cause_line: int, limit: int = 3, window: int = 400) ->
         if cause_line - window <= ev.line <= cause_line + 2 and cls in ("runtime", "build"):
             out.append((ev, cls))
     # The compiler's own error first, then the build tool's, then the earliest runtime error.
-    out.sort(key=lambda p: (0 if _COMPILER.search(p[0].text) else 1 if p[1] == "build" else 2, p[0].line))
+    out.sort(key=lambda p: (0 if found(_COMPILER, p[0].text) else 1 if p[1] == "build" else 2, p[0].line))
     return out[:limit]
 
 
 def is_compiler_error(text: str) -> bool:
-    return _COMPILER.search(text) is not None
+    return found(_COMPILER, text)
 
 
 def first_failing(inc: Any) -> tuple | None:

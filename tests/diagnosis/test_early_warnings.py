@@ -306,3 +306,16 @@ def test_concurrency_below_one_request_links_to_a_kv_cache_failure_after_the_fac
     inc = api.classify_text(log)["incidents"][-1]
     assert inc["root_cause"] == "gpu.out-of-memory"
     assert any("Maximum concurrency" in w["text"] for w in inc["early_warnings"])
+
+
+def test_the_context_hint_search_finds_what_testing_each_hint_finds():
+    """context_tokens' one alternation of the hints answers as testing each
+    hint as a substring does (escaped: hints hold '(' and spaces)."""
+    import importlib
+
+    ctx = importlib.import_module("forensics.diagnosis.early_warnings.context")
+    hints = ctx._hints()
+    texts = [f"x{h}y" for h in hints] + [h[:-1] for h in hints] + [h.lower() for h in hints]
+    texts += ["(10, 0) capability", "(9, 0)", "Using FlashInfer", "nothing here", "", "B2OO", "ViL"]
+    for text in texts:
+        assert (ctx._any_hint()(text) is not None) == any(h in text for h in hints), text

@@ -110,3 +110,25 @@ def test_ascii_regex_finds_the_groups_re_finds():
     assert sum(bool(rx.groups_all(t)) for t in texts) >= 3
     for text in texts:
         assert rx.groups_all(text) == tuple(m.groups() for m in candidates.FACT_RE.finditer(text)), text[:200]
+
+
+def test_ascii_regex_finds_the_groups_re_finds_in_long_lines_outside_ascii():
+    """A request dump of hundreds of KB with text outside ASCII: RE2 reads an
+    ASCII copy and the groups are cut from the line itself."""
+    from forensics.diagnosis.early_warnings import candidates
+    from forensics.events.longtext import LONG_TEXT
+
+    rx = candidates._FACT_RE2
+    facts = ["tp_size=4, mem_fraction_static=0.88", "total memory — 80 GiB", "Free memory on device (1.5/79.1 GiB)",
+             "CUDA_VISIBLE_DEVICES='0,1'", "nGpus 8", "TOTAL CAPACITY OF 12 GB"]
+    pads = ["obj=GenerateReqInput(text='こんにちは—█', rid=r1), ", "Жé² " , "plain ascii, "]
+    odd = ["", "\u212a", "\u017f", "\xa0", "\u0663", "\x0b"]  # each sends the line back to re
+    n = 0
+    for pad in pads:
+        for fact in facts:
+            for extra in odd:
+                text = pad * (LONG_TEXT // len(pad) + 1) + fact + extra + pad + fact.upper()
+                got = rx.groups_all(text)
+                assert got == tuple(m.groups() for m in candidates.FACT_RE.finditer(text)), (pad, fact, extra)
+                n += bool(got)
+    assert n >= 30

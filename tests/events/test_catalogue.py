@@ -156,6 +156,45 @@ def test_lookup_knows_most_fatal_lines_of_the_project_corpora():
     assert sum(e.label == label for e, label in guessed) >= 0.9 * len(guessed), len(guessed)
 
 
+def _regex_every_candidate(message: str) -> list[tuple[str, str]]:
+    """What lookup_all found before the literal-run test: every candidate
+    whose words the line holds, through its regex."""
+    idx = cat._index()
+    cands, keys = idx.candidates(message)
+    out = []
+    for i in cands:
+        _size, words, _runs = idx.words(i)
+        rx = idx.regex(i)
+        if words <= keys and rx is not None and rx.search(message) is not None:
+            out.append((idx.entry(i).package, idx.entry(i).template))
+    return sorted(out)
+
+
+def test_literal_runs_spare_only_templates_that_cannot_match():
+    """lookup_all compiles a template's regex only for lines holding every
+    literal run of it: the same entries as running every candidate's regex,
+    on lines of the project's corpora and on the templates' own text with
+    their placeholders filled (re-spaced too: runs of whitespace are free)."""
+    idx = cat._index()
+    lines = [ln for ln, _label in _project_fatal_lines()]
+    for d in ("cpu", "gpu"):
+        for p in sorted((REPO / "corpora" / d).glob("*.log"))[:40]:
+            lines += p.read_text(errors="replace").splitlines()[-30:]
+    step = max(1, idx.size // 3000)
+    for i in range(0, idx.size, step):
+        first = idx.template(i).split("\n", 1)[0]
+        filled = "".join(lit + ("x1" if ph is not None else "") for lit, ph in split_template(first))
+        lines += [filled, re.sub(r" ", "  ", filled)]
+    tried = 0
+    for ln in lines:
+        msg = ln[:400]
+        want = _regex_every_candidate(msg)
+        got = sorted((e.package, e.template) for e in cat.lookup_all(msg, limit=10**6))
+        assert got == want, msg
+        tried += bool(want)
+    assert tried > 500
+
+
 def test_lookup_says_none_for_unknown_text():
     assert cat.lookup("the quick brown fox jumps over the lazy dog") is None
     assert cat.lookup("") is None

@@ -31,10 +31,17 @@ def _hints() -> tuple[str, ...]:
     return tuple(sorted({h for _, hints, _ in _rules() for h in hints}))
 
 
+@lru_cache(maxsize=1)
+def _any_hint() -> Any:
+    """One search for "holds any hint" (an alternation of the escaped hints:
+    the same answer as testing each, in about half the time on most lines)."""
+    return re.compile("|".join(map(re.escape, _hints()))).search
+
+
 def context_tokens(text: str) -> frozenset[str]:
     """The context tokens one line states (most lines: none, after one substring scan)."""
     head = text[:20000]  # server_args lines run to kilobytes; nothing we read sits further out
-    if not any(map(head.__contains__, _hints())):
+    if _any_hint()(head) is None:
         return frozenset()
     got = _MEMO.get(head)
     if got is not None:

@@ -14,6 +14,7 @@ from forensics.diagnosis.early_warnings.scoring import (
 from forensics.diagnosis.early_warnings.subjects import subjects
 from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, _lazy
 from forensics.events import types as kinds
+from forensics.events.textmemo import memo_by_text
 from forensics.events.types import Event
 
 _CALL_SITE = _lazy(r"[\w.-]+\.(?:py|cc|cpp|cu|h|c):\d+\]")
@@ -22,8 +23,21 @@ _CALL_SITE = _lazy(r"[\w.-]+\.(?:py|cc|cpp|cu|h|c):\d+\]")
 def _call_site(ev: Event) -> str | None:
     if ev.logger and ":" in ev.logger:
         return ev.logger
-    m = _CALL_SITE.search(ev.text[:200])
+    return _call_site_in(ev.text[:200])
+
+
+@memo_by_text
+def _call_site_in(head: str) -> str | None:
+    """The ``file.py:123]`` a line names (a crash loop links the same lines every lifetime)."""
+    m = _CALL_SITE.search(head)
     return m.group(0) if m else None
+
+
+@memo_by_text
+def _seen_key(text: str) -> str:
+    """A candidate's key for counting repeats: digits masked, except where the
+    line names GPUs (GPU indices matter to arithmetic)."""
+    return text if _START_GPU.search(text) else _FAST_KEY.sub("N", text)
 
 
 _TEXT_STAMP = _lazy(r"\b[WEIF]\d{4} \d\d:\d\d:\d\d\.\d+")
@@ -222,7 +236,7 @@ class _Linker:
             if ev.line >= self.death or (went_on is None and (went_on := survived(ev.text)) is None):
                 return
         text = ev.text.strip()[:300]
-        key = text if _START_GPU.search(text) else _FAST_KEY.sub("N", text)  # GPU indices matter to arithmetic
+        key = _seen_key(text)
         if key in self.seen_text:
             self.scored[self.seen_text[key]]["count"] += cand.count
             return
