@@ -182,9 +182,13 @@ def signals(path: str) -> None:
     """Records each forwarded signal with its arrival time; exits on SIGTERM."""
     def on_signal(signum: int, frame: object) -> None:
         name = signal.Signals(signum).name
-        with open(path, "a") as f:
-            f.write(f"{name} {time.time()!r}\n")
+        at = time.time()
+        # Echo first, record last: the test sends the next signal once the record has this one, and a
+        # handler can be entered again between its writes (a loaded machine showed stdout and its copy
+        # in different orders when the record came first).
         out(1, f"got {name}\n".encode())
+        with open(path, "a") as f:
+            f.write(f"{name} {at!r}\n")
         if signum == signal.SIGTERM:
             os._exit(143)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
