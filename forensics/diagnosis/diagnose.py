@@ -148,7 +148,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result = incident_skeleton(inc)
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
-        result["phase"] = inc.phase
+        result["phase"] = inc.reached()
         result["summary"] = summaries.healthy_summary(inc, result["verdict"])
         return result
     best = _best_hit(found)
