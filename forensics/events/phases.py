@@ -45,7 +45,7 @@ _KEYWORDS = (
     "Connected", "Ready", "server is listening on", "HTTP server listening", "Listening on", "Deployed app",
     "is ready at ", "Starting HTTP service on", "in a browser for detailed api usage",
     "llama runner started", "tasks: [", "Processed prompts", "Processed requests", "{parameters=", "{total_time=",
-    "{default_return_full_text=", "processing task", "log_server_r:", "[GIN]", "Decode batch", "Prefill batch",
+    "{default_return_full_text=", "processing task", "log_server_r:", "[GIN]", "POST /", "PUT /", "CALL __call__", "Decode batch", "Prefill batch",
     "Avg prompt throughput", "Shutting down", "SIGTERM", "Finished server process", "[shutdown]", "Gracefully stopping",
     "Stopping gracefully", "Terminating process group", "resource_tracker: There appear", "CANCELLED",
     "destroy_process_group() was not called", "starting graceful shutdown", "Signal (", "in-flight requests",
