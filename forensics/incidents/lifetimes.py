@@ -98,7 +98,6 @@ class Incident:
     started: bool = False
     stop_requested_line: int | None = None  # systemd "Stopping ..." (an operator or a dependency asked it to stop)
     transitions: list[tuple[int, str]] = field(default_factory=list)  # (line, phase) at each change
-    warmup_probe: bool = False  # SGLang's warm-up polled model_info: its own request comes next
     # Last start-up progress of each process (host, pid, rank): (line, phase order).
     progress_by_proc: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     outcome: Any = None  # forensics.incidents.outcome.Outcome: the shape of the log (errors, proofs)
@@ -257,29 +256,16 @@ class IncidentBuilder:
             inc.ended = inc.ended or inc.process_events > 0
 
     def _access(self, inc: Incident, ev: Event) -> None:
-        """An HTTP request. Only an inference request is serving (the
-        taxonomy): probes and listings say the server answers, no more."""
-        path = ev.data.get("path") or ""
-        answered = (ev.data.get("status") or 0) < 400
-        if _REQUEST_PATH.search(path) is None:
-            if _MODEL_INFO.search(path) is not None:
-                inc.warmup_probe = True  # SGLang's warm-up polls this, then sends its own request
-            elif inc.ready_line is None and answered and inc.server != "sglang":
-                self._ready(inc, ev)  # it answers probes: up (SGLang answers them while it warms up)
-            if inc.ready_line is not None:
-                inc.last_activity_line = ev.line
-            elif inc.phase is not None:
-                inc.last_progress_ts = ev.ts or inc.last_progress_ts
-            return
-        if inc.warmup_probe:
-            inc.warmup_probe = False  # SGLang's own warm-up request (its line may follow the ready line)
-            if inc.ready_line is None:
-                inc.last_progress_ts = ev.ts or inc.last_progress_ts
-            return
+        """An HTTP request. Once the server is up every one is serving
+        activity, probe or request alike: the fast path (events.bulk) parses
+        only the first and last line of a run of access and batch lines, so
+        what a line does here must not depend on which one it is."""
         if inc.ready_line is None:
-            if not answered:
-                return  # a request that failed proves nothing about readiness
-            self._ready(inc, ev)  # a request was answered: the server was up (the excerpt began later)
+            if inc.server == "sglang":
+                if inc.phase is not None:
+                    inc.last_progress_ts = ev.ts or inc.last_progress_ts
+                return  # SGLang answers its own warm-up (and probes) before its ready line
+            self._ready(inc, ev)  # it answers HTTP: up (an excerpt that begins after its ready line)
         self._enter(inc, "serving", ev)
         inc.last_activity_line = ev.line
 
@@ -295,14 +281,11 @@ class IncidentBuilder:
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
         if phase == "serving":
-            stats = marker == "batch_stats" and _THROUGHPUT in ev.text  # vLLM's, printed once it serves
             if inc.ready_line is None:
-                if marker == "batch_stats" and not stats and inc.phase is not None:
+                if marker == "batch_stats" and _THROUGHPUT not in ev.text and inc.phase is not None:
                     return  # SGLang's own warm-up batch, after its start-up lines
-                self._ready(inc, ev)  # requests answered: it was up (the excerpt began later)
+                self._ready(inc, ev)  # requests done: it was up (an excerpt that begins after its ready line)
             inc.last_activity_line = ev.line
-            if stats and _BUSY_STATS.search(ev.text) is None:
-                return  # an idle engine's statistics: up, not serving
         if phase == "ready":
             self._ready(inc, ev)
         if phase == "shutdown":
@@ -330,16 +313,7 @@ class IncidentBuilder:
 
 
 _READY = PHASE_ORDER["ready"]
-_THROUGHPUT = "Avg prompt throughput: "
-# vLLM's engine statistics with something done or running (an idle engine prints them too).
-_BUSY_STATS = re.compile(r"throughput: (?:[1-9]|0\.0*[1-9])|Running: [1-9]")
-# Paths of inference requests (completion, chat, generate, embeddings and their kin, of every
-# server: OpenAI API, SGLang, TGI, Ollama, Triton/KServe v2, KServe v1); anything else is a
-# probe or a listing (/health, /v1/models, /metrics, /get_model_info, /api/tags).
-_REQUEST_PATH = re.compile(
-    r"/(?:generate\w*|completions?|chat(?:/completions)?|embeddings?|embed\w*|encode|responses|messages|invocations|"
-    r"infer|predict|rerank|score|classify|pooling|audio/\w+|v1/models/[^/:]+:predict)(?:[/?]|$)")
-_MODEL_INFO = re.compile(r"^/(?:get_)?model_info\b")
+_THROUGHPUT = "Avg prompt throughput: "  # vLLM's engine statistics: printed only once it serves
 
 
 def proc_key(ev: Event) -> tuple:
