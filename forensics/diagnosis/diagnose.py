@@ -13,6 +13,7 @@ from typing import Any
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
+from forensics.events.phases import PHASE_ORDER
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
 from forensics.diagnosis import arbitrate, phase_infer, phase_priors, summaries
@@ -149,7 +150,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result = incident_skeleton(inc)
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
-        result["phase"] = inc.phase
+        result["phase"] = inc.reached()
         result["summary"] = summaries.healthy_summary(inc, result["verdict"])
         return result
     best = _best_hit(found)
@@ -334,10 +335,13 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
     if framed is None:
         framed = _nearby_traceback_phase(inc, ev, line)
+    stepped = phase_infer.phase_of_step("\n".join(_texts_near(inc, ev, line, best)))
     if marker is not None:
         if framed is not None and marker != "shutdown" and (
                 framed != "serving" or marker in ("ready", "serving")):
             return framed
+        if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
+            return stepped  # the server names a later step than its last marker says
         if marker == "ready":
             return "serving"
         if framed is None:
@@ -348,6 +352,8 @@ def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return marker
     if framed is not None:
         return framed
+    if stepped is not None:
+        return stepped
     if best is not None and best.signature.phase:
         return best.signature.phase
     if ev is not None and ev.kind == kinds.TRACEBACK:

@@ -54,12 +54,40 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
     ("kernel-jit", re.compile(
         r"(?i)\bnvcc\b|\bninja\b|\bJIT\b|\bptxas\b|CompilationError|not supported in this architecture|"
-        r"Building extension|load_inline|compil(?:e|ing|ation) (?:the )?(?:kernel|extension|module)s?\b")),
+        r"Building extension|load_inline|compil(?:e|ing|ation) (?:the )?(?:kernel|extension|module)s?\b|"
+        # A compiler's or a build tool's own words (nvcc's front end, gcc, make) and LLVM's
+        # abort inside Triton's code generation.
+        r"errors? detected in the compilation of|\bCompilation terminated\.|\bCatastrophic error: |\bg?make(?:\[\d+\])?: \*\*\* |"
+        r"\bLLVM ERROR: ")),
     ("memory-plan", re.compile(
         r"(?i)kv cache (?:is needed|memory|blocks?)|num_gpu_blocks|available kv cache|memory profiling")),
     ("load-weights", re.compile(
         r"(?i)\b(?:error|failed) (?:when |while )?(?:initiali[sz]ing|loading) (?:the )?(?:model|weights)\b|"
-        r"\bloading (?:the )?(?:model )?weights\b")),
+        r"\bloading (?:the )?(?:model )?weights\b|"
+        # TGI's launcher: a shard died before it was ready (it loads the model, after the
+        # distributed set-up: a wrapper, so after a signature's own phase).
+        r"\bShard \d+ failed to start|Shard process was signaled")),
+]
+
+# What a server says about the step that failed, around the error itself: it says where
+# start-up was better than a signature's usual phase for the error (a driver or import error
+# inside Triton's model load is a failed model load).
+STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
+    # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
+    # warm-up can fail before the launcher has seen the shard ready.
+    ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
+    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
+    ("load-weights", re.compile(
+        # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
+        # a model that did not load, its status table, the poll of its directory.
+        r"\bfailed to load '[^']+'|failed to load all models|Poll failed for model directory|\| +UNAVAILABLE: |"
+        # TensorRT deserialising a model's engine file.
+        r"Serialization assertion|\bdeserializ\w+ (?:the )?(?:cuda )?engine\b|"
+        # TGI's launcher: the weights' download died.
+        r"Download process was signaled|"
+        # Ollama's scheduler and llama.cpp's loader.
+        r"error loading llama server|llama runner process has terminated|timed out waiting for llama runner to start|"
+        r"model requires more system memory|model request too large for system|\bfailed to load model\b")),
 ]
 
 
@@ -95,6 +123,7 @@ def phase_of_frames(frames: list[Frame], use_catalogue: bool = False) -> str | N
 # ``^\S*...`` patterns at every line.
 _FUNCTION_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in FUNCTION_PHASES])
 _TEXT_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in TEXT_PHASES])
+_STEP_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in STEP_PHASES])
 
 
 @memo_by_text
@@ -122,6 +151,12 @@ def phase_of_text(text: str) -> str | None:
     if i is not None:
         return TEXT_PHASES[i][0]
     return _catalogue_message_phase(text)
+
+
+def phase_of_step(text: str) -> str | None:
+    """Phase from what the server says about the step that failed (STEP_PHASES)."""
+    i = _STEP_SET.first(text[:4000])
+    return STEP_PHASES[i][0] if i is not None else None
 
 
 def _catalogue() -> Any:

@@ -74,5 +74,5 @@ def incident_skeleton(inc: Incident) -> dict[str, Any]:
         "duration_s": inc.duration_s, "time_to_failure_s": None,
         "server": inc.server, "unit": inc.unit, "host": inc.host, "exit": inc.exit,
         "phases": [s.to_dict() for s in sorted(inc.phases.values(), key=lambda s: PHASE_ORDER[s.phase])],
-        "reached_phase": inc.phase,
+        "reached_phase": inc.reached(),
     }

@@ -198,7 +198,7 @@ class EventParser:
         if "HTTP/" in msg and (am := _ACCESS.search(msg)) is not None:
             return Event(ACCESS, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level, pfx.logger,
                          None, self.source, _access_data(am))
-        name = match_marker(msg)
+        name = match_marker(msg, pfx.logger)
         if name is not None:
             return Event(PHASE_MARKER, rec.line, msg, ts, rec.host, ident, rec.pid, pfx.rank, level,
                          pfx.logger, None, self.source, MARKER_DATA[name])

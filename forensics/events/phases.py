@@ -17,9 +17,11 @@ PHASES = ("launch", "load-weights", "memory-plan", "kernel-jit", "cuda-graph-cap
           "ready", "serving", "shutdown")
 PHASE_ORDER = {p: i for i, p in enumerate(PHASES)}
 
+_TABLE = load_table(__file__, "phases.yaml")
 # (marker name, phase, regex), from phases.yaml.
-MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], cast(str, joined(row["regex"])))
-                                       for row in load_table(__file__, "phases.yaml")]
+MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], cast(str, joined(row["regex"]))) for row in _TABLE]
+# Markers that count only for lines of one program's logger (marker name -> logger regex).
+LOGGER_OF: dict[str, re.Pattern[str]] = {row["name"]: re.compile(row["logger"]) for row in _TABLE if row.get("logger")}
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
 
@@ -28,19 +30,25 @@ PHASE_OF = {name: phase for name, phase, _ in MARKERS}
 # only lines that contain a keyword try the marker regexes one by one.
 _KEYWORDS = (
     "server_args=", "ServerArgs(", "non-default args", "vLLM API server version", "args: Namespace(", "Initializing a",
-    "Init torch distributed", "Init parallel begin", "Initializing distributed environment", "world_size=",
+    "Args {", "Init torch distributed", "Init parallel begin", "Initializing distributed environment", "world_size=",
     "Load weight", "Starting to load model", "Loading safetensors", "Multi-thread loading", "Loading weights",
-    "Loading model weights", "Model loading took", "KV Cache is allocated", "Memory pool end", "# GPU blocks",
-    "GPU KV cache size", "Available KV cache memory", "Maximum concurrency", "# cpu blocks",
-    "memory capacity is unbalanced", "DeepGEMM", "Compiling num tokens", "Capturing num tokens", "Dynamo bytecode",
-    "torch.compile takes", "Compiling a graph", "Building extension module", "Emitting ninja build file",
-    "FlashInfer JIT", "flashinfer.jit", "apture", "Graph capturing finished", "Application startup complete",
-    "Uvicorn running on", "Started server process", "model_info HTTP", "startup warmup", "Warmup ended",
-    "init engine (profile", "Start warmup", "warmup requests completed", "Starting warmup", "Warming up",
-    "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at", ": Connected",
-    "server is listening on", "HTTP server listening", "Listening on", "Deployed app", "is ready at ", "Starting HTTP service on", "Supported_tasks: [", "Processed prompts:", "Decode batch", "Prefill batch", "Avg prompt throughput", "Shutting down", "SIGTERM",
-    "Finished server process", "[shutdown]", "Gracefully stopping", "Stopping gracefully", "Terminating process group",
-    "resource_tracker: There appear", "CANCELLED", "destroy_process_group() was not called",
+    "Loading model weights", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
+    "Model artifacts downloaded", "loading: ", "TRITONBACKEND_ModelInstanceInitialize", "llama_model_loader: loaded",
+    "loading model", "Model loading took", "ready in ", "successfully loaded", "KV Cache is allocated",
+    "Memory pool end", "# GPU blocks", "GPU KV cache size", "Available KV cache memory", "Maximum concurrency",
+    "# cpu blocks", "memory capacity is unbalanced", "[MemUsageChange] Allocated", "DeepGEMM",
+    "Compiling num tokens", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
+    "Emitting ninja build file", "FlashInfer JIT", "flashinfer.jit", "aptur", "Graph capturing finished",
+    "Application startup complete", "Uvicorn running on", "Started server process", "model_info HTTP",
+    "startup warmup", "Warmup ended", "init engine (profile", "Start warmup", "warmup requests completed",
+    "Starting warmup", "Warming up", "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at",
+    "Connected", "Ready", "server is listening on", "HTTP server listening", "Listening on", "Deployed app",
+    "is ready at ", "Starting HTTP service on", "in a browser for detailed api usage",
+    "llama runner started", "tasks: [", "Processed prompts", "Processed requests", "{parameters=", "{total_time=",
+    "{default_return_full_text=", "processing task", "log_server_r:", "[GIN]", "POST /", "PUT /", "CALL __call__", "Decode batch", "Prefill batch",
+    "Avg prompt throughput", "Shutting down", "SIGTERM", "Finished server process", "[shutdown]", "Gracefully stopping",
+    "Stopping gracefully", "Terminating process group", "resource_tracker: There appear", "CANCELLED",
+    "destroy_process_group() was not called", "starting graceful shutdown", "Signal (", "in-flight requests",
 )
 MARKER_KEYWORDS = _KEYWORDS  # literals, one of which every phase-marker line contains
 _TRIGGER_RX = "|".join(re.escape(k) for k in _KEYWORDS)
@@ -84,13 +92,13 @@ _BATCH_ID = _NAMES.index("batch_stats")
 # The serving bulk's lines start with these: batch_stats' regex matches at the
 # start and the trigger finds its keyword, so the answer is batch_stats
 # without a scan (checked against the table here; dropped if it disagrees).
-BATCH_HEADS = tuple(f"{w} batch{c}" for w in ("Decode", "Prefill") for c in ". [")
+BATCH_HEADS = tuple(f"{w} batch{c}" for w in ("Decode", "Prefill") for c in ". [,")
 if not all(_BATCH.match(h) and any(k in h for k in _KEYWORDS) for h in BATCH_HEADS):  # the trigger, as literals
     BATCH_HEADS = ()
 
 
-def match_marker(msg: str) -> str | None:
-    """Name of the phase marker in ``msg``, or None."""
+def match_marker(msg: str, logger: str | None = None) -> str | None:
+    """Name of the phase marker in ``msg`` (a line of ``logger``), or None."""
     if msg.startswith(BATCH_HEADS):
         return "batch_stats"
     if _SET_MATCH is not None:
@@ -102,17 +110,25 @@ def match_marker(msg: str) -> str | None:
             return None
         if _BATCH_ID in found and "batch" in msg:
             return "batch_stats"
-        first = min(found)
-        return _NAMES[first] if first != _TRIGGER_ID else None
+        for i in sorted(found):
+            if i != _TRIGGER_ID and _logger_fits(_NAMES[i], logger):
+                return _NAMES[i]
+        return None
     trigger, compiled = _fallback()
     if trigger.search(msg) is None:
         return None
     if "batch" in msg and _BATCH.search(msg) is not None:  # by far the most frequent marker
         return "batch_stats"
     for name, rx in compiled:
-        if rx.search(msg) is not None:
+        if rx.search(msg) is not None and _logger_fits(name, logger):
             return name
     return None
+
+
+def _logger_fits(name: str, logger: str | None) -> bool:
+    """A marker tied to one program's logger counts only on that logger's lines."""
+    rx = LOGGER_OF.get(name)
+    return rx is None or (logger is not None and rx.search(logger) is not None)
 
 # One shared (never mutated) data dict per marker: events built per line reuse it.
 MARKER_DATA = {name: share_data({"phase": phase, "marker": name}) for name, phase, _ in MARKERS}

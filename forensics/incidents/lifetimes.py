@@ -115,6 +115,15 @@ class Incident:
             best = phase
         return best
 
+    def reached(self) -> str | None:
+        """The last phase the lifetime reached. A server that loads models on
+        demand (Ollama, llama.cpp, Triton's explicit mode) goes back to loading
+        after it listens; it is still ready (or serving) while it does."""
+        phase = self.phase
+        if self.ready_line is not None and phase is not None and PHASE_ORDER.get(phase, 0) < _READY:
+            return "serving" if "serving" in self.phases else "ready"
+        return phase
+
     @property
     def duration_s(self) -> float | None:
         if self.start_ts and self.end_ts:
@@ -208,11 +217,7 @@ class IncidentBuilder:
             self._phase(inc, ev)
         elif kind == kinds.ACCESS:
             inc.last_served_line = ev.line
-            if inc.ready_line is not None:
-                self._enter(inc, "serving", ev)
-                inc.last_activity_line = ev.line
-            elif inc.phase is not None:
-                inc.last_progress_ts = ev.ts or inc.last_progress_ts
+            self._access(inc, ev)
         elif kind == kinds.CUDA_GRAPH_REGISTRATION:
             self._enter(inc, "cuda-graph-capture", ev)
         elif kind == kinds.TRACEBACK:
@@ -252,23 +257,40 @@ class IncidentBuilder:
         elif what in ("deactivated", "stopped"):
             inc.ended = inc.ended or inc.process_events > 0
 
+    def _access(self, inc: Incident, ev: Event) -> None:
+        """An HTTP request. Once the server is up every one is serving
+        activity, probe or request alike: the fast path (events.bulk) parses
+        only the first and last line of a run of access and batch lines, so
+        what a line does here must not depend on which one it is."""
+        if inc.ready_line is None:
+            if inc.server == "sglang":
+                if inc.phase is not None:
+                    inc.last_progress_ts = ev.ts or inc.last_progress_ts
+                return  # SGLang answers its own warm-up (and probes) before its ready line
+            self._ready(inc, ev)  # it answers HTTP: up (an excerpt that begins after its ready line)
+        self._enter(inc, "serving", ev)
+        inc.last_activity_line = ev.line
+
+    def _ready(self, inc: Incident, ev: Event) -> None:
+        if inc.ready_line is None:
+            inc.ready_line = ev.line
+            inc.ready_ts = ev.ts
+
     def _phase(self, inc: Incident, ev: Event) -> None:
         phase = ev.data["phase"]
         marker = ev.data.get("marker")
-        if marker == "offline_ready" and ev.logger != "llm.py" and not ev.text.startswith("Processed prompts"):
-            return  # the API server logs its tasks too, before it listens
         if marker == "app_startup":
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
         if phase == "serving":
             inc.last_served_line = ev.line
             if inc.ready_line is None:
-                return
+                if marker == "batch_stats" and _THROUGHPUT not in ev.text and inc.phase is not None:
+                    return  # SGLang's own warm-up batch, after its start-up lines
+                self._ready(inc, ev)  # requests done: it was up (an excerpt that begins after its ready line)
             inc.last_activity_line = ev.line
         if phase == "ready":
-            if inc.ready_line is None:
-                inc.ready_line = ev.line
-                inc.ready_ts = ev.ts
+            self._ready(inc, ev)
         if phase == "shutdown":
             inc.shutdown_line = inc.shutdown_line or ev.line
             if inc.ready_line is None:
@@ -291,6 +313,10 @@ class IncidentBuilder:
             key = proc_key(ev)
             if key in inc.progress_by_proc or len(inc.progress_by_proc) < 256:
                 inc.progress_by_proc[key] = (ev.line, PHASE_ORDER[phase])
+
+
+_READY = PHASE_ORDER["ready"]
+_THROUGHPUT = "Avg prompt throughput: "  # vLLM's engine statistics: printed only once it serves
 
 
 def proc_key(ev: Event) -> tuple:
