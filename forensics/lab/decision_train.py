@@ -36,6 +36,14 @@ PROJECT_ROWS = (("corpora/generated", "test"), ("corpora/cpu", "test"), ("corpor
 # less than one time in four is not worth naming (a reason, not a figure fitted to logs).
 UNKNOWN_BELOW = 0.25
 C_REGULARISATION = 1.0
+# A learned decision replaces a rule's only when it is right on at least this share of the
+# held-out rows more often than the rule: one log in 610 either way is noise (the phase model
+# won 443 to 442 and cost a visible set a log).
+CLEAR_GAIN = 0.01
+
+
+def clearly_better(learned: int, rules: int, n: int) -> bool:
+    return learned - rules >= max(1, round(CLEAR_GAIN * n))
 
 
 @dataclass
@@ -327,11 +335,12 @@ def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[
             "labels": dict(sorted(Counter(r.truth for r in rows).items())),
             "corpus_hash": digest, "seed": seed, "scikit_learn": sklearn.__version__,
             "crossval": cv, "unknown_below": UNKNOWN_BELOW, "C": C_REGULARISATION}
-    # A learned part replaces the rules only where it did at least as well on held-out groups.
+    # A learned part replaces the rules only where it did better on held-out groups by more
+    # than noise (CLEAR_GAIN of the rows); the calibration is taken where its ECE is lower.
     o = cv["overall"]
-    meta["ships"] = {"label": (o["learned"]["correct"] >= o["rules"]["correct"]),
+    meta["ships"] = {"label": clearly_better(o["learned"]["correct"], o["rules"]["correct"], o["learned"]["n"]),
                      "confidence": (o["rules_calibrated"]["ece"] or 1.0) <= (o["rules"]["ece"] or 1.0),
-                     "phase": o["phase"]["learned"] >= o["phase"]["rules"]}
+                     "phase": clearly_better(o["phase"]["learned"], o["phase"]["rules"], o["phase"]["n"])}
     data = export(fit(rows, seed), rows, meta)
     # The label: the model chooses only where it beat the rules on held-out groups; its
     # probability of the answer replaces the hand-set confidence where that was better calibrated.
@@ -348,7 +357,7 @@ def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[
 
     ecv = evidence_crossval(rows, seed)
     meta["evidence_crossval"] = ecv
-    meta["ships"]["evidence"] = ecv["overall"]["learned"] >= ecv["overall"]["rules"]
+    meta["ships"]["evidence"] = clearly_better(ecv["overall"]["learned"], ecv["overall"]["rules"], ecv["overall"]["n"])
     evidence = {"version": f"evidence-{digest[:8]}", "features": list(EVIDENCE_FEATURES),
                 "active": meta["ships"]["evidence"],
                 "weights": [round(v, 6) for v in fit_evidence(rows, seed)],

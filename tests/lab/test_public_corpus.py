@@ -72,9 +72,12 @@ def test_public_rows_are_checked_without_shared_too():
 def test_no_public_log_is_a_copy_of_a_corpora_real_log():
     if not REAL.is_dir():
         pytest.skip(SHARED_MISSING)
-    real = {p.read_bytes() for p in REAL.glob("*/*.log")}
-    ours = [p for d in batch_dirs(PUBLIC) for p in d.glob("*.log") if p.read_bytes() in real]
-    assert ours == []
+    real = [p.read_bytes() for p in REAL.glob("*/*.log")]
+    ours = [p.read_bytes() for d in batch_dirs(PUBLIC) for p in d.glob("*.log")]
+    names = [p for d in batch_dirs(PUBLIC) for p in d.glob("*.log")]
+    # the same log, or one cut from the other (an excerpt of the same paste)
+    copies = [str(n) for n, b in zip(names, ours) if any(b == r or (len(b) > 200 and (b in r or r in b)) for r in real)]
+    assert copies == []
 
 
 def test_ledger_rows_are_well_formed_and_start_with_batch_0():
