@@ -166,10 +166,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     clf_answer = None
     if classifier is not None and (arbitrate.needs_classifier(best, truncated, rule_conf) or always_classify):
         clf_answer = arbitrate.consult(classifier, inc, result["phase"], fail_line, fail_ev, truncated)
-        result["classifier"] = {"label": clf_answer["label"], "confidence": clf_answer["confidence"],
-                                "candidates": clf_answer["candidates"]}
-        if clf_answer.get("jit_site"):
-            result["classifier"]["jit_site"] = clf_answer["jit_site"]
+        result["classifier"] = {k: clf_answer[k] for k in ("label", "confidence", "candidates", "jit_site") if k in clf_answer}
     predicted = arbitrate.predicted_by_precursors(inc, fail_line) if best is None else None
     decision = arbitrate.decide(inc, best, truncated, rule_conf, clf_answer, predicted, fail_line, fail_ev)
     if classifier is not None:
