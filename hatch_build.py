@@ -20,8 +20,12 @@ class CompiledCoreHook(BuildHookInterface):
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel" or version == "editable":
+            # An editable install reads signatures/ from the checkout. A copy in site-packages
+            # would be a bare forensics/ folder there: a namespace package that answers
+            # "No module named 'forensics.cli'" whenever the checkout is not on the path.
             return
         root = Path(self.root)
+        build_data["force_include"][str(root / "signatures")] = "forensics/_signatures"
         native = runpy.run_path(str(root / "forensics" / "native.py"))
         if native["pure_forced"]():
             self.app.display_info(f"forensics: {native['PURE_ENV']} set: a pure-Python wheel")

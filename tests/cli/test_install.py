@@ -106,3 +106,18 @@ def test_ci_fails_without_shared(tmp_path):
     proc = subprocess.run(["bash", str(repo / ".ci" / "run")], capture_output=True, timeout=60,
                           env={"PATH": os.environ["PATH"], "CI": "true"})
     assert proc.returncode == 1 and b"../shared/corpora-real is missing" in proc.stderr, proc.stderr
+
+
+def test_the_installed_command_runs_from_any_directory(tmp_path):
+    # What users and CI type: the console script, away from the checkout (no PYTHONPATH, no cwd
+    # on the path). An editable install once left a bare forensics/ folder in site-packages (the
+    # signatures copied there) that made it fail with "No module named 'forensics.cli'".
+    import shutil
+
+    exe = shutil.which("forensics")
+    if exe is None:
+        import pytest
+        pytest.skip("forensics is not installed (pip install -e '.[test]' installs it)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([exe, "classify", str(EXAMPLE)], capture_output=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 1 and b"env.module-missing" in proc.stdout, proc.stderr.decode()[-2000:]
