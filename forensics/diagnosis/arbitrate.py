@@ -6,9 +6,8 @@ consulted; a strong early warning that predicted a label is evidence too.
 Every figure used here is named in ``confidence.CONFIDENCE``."""
 from __future__ import annotations
 
-from functools import lru_cache
-
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,8 +93,6 @@ def jit_site(frames: list[Any]) -> tuple[str, dict[str, float]] | None:
 
 @lru_cache(maxsize=1)
 def _jit_sites() -> list[tuple[str, Any, dict[str, float]]]:
-    import re
-
     from forensics.events.tables import load_table
 
     return [(s["name"], re.compile(s["frame"]), {k: float(v) for k, v in s["labels"].items()})

@@ -87,7 +87,6 @@ class Incident:
     last_progress_ts: datetime | None = None
     last_progress_line: int = 0
     last_activity_line: int = 0  # last serving activity (access / batch stats)
-    last_served_line: int = 0  # the same, also where no ready line was seen (an excerpt that starts mid-serving)
     failure_hits: list[Hit] = field(default_factory=list)
     precursor_hits: list[Hit] = field(default_factory=list)
     wrapper_hits: list[Hit] = field(default_factory=list)
@@ -216,7 +215,6 @@ class IncidentBuilder:
         if kind == kinds.PHASE_MARKER:
             self._phase(inc, ev)
         elif kind == kinds.ACCESS:
-            inc.last_served_line = ev.line
             self._access(inc, ev)
         elif kind == kinds.CUDA_GRAPH_REGISTRATION:
             self._enter(inc, "cuda-graph-capture", ev)
@@ -283,7 +281,6 @@ class IncidentBuilder:
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
         if phase == "serving":
-            inc.last_served_line = ev.line
             if inc.ready_line is None:
                 if marker == "batch_stats" and _THROUGHPUT not in ev.text and inc.phase is not None:
                     return  # SGLang's own warm-up batch, after its start-up lines

@@ -62,8 +62,6 @@ def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = Non
         # start after its ready line): one request failed, the process did not.
         if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)):
             return False
-        if ev is not None and ev.kind == kinds.TRACEBACK and inc.ready_line is None and inc.last_served_line > line:
-            return False  # a traceback in an excerpt that starts mid-serving: it went on serving after it
     return True
 
 
@@ -106,13 +104,7 @@ def quiet_before(inc: Incident, line: int) -> bool:
 def progressed_after(inc: Incident, ev: Event) -> bool:
     """The same process went on to a later start-up phase after printing this
     traceback (and nothing says it died): it was handled, not fatal."""
-    if died(inc, ev.line):
-        return False
-    seen = inc.progress_by_proc.get(proc_key(ev))
-    if seen is None or seen[0] <= (ev.end_line or ev.line):
-        return False
-    at = inc.phase_at(ev.line)
-    return at is not None and seen[1] > PHASE_ORDER.get(at, 99)
+    return _went_past(inc, ev, inc.phase_at(ev.line))
 
 
 def warned_and_went_on(inc: Incident, ev: Event) -> bool:
@@ -120,13 +112,17 @@ def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     "Failed to import from vllm._C" on a Neuron or TPU host), after which the same
     process reached a later start-up phase and nothing says it died: the program
     handled it, it is not what ended the run."""
-    if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG") or died(inc, ev.line):
+    if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG"):
+        return False
+    return _went_past(inc, ev, inc.phase_at(ev.line) or "launch")  # no phase marker yet: it was launching
+
+
+def _went_past(inc: Incident, ev: Event, at: str | None) -> bool:
+    """The process of ``ev`` reached a phase later than ``at`` after it, and did not die."""
+    if at is None or died(inc, ev.line):
         return False
     seen = inc.progress_by_proc.get(proc_key(ev))
-    if seen is None or seen[0] <= (ev.end_line or ev.line):
-        return False
-    at = inc.phase_at(ev.line) or "launch"  # no phase marker yet: it was launching
-    return seen[1] > PHASE_ORDER.get(at, 99)
+    return seen is not None and seen[0] > (ev.end_line or ev.line) and seen[1] > PHASE_ORDER.get(at, 99)
 
 
 def after_stop_request(inc: Incident, line: int) -> bool:

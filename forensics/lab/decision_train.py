@@ -508,22 +508,11 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
             if lines:
                 at = lines[0]
                 idx = next((i for i, ev in enumerate(events) if ev.line <= at <= (ev.end_line or ev.line)), None)
-        if verdicts[row["_path"]] == "no-failure" and served(events):
-            verdicts[row["_path"]] = "ready"  # the detector does not run on a lifetime that served requests
         if not failed and len(texts) > per_log:
             step = len(texts) / per_log
             texts = [texts[int(i * step)] for i in range(per_log)]
         out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]]))
     return out
-
-
-def served(events: list[Any]) -> bool:
-    """The log shows requests served (access lines, serving statistics): what
-    ``Incident.last_served_line`` records, which gates the death detector."""
-    from forensics.events import types as kinds
-
-    return any(ev.kind == kinds.ACCESS or (ev.kind == kinds.PHASE_MARKER and ev.data.get("phase") == "serving")
-               for ev in events)
 
 
 def _raw_line_texts(path: Path) -> list[str]:

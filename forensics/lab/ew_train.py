@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,10 +193,7 @@ def train_listing_model(out: Path = MODEL_PATH, seed: int = 0,
 
 def main() -> None:
     meta = train_listing_model()
-    by = defaultdict(dict)
-    for k in ("overall", "overall_public"):
-        by[k] = meta["crossval"][k]
-    print(json.dumps({"ships": meta["ships"], **by}, indent=1))
+    print(json.dumps({"ships": meta["ships"], **{k: meta["crossval"][k] for k in ("overall", "overall_public")}}, indent=1))
 
 
 if __name__ == "__main__":

@@ -115,9 +115,9 @@ def died_at(inc: Any) -> Any:
     """The line where the detector says the lifetime died, or None."""
     model = death_model()
     if model is None or inc.ready_line is not None or inc.stop_requested_line is not None \
-            or inc.shutdown_line is not None or getattr(inc, "last_served_line", 0):
-        # a server that became ready, served requests (an excerpt that starts mid-serving) or was
-        # asked to stop did not die unnoticed
+            or inc.shutdown_line is not None:
+        # a server that became ready (requests it answered count: an excerpt that starts
+        # mid-serving), or was asked to stop, did not die unnoticed
         return None
     best, best_p = None, model.threshold
     for ev in candidates(inc):
