@@ -28,7 +28,8 @@ _CONSOLE_PREFIX = re.compile(
     r"|^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\S*\s+)?[\w.@:-]+\s+>>\s?")
 _TRAILING_BORDER = re.compile(r"\s+[|│┃]\s*$")
 # A colour code whose ESC byte was lost, anywhere ("[36m(RayWorkerWrapper ...").
-_LOST_SGR = re.compile(r"\x1b?\[(?:\d{1,3}(?:;\d{1,3})*)?m")
+# A bare "[m" only where it cannot be text ("[model_runner.py:1054]", "addr=[mac.lan]").
+_LOST_SGR = re.compile(r"\x1b\[(?:\d{1,3}(?:;\d{1,3})*)?m|\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![\w.-]))")
 
 
 def evidence_text(text: str) -> str:

@@ -10,9 +10,11 @@ _ANSI = re.compile(
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
     r"|\x1b[@-Z\\-_]"  # other 2-byte escapes
     r"|(?:#033|\\u001b|\\x1b|\\033|\\e)\[[0-9;]*[A-Za-z]"
-    r"|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m(?=[\[(A-Za-z0-9 ]|$)"
+    r"|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*m(?=[\[(A-Za-z0-9 ]|$)|m(?=[\[( :]|$))"
 )
-_LOST = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)?m(?=[\[(A-Za-z0-9 ]|$)")
+# A bare "[m" (the reset) counts only before a bracket, a space, a colon or the end:
+# before a letter it is text, "[model_runner.py:1054]", "[main]", "addr=[mac.lan]".
+_LOST = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*m(?=[\[(A-Za-z0-9 ]|$)|m(?=[\[( :]|$))")
 _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 

@@ -80,6 +80,11 @@ def test_resource_arithmetic():
     assert why and "11.94 GiB" in why
     assert "negative" in E.arithmetic("Available KV cache memory: -0.72 GiB", {})
     assert E.arithmetic("Available KV cache memory: 30.5 GiB", {}) is None
+    # vLLM's CPU worker prints the KV-cache space it set aside as (set/total)
+    assert "zero" in E.arithmetic("(Worker pid=36) INFO 08-18 02:57:12 [cpu_worker.py:235] Explicitly set "
+                                  "(0.0/11.65) GiB for KV cache on node 0.", {})
+    assert E.arithmetic("INFO 08-18 02:57:12 [cpu_worker.py:235] Explicitly set (4.0/11.65) GiB for KV cache "
+                        "on node 0.", {}) is None
     assert "at or beyond" in E.arithmetic("Launch DP1 starting at GPU #4.", {"visible": 4})
     assert E.arithmetic("Launch DP1 starting at GPU #2.", {"visible": 4}) is None
     assert E.arithmetic("# GPU blocks: 0, # CPU blocks: 2048", {})

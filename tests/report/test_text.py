@@ -95,6 +95,20 @@ def test_evidence_text_is_the_message_alone():
     assert evidence_text("ImportError: libfoo.so: cannot open") == "ImportError: libfoo.so: cannot open"
 
 
+def test_a_bracket_before_an_m_is_text_not_a_lost_colour_code():
+    # vLLM's logger names, hosts and notes start with "[m": only "[m" before a bracket, space,
+    # colon or the end is a reset whose ESC byte was lost.
+    from forensics.diagnosis.result import evidence_text
+    from forensics.envelope.clean import clean_message
+
+    line = "INFO 10-28 11:50:13 [model_runner.py:1054] Loading model on [0] done"
+    assert clean_message(line) == line
+    assert evidence_text("[c10d] recvValue failed on SocketImpl(fd=25, addr=[mac.lan]:53759)") == \
+        "[c10d] recvValue failed on SocketImpl(fd=25, addr=[mac.lan]:53759)"
+    assert evidence_text("In message [msg 9502], the server crashed") == "In message [msg 9502], the server crashed"
+    assert evidence_text("[1mWARNING[m: low memory [0m") == "WARNING: low memory"
+
+
 def test_evidence_of_a_console_paste_and_a_ray_log(tmp_path):
     console = "".join(f"  |   | 2025-11-04 10:07:58.2734{i:02d} master-0 >> {ln} |  \n" for i, ln in enumerate([
         "[rank1]:[E1104 10:07:58.664587143 ProcessGroupNCCL.cpp:2068] [PG ID 2 PG GUID 3 Rank 1] Process group "

@@ -42,7 +42,8 @@ ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail"
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
     r"kv cache is allocated|memory pool end|avail(?:able)? mem|# ?(?:gpu|cuda) blocks|gpu kv cache size|"
-    r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device)")
+    r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device|"
+    r"explicitly set \(-?\d)")
 # Context facts (counts, budgets) that arithmetic needs; read from any line.
 FACT_RE = re.compile(
     r"(?i)(?:gpu_memory_utilization|mem_fraction_static)['\"]?\s*[=:]\s*(0?\.\d+|1\.0)|"

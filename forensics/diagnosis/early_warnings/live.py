@@ -37,11 +37,14 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
         why = f"precursor {sig.id}"
         if (base or baseline()).familiar(text):
             # Healthy start-ups print it too: it matters only in the context its signature
-            # names (the GPU, the backends selected), else only once a failure names it.
+            # names (the GPU, the backends selected), or when its numbers trip the arithmetic (a
+            # negative KV-cache budget: the template is familiar, this run's figure is not).
             ctx = matching(sig.live_when, (facts or {}).get("context", frozenset()))
-            if not ctx:
+            arith = None if ctx else arithmetic(text, facts or {})
+            if not ctx and arith is None:
                 return None
-            why += f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
+            why += (f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
+                    if ctx else f"; {arith}")
         return {"line": ev.line, "text": text, "why": why,
                 "signature": signature_hit.signature.id, "predicts": list(signature_hit.signature.predicts),
                 "subjects": sorted(subjects(text))[:12]}

@@ -45,9 +45,12 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     m = _LEFT.search(text) if 1 in live else None
     if m:
         left = to_gib(m.group(1), m.group(2))
-        if left <= 0:
+        budget = "kv cache" in m.group(0).lower() or "explicitly" in m.group(0).lower()
+        # SGLang's "avail mem" after its memory pool is what it left free on purpose: a small GPU
+        # shows 0.00 GB (rounded) and serves; only a KV-cache budget of zero, or a negative figure, trips.
+        if left < 0 or (left == 0 and budget):
             return f"the memory left is {left:.2f} GiB (negative or zero)"
-        if "kv cache" in m.group(0).lower() and (left < 0.5 or (total and left < 0.02 * total)):
+        if budget and (left < 0.5 or (total and left < 0.02 * total)):
             # vLLM's KV-cache budget near zero; SGLang's "avail mem" after capture is small in healthy runs too
             return f"only {left:.2f} GiB left for the KV cache" + (f" of {total:.2f} GiB" if total else "")
     m = _BLOCKS.search(text) if 2 in live else None
