@@ -174,7 +174,8 @@ def _live_hit(row: dict[str, str], live: list[dict[str, Any]]) -> bool:
         return False
     lines = _raw_lines(row.get("_path"))
     fatal_at = next((i + 1 for i, t in enumerate(lines) if fatal and fatal in t), None)
-    return any(early in w["text"] and (fatal_at is None or w["line"] < fatal_at) for w in live)
+    return any(evidence_names(early, [w], row.get("_path")) and (fatal_at is None or w["line"] < fatal_at)
+               for w in live)
 
 
 def _live_warnings(path: Path, sset: Any) -> list[dict[str, Any]]:
@@ -322,8 +323,9 @@ def _count_row(n: Counter, it: dict[str, Any], res: dict[str, Any]) -> None:
     early = row.get("early_warning_substring") or ""
     if row.get("root_cause") and early:
         n["ew_n"] += 1
-        hit = any(early in w["text"] for w in res.get("early_warnings") or [])
-        alone = any(early in w["text"] for w in it.get("linked_alone") or [])
+        # by its text or by the line it points to (a label may quote the line's prefix)
+        hit = evidence_names(early, res.get("early_warnings") or [], row.get("_path"))
+        alone = evidence_names(early, it.get("linked_alone") or [], row.get("_path"))
         n["ew_hit"] += hit
         n["ew_alone"] += alone
         n["ew_live"] += bool(it.get("live_hit"))

@@ -23,7 +23,7 @@ from typing import Any
 
 from forensics.atomic import atomic_write_text
 from forensics.diagnosis.early_warnings.learned import FEATURES, MODEL_PATH, RECORDER, candidate_rows
-from forensics.lab.evaluate import read_labels
+from forensics.lab.evaluate import evidence_names, read_labels
 from forensics.lab.public_corpus import PUBLIC_DIR, batch_dirs, server_family
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,7 +76,9 @@ def _one(row: dict[str, str], group: str, sset: Any, clf: Any) -> Failure | None
     listed_bar = {w["line"] for w in _rank({w["line"]: dict(w) for w in scored})}  # the hand-set listing
     rows, templates = [], []
     for w, f in candidate_rows(by_line, label):
-        rows.append((f, bool(warning) and warning in w["text"], w["line"] in listed_bar))
+        # the labelled warning names the candidate by its text or by its line (a label may quote the prefix)
+        named = bool(warning) and evidence_names(warning, [w], row["_path"])
+        rows.append((f, named, w["line"] in listed_bar))
         templates.append(template(w["text"]))
     return Failure(row["_path"], group, warning, rows, templates)
 

@@ -80,6 +80,11 @@ def test_resource_arithmetic():
     assert why and "11.94 GiB" in why
     assert "negative" in E.arithmetic("Available KV cache memory: -0.72 GiB", {})
     assert E.arithmetic("Available KV cache memory: 30.5 GiB", {}) is None
+    # SGLang after loading: what the weights left free, against what they took
+    assert "after the weights" in E.arithmetic("[2025-11-10 08:43:20 TP0] Load weight end. type=GptOssForCausalLM, "
+                                               "dtype=torch.bfloat16, avail mem=2.29 GB, mem usage=186.08 GB.", {})
+    assert E.arithmetic("[2025-11-10 08:43:20 TP0] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16, "
+                        "avail mem=32.19 GB, mem usage=158.02 GB.", {}) is None
     # vLLM's CPU worker prints the KV-cache space it set aside as (set/total)
     assert "zero" in E.arithmetic("(Worker pid=36) INFO 08-18 02:57:12 [cpu_worker.py:235] Explicitly set "
                                   "(0.0/11.65) GiB for KV cache on node 0.", {})
@@ -271,6 +276,29 @@ def test_live_prints_what_predicts_a_failure():
                                         "the current PyTorch installation.", level="WARNING"))
     assert d is not None and "env.gpu-arch-unsupported" in d["predicts"]
     assert E.live_decision(Event(kinds.LOG, 9, "Using FLASH_ATTN attention backend.", level="INFO")) is None
+
+
+def test_a_weak_precursor_is_context_not_news_and_a_familiar_one_speaks_when_its_numbers_trip():
+    from forensics.diagnosis.signatures import signature_set
+
+    sigs = {s.id: s for s in signature_set().signatures}
+
+    class Hit:
+        def __init__(self, sid: str) -> None:
+            self.signature = sigs[sid]
+
+    # Every SGLang start-up skips a few optional model modules: not news, whatever the module
+    line = "[2025-12-05 09:18:25 TP0] Ignore import error when loading sglang.srt.models.mindspore: name 'ms' is not defined"
+    assert sigs["sglang.ignore-import-error"].strength == "weak"
+    assert E.live_decision(Event(kinds.LOG, 3, line), Hit("sglang.ignore-import-error")) is None
+    # ... unlike a compiled library that does not load (every model needs it)
+    line = ("Ignore import error when loading sglang.srt.models.qwen3_moe: /venv/lib/python3.12/site-packages/"
+            "sgl_kernel/common_ops.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+    assert E.live_decision(Event(kinds.LOG, 3, line), Hit("sglang.ignore-import-error-undefined-symbol")) is not None
+    # Healthy vLLM start-ups print the KV-cache budget: the template is familiar, a negative figure is not
+    line = "INFO 08-20 10:00:00 [gpu_worker.py:276] Available KV cache memory: -1.81 GiB"
+    d = E.live_decision(Event(kinds.LOG, 7, line, level="INFO"), Hit("vllm.negative-kv-cache-memory"))
+    assert d is not None and "negative" in d["why"]
 
 
 def test_every_early_warning_has_the_contract_fields():

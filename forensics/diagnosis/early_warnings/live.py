@@ -35,6 +35,8 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if signature_hit is not None:
         sig = signature_hit.signature
         why = f"precursor {sig.id}"
+        if sig.strength == "weak" and not matching(sig.live_when, (facts or {}).get("context", frozenset())):
+            return None  # healthy runs print it as a rule: context for linking, not news (unless its context holds)
         if (base or baseline()).familiar(text):
             # Healthy start-ups print it too: it matters only in the context its signature
             # names (the GPU, the backends selected), or when its numbers trip the arithmetic (a

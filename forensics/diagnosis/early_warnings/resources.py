@@ -16,6 +16,7 @@ _WEIGHTS, _LEFT, _BLOCKS, _START_GPU = (_RX[name] for name in ("weights", "memor
 _ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU)])
 
 
+AFTER_WEIGHTS_FREE = 0.05  # of the memory the weights left plus took
 _OUT_OF_MEMORY = re.compile(r"(?i)out of memory|\bOOM\b|OutOfMemory|KV cache")
 _FAILURE_FACTS: list[Any] = [None, {}]  # (failure text, its facts): every candidate of a failure asks
 
@@ -35,6 +36,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     frac = facts.get("mem_fraction")
     live = _ARITH_SET.which(text)
     m = _WEIGHTS.search(text) if 0 in live else None
+    w: float | None = None
     if m:
         w = to_gib(m.group(1), m.group(2))
         if total and frac and w > frac * total:
@@ -50,6 +52,10 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         # shows 0.00 GB (rounded) and serves; only a KV-cache budget of zero, or a negative figure, trips.
         if left < 0 or (left == 0 and budget):
             return f"the memory left is {left:.2f} GiB (negative or zero)"
+        if w is not None and w > 0 and left < AFTER_WEIGHTS_FREE * (left + w):
+            # SGLang's "Load weight end. ... avail mem=2.29 GB, mem usage=186.08 GB": nothing left
+            # for the KV cache and the graphs (healthy start-ups keep 17% and more here)
+            return f"only {left:.2f} GiB free after the weights took {w:.2f} GiB"
         if budget and (left < 0.5 or (total and left < 0.02 * total)):
             # vLLM's KV-cache budget near zero; SGLang's "avail mem" after capture is small in healthy runs too
             return f"only {left:.2f} GiB left for the KV cache" + (f" of {total:.2f} GiB" if total else "")
