@@ -376,12 +376,24 @@ def _texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) ->
 def _nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
     """A line that is not a traceback often comes with one of the same process
     just before or after it (the log line, then its stack): its frames say where."""
-    if ev is None or ev.kind == kinds.TRACEBACK and (ev.data.get("frames") or ev.data.get("chain")
-                                                and any(e.frames for e in ev.data.get("chain") or ())):
+    if ev is None:
         return None
+    framed_tb = ev.kind == kinds.TRACEBACK and bool(ev.data.get("frames") or any(
+        e.frames for e in ev.data.get("chain") or ()))
     proc = outcome.process_of(ev)
+    head = ev.text.split("\n", 1)[0].strip()
     for tb, _phase, _after in inc.tracebacks:
-        if tb is not ev and abs(tb.line - line) <= 300 and outcome.process_of(tb) == proc:
+        if tb is ev or abs(tb.line - line) > 300:
+            continue
+        if framed_tb:
+            # Frames that say nothing (a queue read, a lock): the traceback the same process
+            # prints next is the one the error was raised into ("The above exception was the
+            # direct cause of the following exception"), and its frames say where it was.
+            near = tb.line > line and tb.line - line <= 60 and outcome.process_of(tb) == proc
+        else:
+            # The same error from another rank (ranks print it interleaved, one with its stack).
+            near = outcome.process_of(tb) == proc or bool(head) and tb.text.split("\n", 1)[0].strip() == head
+        if near:
             framed = phase_infer.phase_of_traceback(tb)
             if framed is not None:
                 return framed
