@@ -73,6 +73,11 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
 # start-up was better than a signature's usual phase for the error (a driver or import error
 # inside Triton's model load is a failed model load).
 STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
+    # A wrapper that names the capture it was in (SGLang's cuda_graph_runner "Capture cuda graph
+    # failed: ...", vLLM's and Ascend's capture errors): whatever the inner error's usual phase.
+    ("cuda-graph-capture", re.compile(
+        r"(?i)\bcapture (?:cuda|acl|npu) ?graph failed|failed to capture (?:cuda |acl |npu )?graph|"
+        r"\bduring (?:cuda |acl |npu )?graph capture\b")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
