@@ -16,7 +16,7 @@ from mypy_extensions import mypyc_attr
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
-from forensics.events.bulk import answered_request, idle_stats
+from forensics.events.bulk import BULK, CLIENT, idle_stats, request_class
 from forensics.events.phases import PHASE_ORDER
 
 MAX_TRACEBACKS = 64
@@ -257,21 +257,24 @@ class IncidentBuilder:
             inc.ended = inc.ended or inc.process_events > 0
 
     def _access(self, inc: Incident, ev: Event) -> None:
-        """An HTTP request. Any answer says the server is up; only an answered
-        inference request (a POST, not a probe or a listing) starts serving.
-        The fast path (events.bulk) parses the first line of a run of access
-        and batch lines, its first served request and its last line, so what
-        a line does here depends only on that: once serving, every line is
+        """An HTTP request. Any answer says the server is up; only a request
+        (a POST, not a probe or a listing) starts serving. SGLang answers its
+        own warm-up before its ready line: only a client's request (not
+        /generate or /encode) says it was up then. The fast path (events.bulk)
+        parses the first line of a run of access and batch lines, each line
+        that raises the run's level (bulk_class) and its last line, so what a
+        line does here depends only on that: once serving, every line is
         serving activity, probe or request alike."""
+        cls = request_class(ev.data.get("method"), ev.data.get("path"))
         became = False
         if inc.ready_line is None:
-            if inc.server == "sglang":
+            if inc.server == "sglang" and cls != CLIENT:
                 if inc.phase is not None:
                     inc.last_progress_ts = ev.ts or inc.last_progress_ts
                 return  # SGLang answers its own warm-up (and probes) before its ready line
             self._ready(inc, ev)  # it answers HTTP: up (an excerpt that begins after its ready line)
             became = True
-        if inc.phase == "serving" or answered_request(ev.data.get("method")):
+        if inc.phase == "serving" or cls != BULK:
             self._enter(inc, "serving", ev)
         elif became:
             self._enter(inc, "ready", ev)
