@@ -13,10 +13,9 @@ from typing import Any
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
-from forensics.events.phases import PHASE_ORDER
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, phase_infer, phase_priors, summaries
+from forensics.diagnosis import arbitrate, failure_phase, phase_infer, phase_priors, summaries
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
@@ -24,6 +23,10 @@ from forensics.diagnosis import early_warnings
 from forensics.diagnosis.result import incident_skeleton, normalize_incident
 
 _MAX_EVIDENCE = 5
+# Where the failure happened (failure_phase), under the names this module always used.
+_marked_phase = failure_phase.marked_phase
+_failure_phase = failure_phase.failure_phase
+_texts_near = failure_phase.texts_near
 
 
 def infer_phase_from_frames(ev: Event) -> str | None:
@@ -306,86 +309,6 @@ def _clip_message(text: str, limit: int = 600) -> str:
 
 def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
     return ev.ts if ev is not None else None
-
-
-def _marked_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None, startup: bool) -> str | None:
-    """The failure's phase from what the log says (markers, frames, wording,
-    the signature's hint), or None when it says nothing. A signature's
-    serving hint assumes a running server: not when the log says start-up failed."""
-    phase = _failure_phase(inc, line, ev, best, fallback=None)
-    if phase in ("ready", "serving") and best is not None and best.signature.phase == phase \
-            and startup:
-        return None
-    return phase
-
-
-def _failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
-                   fallback: str | None = "launch") -> str | None:
-    """The phase of the failure: the last marker, corrected by what the
-    frames were doing; without a marker, the frames' names, the signature's
-    hint, the functions the catalogue knows, the message's own words (or the
-    function that prints it), else launch. The hint comes before the
-    catalogue's functions: a cut traceback often ends in the constructors
-    that run all of start-up (Scheduler.__init__, ModelRunner.initialize),
-    which the catalogue files under launch."""
-    marker = inc.phase_at(line)
-    framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
-    if framed is None:
-        framed = _nearby_traceback_phase(inc, ev, line)
-    stepped = phase_infer.phase_of_step("\n".join(_texts_near(inc, ev, line, best)))
-    if marker is not None:
-        if framed is not None and marker != "shutdown" and (
-                framed != "serving" or marker in ("ready", "serving")):
-            return framed
-        if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
-            return stepped  # the server names a later step than its last marker says
-        if marker == "ready":
-            return "serving"
-        if framed is None:
-            # Weights loaded and nothing after: the next step is the memory plan.
-            nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)
-            if nxt is not None:
-                return nxt
-        return marker
-    if framed is not None:
-        return framed
-    if stepped is not None:
-        return stepped
-    if best is not None and best.signature.phase:
-        return best.signature.phase
-    if ev is not None and ev.kind == kinds.TRACEBACK:
-        framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
-        if framed is not None:
-            return framed
-    texted = phase_infer.phase_of_text("\n".join(_texts_near(inc, ev, line, best)))
-    if texted is not None:
-        return texted
-    return fallback
-
-
-def _texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:
-    """The failing message and the error lines printed with it (a runtime's
-    multi-line report, the wrapper just after)."""
-    out = [best.text] if best is not None else []
-    if ev is not None:
-        out.append(ev.text)
-    out.extend(e.text for e in outcome.errors_before(inc, line + 15) if e.line >= line - 2)
-    return out
-
-
-def _nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
-    """A line that is not a traceback often comes with one of the same process
-    just before or after it (the log line, then its stack): its frames say where."""
-    if ev is None or ev.kind == kinds.TRACEBACK and (ev.data.get("frames") or ev.data.get("chain")
-                                                and any(e.frames for e in ev.data.get("chain") or ())):
-        return None
-    proc = outcome.process_of(ev)
-    for tb, _phase, _after in inc.tracebacks:
-        if tb is not ev and abs(tb.line - line) <= 300 and outcome.process_of(tb) == proc:
-            framed = phase_infer.phase_of_traceback(tb)
-            if framed is not None:
-                return framed
-    return None
 
 
 def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:

@@ -23,13 +23,15 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"^\S*capture\S*\s|init_device_graphs\s|\scuda_graph_runner\.py$|^_?capture_model\s|^\S*cudagraph\S*\s", re.I | re.M)),
     ("memory-plan", re.compile(
         r"^(?:profile_run|determine_available_memory|init_memory_pool|initialize_kv_cache|_initialize_kv_caches|"
-        r"determine_num_available_blocks|profile_max_num_token|_dummy_sampler_run|get_kv_cache_spec\w*|"
+        r"determine_num_available_blocks|profile_max_num_token|get_kv_cache_spec\w*|"
         r"initialize_from_config|_init_kv_cache\w*|init_cache_engine|_allocate_kv_cache\w*)\s", re.M)),
     ("kernel-jit", re.compile(
         r"^\S*(?:jit|compile|load_inline|build_extension|_run_ninja|_write_ninja|make_ptx|make_cubin|ptx_to_cubin|"
         r"make_llir|make_ttgir|build_and_load|gen_\w+_module)\S*\s|"
         r"\s\S*(?:triton/compiler/|flashinfer/jit/|cpp_extension\.py|deep_gemm/jit|torch/_inductor/)", re.I | re.M)),
-    ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s", re.I | re.M)),
+    # vLLM's _dummy_sampler_run warms the sampler up (its own error says "when warming up sampler");
+    # the memory profile run that also calls it is found first, by profile_run.
+    ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s|^_dummy_sampler_run\s", re.I | re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
         r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading)\s", re.M)),
@@ -73,22 +75,43 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
 # start-up was better than a signature's usual phase for the error (a driver or import error
 # inside Triton's model load is a failed model load).
 STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
+    # A wrapper that names the capture it was in (SGLang's cuda_graph_runner "Capture cuda graph
+    # failed: ...", vLLM's and Ascend's capture errors): whatever the inner error's usual phase.
+    ("cuda-graph-capture", re.compile(
+        r"(?i)\bcapture (?:cuda|acl|npu) ?graph failed|failed to capture (?:cuda |acl |npu )?graph|"
+        r"\bduring (?:cuda |acl |npu )?graph capture\b")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
     ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
     ("load-weights", re.compile(
         # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
-        # a model that did not load, its status table, the poll of its directory.
-        r"\bfailed to load '[^']+'|failed to load all models|Poll failed for model directory|\| +UNAVAILABLE: |"
+        # a model that did not load, its status (a row of the status table, or the status alone
+        # once the table's columns are peeled off), the poll of its directory, an ensemble whose
+        # member did not load.
+        r"\bfailed to load '[^']+'|failed to load all models|Poll failed for model directory|(?:^|\n|\| +)UNAVAILABLE: |"
+        r"\bwhich has no loaded version\b|"
         # TensorRT deserialising a model's engine file.
         r"Serialization assertion|\bdeserializ\w+ (?:the )?(?:cuda )?engine\b|"
         # TGI's launcher: the weights' download died.
         r"Download process was signaled|"
-        # Ollama's scheduler and llama.cpp's loader.
+        # Ollama's scheduler and llama.cpp's loader, LocalAI's backends ("Fails: could not load model").
         r"error loading llama server|llama runner process has terminated|timed out waiting for llama runner to start|"
-        r"model requires more system memory|model request too large for system|\bfailed to load model\b")),
+        r"model requires more system memory|model request too large for system|\bfailed to load model\b|"
+        r"\b(?:could not|unable to) load model\b|\berror loading model\b")),
 ]
+
+
+# A command line's parser rejecting it (argparse, click): printed before the program does anything
+# else, so the process died at launch whatever an earlier process's markers say.
+_USAGE_ERROR = re.compile(
+    r"\berror: (?:unrecognized arguments|argument [-\w/]+: |the following arguments are required|invalid choice)|"
+    r"^Error: (?:No such option|Invalid value for|Missing option|Got unexpected extra argument)", re.M)
+
+
+def is_usage_error(text: str) -> bool:
+    """The failing lines are a command-line parser's usage error."""
+    return _USAGE_ERROR.search(text[:4000]) is not None
 
 
 def frame_names(frames: Iterable[Frame]) -> list[str]:

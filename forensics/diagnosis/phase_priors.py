@@ -29,7 +29,12 @@ TYPICAL_PHASE: dict[str, tuple[str | None, str | None]] = {
     # forward pass is the memory profile run (vLLM profile_run, SGLang's
     # memory pool sizing comes right after the weights).
     "gpu.illegal-access": ("serving", "memory-plan"),
-    "gpu.out-of-memory": (None, "memory-plan"),
+    # The weights are start-up's first and largest device allocation; the memory plan (KV cache
+    # sized to what is left) comes right after them, so a failed start-up ran out there.
+    "gpu.out-of-memory": ("load-weights", "memory-plan"),
+    # The label is a model, its config, weights or tokenizer that could not be loaded
+    # (taxonomy): that is the loading step.
+    "config.model-load": ("load-weights", "load-weights"),
     # A compiler is only run by a JIT build.
     "toolchain.compiler-missing": ("kernel-jit", "kernel-jit"),
     "toolchain.compile-failed": ("kernel-jit", "kernel-jit"),

@@ -39,41 +39,96 @@ class BulkGate:
         self.skipped = 0
 
 
-def is_bulk_line(text: str) -> bool:
-    """An access or batch-statistics line that carries nothing a diagnosis
-    needs beyond 'the server was serving at this time'. Must agree with what
-    the full path makes of the line (an ``access`` or ``batch_stats`` event,
-    no traceback): a test checks both paths give the same diagnosis. Runs on
+# What a bulk line says about serving, in rising order: nothing (0: not a bulk line), the
+# server was up (BULK: a probe, a listing, an idle engine's statistics), it served
+# (SERVED: a batch of requests, a generate or encode request, which is also what SGLang
+# sends itself to warm up before its ready line), or a client's request served (CLIENT:
+# any other POST). The taxonomy counts only requests as serving, so a run keeps each line
+# that raises its level (at most two) as well as its first and last line.
+BULK, SERVED, CLIENT = 1, 2, 3
+# SGLang's own warm-up requests (http_server._wait_and_warmup: POST /generate, or /encode
+# for an embedding model); any other POST comes from a client.
+WARMUP_PATHS = ("/generate", "/encode")
+
+
+def answered_request(method: str | None) -> bool:
+    """An access line of a request the server handled: a POST (or PUT), whatever
+    its answer (a request that failed was still served). GETs are probes and
+    listings (``/health``, ``/v1/models``, ``/metrics``), not inference
+    (taxonomy: phases, ``serving``)."""
+    return method == "POST" or method == "PUT"
+
+
+# vLLM's engine statistics of an idle engine (older releases print them every interval,
+# requests or not): running requests and throughput are 0, so they prove readiness, not serving.
+_IDLE_STATS = re.compile(r"Avg prompt throughput: 0\.0 tokens/s, Avg generation throughput: 0\.0 tokens/s, Running: 0 reqs")
+
+
+def idle_stats(text: str) -> bool:
+    """An engine-statistics line of an engine that served nothing in its interval."""
+    return "throughput: 0.0 tokens/s, Running: 0 " in text and _IDLE_STATS.search(text) is not None
+
+
+def request_class(method: str | None, path: str | None) -> int:
+    """BULK, SERVED or CLIENT (above) for one access line's request."""
+    if not answered_request(method):
+        return BULK
+    return SERVED if path in WARMUP_PATHS else CLIENT
+
+
+def bulk_class(text: str) -> int:
+    """0, BULK, SERVED or CLIENT (above) for one line. A bulk line is an access or
+    batch-statistics line that carries nothing a diagnosis needs beyond 'the
+    server was up, or serving, at this time'. Must agree with what the full
+    path makes of the line (an ``access`` or ``batch_stats`` event, no
+    traceback): a test checks both paths give the same diagnosis. Runs on
     every serving line, so it uses ``str.find`` rather than a regex scan."""
     i = text.find(" batch")
     if i >= 6:
         nxt = text[i + 6:i + 7]
         if (nxt == "." or nxt == " " or nxt == "[") and (text[i - 6:i] == "Decode" or text[i - 7:i] == "Prefill"):
-            return "HTTP/" not in text and "Traceback" not in text
+            return SERVED if "HTTP/" not in text and "Traceback" not in text else 0
     j = text.find(" HTTP/")
     if j > 0:
         q = text.rfind('"', 0, j)
-        return q >= 0 and ACCESS.match(text, q) is not None and "Traceback" not in text
+        m = ACCESS.match(text, q) if q >= 0 else None
+        if m is None or "Traceback" in text:
+            return 0
+        return request_class(m.group("method"), m.group("path"))
     if "Avg prompt throughput: " in text:
-        return "HTTP/" not in text and "Traceback" not in text and _BATCH_LINE.search(text) is not None
-    return False
+        if "HTTP/" in text or "Traceback" in text or _BATCH_LINE.search(text) is None:
+            return 0
+        return BULK if idle_stats(text) else SERVED
+    return 0
+
+
+def is_bulk_line(text: str) -> bool:
+    """``bulk_class`` is not 0."""
+    return bulk_class(text) != 0
 
 
 def thin_serving(items: Iterator[Item], gate: BulkGate,
                  count_range: tuple[int, float] | None = None) -> Iterator[Item]:
     """The definition: per line. ``gate.open`` is read once per line, when
-    the line is reached (the consumer closes it while a traceback is open)."""
+    the line is reached (the consumer closes it while a traceback is open).
+    A run yields its first line, each line that raises its level, and its last line."""
     held = None  # the latest line of the current run, not yet yielded
     in_run = False
+    level = 0  # the highest bulk_class yielded in the current run
     lo, hi = count_range if count_range is not None else (0, float("inf"))
     for item in items:
-        if gate.open and is_bulk_line(item[1]):
+        cls = bulk_class(item[1]) if gate.open else 0
+        if cls:
             if not in_run:
-                in_run = True
+                in_run, level = True, cls
                 yield item  # the first line of a run is parsed
                 continue
             if held is not None and lo <= held[0] < hi:
                 gate.skipped += 1  # counted as it goes: a chunk worker may stop early
+            if cls > level:
+                level, held = cls, None
+                yield item  # the run's first served (or client's) request: where serving began
+                continue
             held = item
             continue
         in_run = False
@@ -154,6 +209,7 @@ class _Thinner:
         self.gate = gate
         self.lo, self.hi = count_range if count_range is not None else (0, float("inf"))
         self.in_run = False
+        self.level = 0  # the highest bulk_class yielded in the current run
         self.held: Item | None = None
 
     def lines(self, items: Iterable[Item], sure: bool = False) -> Iterator[Item]:
@@ -162,19 +218,29 @@ class _Thinner:
         held without yielding: the rest of the run cannot change the gate."""
         gate = self.gate
         for item in items:
-            if gate.open and (sure or is_bulk_line(item[1])):
+            if not gate.open:
+                cls = 0
+            elif sure and self.level == CLIENT:
+                cls = BULK  # no line can raise the run's level any more
+            else:
+                cls = bulk_class(item[1])
+            if cls:
                 if not self.in_run:
-                    self.in_run = True
+                    self.in_run, self.level = True, cls
                     yield item
                     continue
                 held = self.held
                 if held is not None and self.lo <= held[0] < self.hi:
                     gate.skipped += 1
+                if cls > self.level:
+                    self.level, self.held = cls, None
+                    yield item
+                    continue
                 self.held = item
                 if sure:
                     return
                 continue
-            self.in_run = False
+            self.in_run, self.level = False, 0
             if self.held is not None:
                 yield self.held
                 self.held = None
@@ -269,19 +335,37 @@ def _thin_run(thinner: _Thinner, data: bytes | bytearray, text: Callable[[int, i
               k: int) -> Iterator[Item]:
     """A run of ``k`` surely-bulk lines at bytes ``s``..``e``, numbered from
     ``n``. Line by line until one is held without a yield (nothing runs in
-    between that could close the gate), then the rest in one step."""
-    p = s
-    for j in range(k):
+    between that could close the gate), then on to each line that raises the
+    run's level (bulk_class), then the rest in one step."""
+    p, j = s, 0
+    while j < k:
         q = data.index(b"\n", p)
         item = (n + j, text(p, q))
         yield from thinner.lines((item,), sure=True)
-        p = q + 1
-        if thinner.held is item and j < k - 1:
+        p, j = q + 1, j + 1
+        if thinner.held is not item or j >= k:
+            continue
+        rx = _RAISES_SURE.get(thinner.level)
+        m = None if rx is None else rx.search(data, p, e)
+        if m is None:
             last_start = data.rindex(b"\n", s, e - 1) + 1
             thinner.skip_rest((n + k - 1, text(last_start, e - 1)))
             return
+        start = data.rfind(b"\n", p, m.start()) + 1 or p  # the line holding the match
+        if start > p:  # the lines before it do not raise the level: the last of them is held
+            gap = data.count(b"\n", p, start)
+            prev = data.rindex(b"\n", s, start - 1) + 1
+            thinner.skip_rest((n + j + gap - 1, text(prev, start - 1)))
+            p, j = start, j + gap
 
 
+# The surely-bulk lines that raise a run's level (``bulk_class`` above it), found in a run's
+# bytes: a sure line has no '"' before its request and no 'T' after its status, so '"POST '
+# is its request; no 'H' in a batch line, so a request's words are never a batch line's.
+_RAISES_SURE = {
+    BULK: re.compile(rb'(?:Decode|Prefill) batch[. \[]|"(?:POST|PUT) [^ \n]+ HTTP/[0-9.]+" [0-9]{3}'),
+    SERVED: re.compile(rb'"(?:POST|PUT) (?!/generate |/encode )[^ \n]+ HTTP/[0-9.]+" [0-9]{3}'),
+}
 
 
 class BlockThinner:

@@ -16,6 +16,7 @@ from mypy_extensions import mypyc_attr
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
+from forensics.events.bulk import BULK, CLIENT, idle_stats, request_class
 from forensics.events.phases import PHASE_ORDER
 
 MAX_TRACEBACKS = 64
@@ -256,17 +257,27 @@ class IncidentBuilder:
             inc.ended = inc.ended or inc.process_events > 0
 
     def _access(self, inc: Incident, ev: Event) -> None:
-        """An HTTP request. Once the server is up every one is serving
-        activity, probe or request alike: the fast path (events.bulk) parses
-        only the first and last line of a run of access and batch lines, so
-        what a line does here must not depend on which one it is."""
+        """An HTTP request. Any answer says the server is up; only a request
+        (a POST, not a probe or a listing) starts serving. SGLang answers its
+        own warm-up before its ready line: only a client's request (not
+        /generate or /encode) says it was up then. The fast path (events.bulk)
+        parses the first line of a run of access and batch lines, each line
+        that raises the run's level (bulk_class) and its last line, so what a
+        line does here depends only on that: once serving, every line is
+        serving activity, probe or request alike."""
+        cls = request_class(ev.data.get("method"), ev.data.get("path"))
+        became = False
         if inc.ready_line is None:
-            if inc.server == "sglang":
+            if inc.server == "sglang" and cls != CLIENT:
                 if inc.phase is not None:
                     inc.last_progress_ts = ev.ts or inc.last_progress_ts
                 return  # SGLang answers its own warm-up (and probes) before its ready line
             self._ready(inc, ev)  # it answers HTTP: up (an excerpt that begins after its ready line)
-        self._enter(inc, "serving", ev)
+            became = True
+        if inc.phase == "serving" or cls != BULK:
+            self._enter(inc, "serving", ev)
+        elif became:
+            self._enter(inc, "ready", ev)
         inc.last_activity_line = ev.line
 
     def _ready(self, inc: Incident, ev: Event) -> None:
@@ -281,11 +292,17 @@ class IncidentBuilder:
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
         if phase == "serving":
-            if inc.ready_line is None:
+            became = inc.ready_line is None
+            if became:
                 if marker == "batch_stats" and _THROUGHPUT not in ev.text and inc.phase is not None:
                     return  # SGLang's own warm-up batch, after its start-up lines
                 self._ready(inc, ev)  # requests done: it was up (an excerpt that begins after its ready line)
             inc.last_activity_line = ev.line
+            if marker == "batch_stats" and inc.phase != "serving" and idle_stats(ev.text):
+                # An idle engine's statistics: up, not serving (as a probe, in _access).
+                if became:
+                    self._enter(inc, "ready", ev)
+                return
         if phase == "ready":
             self._ready(inc, ev)
         if phase == "shutdown":

@@ -44,6 +44,13 @@ LINES = [
     P + '"GET /x HTTP/1.1" 200 Decode batch. x',  # not bulk (HTTP/ in a batch line)
     P + '"GET /x HTTP/1.1" 200 OK Traceback',  # not bulk
     P + '"GET /x\u2003y HTTP/1.1" 200 OK',  # not bulk: a Unicode space in the path
+    # Probes and requests: a run keeps each line that raises its level (probe < generate < a client's POST).
+    P + '[2026-05-30 06:01:14] INFO:     127.0.0.1:5 - "GET /health HTTP/1.1" 200 OK',
+    P + '[2026-05-30 06:01:14] INFO:     127.0.0.1:6 - "GET /v1/models HTTP/1.1" 200 OK',
+    P + '[2026-05-30 06:01:14] INFO:     10.0.0.b:7 - "POST /generate HTTP/1.1" 500 Internal Server Error',  # served
+    P + '[2026-05-30 06:01:14] INFO:     10.0.0.2:8 - "PUT /v2/models/m/infer HTTP/1.1" 200 OK',  # served
+    P + "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs",  # idle
+    P + '[2026-05-30 06:01:14] INFO:     127.0.0.1:9 - "POST /generate HTTP/1.1" 200 OK',  # served, not a client's
 ]
 
 
@@ -142,6 +149,10 @@ def test_pattern_only_accepts_bulk_lines(text):
         data = (line + "\n").encode("utf-8")
         if find(data, 0) == len(data):
             assert is_bulk_line(line), line
+            # The run's search for a line that raises its level finds exactly those lines.
+            cls = bulk.bulk_class(line)
+            for level, rx in bulk._RAISES_SURE.items():
+                assert (rx.search(data) is not None) == (cls > level), (level, line)
 
 
 def test_long_runs_across_blocks_and_without_re2(monkeypatch):
@@ -154,6 +165,17 @@ def test_long_runs_across_blocks_and_without_re2(monkeypatch):
     monkeypatch.setattr(bulk, "_finder", [None])  # the per-line fallback
     ref, new = _both(text, [5, 77], True, None)
     assert new == ref
+
+
+def test_a_run_keeps_each_line_that_raises_its_level():
+    """Probes around requests: the run's first line, its first served request (a generate,
+    which SGLang also sends itself), its first client's request, its last line."""
+    probe, models, generate, request = LINES[27], LINES[28], LINES[32], LINES[2]
+    text = "".join(x + "\n" for x in [probe] * 40 + [models, generate, probe, request, generate] + [probe] * 40)
+    for cuts in ([], [3, 41, 42], list(range(0, 90, 7))):
+        (ref, skipped_ref), (new, skipped_new) = _both(text, cuts, False, None)
+        assert (new, skipped_new) == (ref, skipped_ref)
+        assert [n for n, _ in ref] == [1, 42, 44, 85]
 
 
 def test_take_head_continues_number_lines():

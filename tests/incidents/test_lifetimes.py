@@ -117,3 +117,41 @@ def test_a_stop_requested_during_startup_is_not_a_failure():
     ]) + "\n"
     d = classify(log)
     assert d["verdict"] == "no-failure" and "stop" in d["summary"]
+
+
+_VLLM_UP = [
+    "INFO 06-01 12:00:00 [api_server.py:1895] vLLM API server version 0.11.0",
+    "INFO 06-01 12:00:05 [gpu_model_runner.py:2602] Starting to load model m...",
+    "INFO 06-01 12:00:30 [gpu_worker.py:298] Available KV cache memory: 64.73 GiB",
+    "INFO:     Application startup complete.",
+]
+
+
+def test_probes_after_ready_are_not_serving():
+    """Taxonomy (phases): /health, /v1/models and an idle engine's statistics leave a
+    ready server ready; a completion makes it serving, and probes after it change nothing."""
+    probes = [f'INFO:     127.0.0.1:{40000 + i} - "GET {p} HTTP/1.1" 200 OK'
+              for i, p in enumerate(["/health", "/v1/models", "/metrics"] * 5)]
+    idle = ("INFO 06-01 12:01:00 [metrics.py:334] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+            "throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs")
+    ready = "\n".join(_VLLM_UP + probes + [idle] + probes) + "\n"
+    d = classify(ready)
+    assert (d["verdict"], d["incidents"][-1]["reached_phase"]) == ("ready", "ready")
+    served = "\n".join(_VLLM_UP + probes + ['INFO:     127.0.0.1:50000 - "POST /v1/completions HTTP/1.1" 200 OK']
+                       + probes) + "\n"
+    d = classify(served)
+    assert (d["verdict"], d["incidents"][-1]["reached_phase"]) == ("ready", "serving")
+
+
+def test_sglang_client_request_before_its_ready_line_is_serving():
+    """SGLang sends itself GET /get_model_info and POST /generate before its ready line
+    (not serving); a client's request before it means the log lost that line."""
+    head = ["[2025-06-01 12:00:00] server_args=ServerArgs(model_path='m', tp_size=1)",
+            "[2025-06-01 12:00:05] Load weight begin. avail mem=78.50 GB",
+            '[2025-06-01 12:00:42] INFO:     127.0.0.1:40000 - "GET /get_model_info HTTP/1.1" 200 OK',
+            '[2025-06-01 12:00:43] INFO:     127.0.0.1:40001 - "POST /generate HTTP/1.1" 200 OK']
+    d = classify("\n".join(head) + "\n")
+    assert d["verdict"] in ("starting", "stalled") and d["incidents"][-1]["reached_phase"] == "load-weights"
+    client = '[2025-06-01 12:01:00] INFO:     127.0.0.1:40002 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+    d = classify("\n".join(head + [client]) + "\n")
+    assert (d["verdict"], d["incidents"][-1]["reached_phase"]) == ("ready", "serving")

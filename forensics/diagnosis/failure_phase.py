@@ -1,0 +1,107 @@
+"""Where a failure happened: the phase of the failing line, from the log's
+markers, the frames of its traceback (or of the traceback printed with it),
+what the server says about the step, the signature's hint, the catalogue and
+the message's own words (phase_infer), in that order of trust."""
+from __future__ import annotations
+
+from forensics.diagnosis import phase_infer
+from forensics.events import types as kinds
+from forensics.events.phases import PHASE_ORDER
+from forensics.events.types import Event
+from forensics.incidents import outcome
+from forensics.incidents.lifetimes import Hit, Incident
+
+
+def marked_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None, startup: bool) -> str | None:
+    """The failure's phase from what the log says (markers, frames, wording,
+    the signature's hint), or None when it says nothing. A signature's
+    serving hint assumes a running server: not when the log says start-up failed."""
+    phase = failure_phase(inc, line, ev, best, fallback=None)
+    if phase in ("ready", "serving") and best is not None and best.signature.phase == phase \
+            and startup:
+        return None
+    return phase
+
+
+def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
+                   fallback: str | None = "launch") -> str | None:
+    """The phase of the failure: the last marker, corrected by what the
+    frames were doing; without a marker, the frames' names, the signature's
+    hint, the functions the catalogue knows, the message's own words (or the
+    function that prints it), else launch. The hint comes before the
+    catalogue's functions: a cut traceback often ends in the constructors
+    that run all of start-up (Scheduler.__init__, ModelRunner.initialize),
+    which the catalogue files under launch."""
+    marker = inc.phase_at(line)
+    framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
+    if framed is None:
+        framed = nearby_traceback_phase(inc, ev, line)
+    near_text = "\n".join(texts_near(inc, ev, line, best))
+    if phase_infer.is_usage_error(near_text):
+        return "launch"
+    stepped = phase_infer.phase_of_step(near_text)
+    if marker is not None:
+        if framed is not None and marker != "shutdown" and (
+                framed != "serving" or marker in ("ready", "serving")):
+            return framed
+        if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
+            return stepped  # the server names a later step than its last marker says
+        if marker == "ready":
+            return "serving"
+        if framed is None:
+            # Weights loaded and nothing after: the next step is the memory plan.
+            nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)
+            if nxt is not None:
+                return nxt
+        return marker
+    if framed is not None:
+        return framed
+    if stepped is not None:
+        return stepped
+    if best is not None and best.signature.phase:
+        return best.signature.phase
+    if ev is not None and ev.kind == kinds.TRACEBACK:
+        framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
+        if framed is not None:
+            return framed
+    texted = phase_infer.phase_of_text(near_text)
+    if texted is not None:
+        return texted
+    return fallback
+
+
+def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:
+    """The failing message and the error lines printed with it (a runtime's
+    multi-line report, the wrapper just after)."""
+    out = [best.text] if best is not None else []
+    if ev is not None:
+        out.append(ev.text)
+    out.extend(e.text for e in outcome.errors_before(inc, line + 15) if e.line >= line - 2)
+    return out
+
+
+def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
+    """A line that is not a traceback often comes with one of the same process
+    just before or after it (the log line, then its stack): its frames say where."""
+    if ev is None:
+        return None
+    framed_tb = ev.kind == kinds.TRACEBACK and bool(ev.data.get("frames") or any(
+        e.frames for e in ev.data.get("chain") or ()))
+    proc = outcome.process_of(ev)
+    head = ev.text.split("\n", 1)[0].strip()
+    for tb, _phase, _after in inc.tracebacks:
+        if tb is ev or abs(tb.line - line) > 300:
+            continue
+        if framed_tb:
+            # Frames that say nothing (a queue read, a lock): the traceback the same process
+            # prints next is the one the error was raised into ("The above exception was the
+            # direct cause of the following exception"), and its frames say where it was.
+            near = tb.line > line and tb.line - line <= 60 and outcome.process_of(tb) == proc
+        else:
+            # The same error from another rank (ranks print it interleaved, one with its stack).
+            near = outcome.process_of(tb) == proc or bool(head) and tb.text.split("\n", 1)[0].strip() == head
+        if near:
+            framed = phase_infer.phase_of_traceback(tb)
+            if framed is not None:
+                return framed
+    return None
