@@ -19,6 +19,7 @@ MAX_EVIDENCE = 5
 # (ninja prints the failing command's output; status 127 is "command not found").
 _MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )?\S+: (?:not found|No such file or directory)$|"
                            r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
+_BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
 _INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
 
 
@@ -84,6 +85,15 @@ def _inner_proof_first(evidence: list[dict[str, Any]], lines: list[tuple[int, st
     del evidence[MAX_EVIDENCE:]
 
 
+def _worded(best: Hit, fails: list[Hit]) -> Hit:
+    """The best hit, or where it is a bare exception name ("TimeoutError", a re-raise
+    with no message) the nearest hit of the same signature that says what happened."""
+    if not _BARE_EXCEPTION.match(best.text.strip()):
+        return best
+    worded = [h for h in fails if h.signature.id == best.signature.id and not _BARE_EXCEPTION.match(h.text.strip())]
+    return min(worded, key=lambda h: abs(h.line - best.line)) if worded else best
+
+
 def clip_message(text: str, limit: int = 600) -> str:
     """Exception text for evidence: the whole message (CUDA and NCCL put the
     telling part on later lines), clipped."""
@@ -103,9 +113,10 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
         ev_list.append({"line": line, "text": text, "role": role})
 
     if best is not None:
-        add(best.line, best.text, "cause")
+        cause = _worded(best, fails)
+        add(cause.line, cause.text, "cause")
         for h in sorted(fails, key=lambda h: h.line):
-            if h.signature.root_cause == best.signature.root_cause and h is not best:
+            if h.signature.root_cause == best.signature.root_cause and h is not cause:
                 add(h.line, h.text, "supporting")
     elif fail_ev is not None:
         if fail_ev.kind == kinds.TRACEBACK:
