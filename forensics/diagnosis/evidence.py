@@ -20,6 +20,7 @@ MAX_EVIDENCE = 5
 _MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )?\S+: (?:not found|No such file or directory)$|"
                            r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
 _BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
+_WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
 _INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
 
 
@@ -86,12 +87,26 @@ def _inner_proof_first(evidence: list[dict[str, Any]], lines: list[tuple[int, st
 
 
 def _worded(best: Hit, fails: list[Hit]) -> Hit:
-    """The best hit, or where it is a bare exception name ("TimeoutError", a re-raise
-    with no message) the nearest hit of the same signature that says what happened."""
-    if not _BARE_EXCEPTION.match(best.text.strip()):
+    """The best hit, or the nearest hit of the same signature that proves it better: one
+    that says what happened where the best is a bare exception name ("TimeoutError", a
+    re-raise with no message), one at error level where the best is a warning (a shim's
+    "[WARN]: cuCtxSynchronize returned ..." before the program's own "CUDA error: ...")."""
+    same = [h for h in fails if h.signature.id == best.signature.id and h is not best]
+    if not same:
         return best
-    worded = [h for h in fails if h.signature.id == best.signature.id and not _BARE_EXCEPTION.match(h.text.strip())]
-    return min(worded, key=lambda h: abs(h.line - best.line)) if worded else best
+    if _BARE_EXCEPTION.match(best.text.strip()):
+        worded = [h for h in same if not _BARE_EXCEPTION.match(h.text.strip())]
+        if worded:
+            return min(worded, key=lambda h: abs(h.line - best.line))
+    if _is_warning(best):
+        errors = [h for h in same if not _is_warning(h) and not _BARE_EXCEPTION.match(h.text.strip())]
+        if errors:
+            return min(errors, key=lambda h: abs(h.line - best.line))
+    return best
+
+
+def _is_warning(h: Hit) -> bool:
+    return h.event.level == "WARNING" or bool(_WARNING_WORD.search(h.text[:200]))
 
 
 def clip_message(text: str, limit: int = 600) -> str:
