@@ -228,7 +228,8 @@ def _failure_point(inc: Incident, found: _Findings, best: Hit | None) -> tuple[i
     if best is not None:
         return best.line, best.event
     if found.fatal_tbs:
-        return found.fatal_tbs[0].line, found.fatal_tbs[0]
+        tb = _unwrapped(found.fatal_tbs, found.wrappers)
+        return tb.line, tb
     wrappers = found.wrappers
     if wrappers or found.tail is not None:
         at = min(h.line for h in wrappers) if wrappers else inc.end_line
@@ -241,6 +242,23 @@ def _failure_point(inc: Incident, found: _Findings, best: Hit | None) -> tuple[i
             return (said.line, said) if said is not None else (ev.line, ev)
         return found.tail.line, found.tail  # type: ignore[union-attr]
     return (inc.exit or {}).get("line", inc.end_line), None
+
+
+def _unwrapped(fatal_tbs: list[Event], wrappers: list[Hit]) -> Event:
+    """The first fatal traceback, unless it ends in a wrapper that quotes the message of a
+    later one ("Exception: Capture cuda graph failed: shape mismatch ..." printed before the
+    "RuntimeError: shape mismatch ..." it wraps): then the wrapped one."""
+    first = fatal_tbs[0]
+    chain = first.data.get("chain") or ()
+    if not chain or not any(h.event is first and h.view == len(chain) - 1 for h in wrappers):
+        return first
+    said = chain[-1].rendered
+    for tb in fatal_tbs[1:]:
+        inner = tb.data.get("chain") or ()
+        msg = (inner[-1].exc_message or "").strip() if inner else ""
+        if len(msg) >= 20 and msg[:200] in said:
+            return tb
+    return first
 
 
 def _explain(result: dict[str, Any], inc: Incident, best: Hit | None, fails: list[Hit], fail_ev: Event | None,

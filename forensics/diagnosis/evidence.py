@@ -137,7 +137,11 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
         if fail_ev.kind == kinds.TRACEBACK:
             chain = fail_ev.data.get("chain") or ()
             if chain:
-                add(chain[-1].line or fail_ev.line, clip_message(chain[-1].rendered), "cause")
+                # A wrapper re-raised as the last exception ("Capture cuda graph failed: ...")
+                # is unwrapped: the last exception of the chain that is no wrapper is the cause.
+                wrapped = {h.view for h in wrappers if h.event is fail_ev}
+                last = next((i for i in range(len(chain) - 1, -1, -1) if i not in wrapped), len(chain) - 1)
+                add(chain[last].line or fail_ev.line, clip_message(chain[last].rendered), "cause")
                 if len(chain) > 1:
                     add(chain[0].line or fail_ev.line, clip_message(chain[0].rendered), "root")
             elif inc is not None:
