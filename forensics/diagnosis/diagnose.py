@@ -60,7 +60,7 @@ def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, 
     """Record on ``inc`` the signatures ``ev`` matches, as of ``phase`` and
     readiness (the state the lifetime was in when ``ev`` arrived)."""
     for sig, view in sset.match_event(ev):
-        text, line = _hit_text(ev, view)
+        text, line = _hit_text(ev, view, sig.kind == "failure")
         hit = Hit(sig, ev, view, phase, after_ready, line, text)
         bucket = inc.failure_hits if sig.kind == "failure" else (
             inc.precursor_hits if sig.kind == "precursor" else inc.wrapper_hits)
@@ -70,17 +70,18 @@ def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, 
             inc.dropped += 1
 
 
-def _hit_text(ev: Event, view: int) -> tuple[str, int]:
+def _hit_text(ev: Event, view: int, failure: bool = True) -> tuple[str, int]:
     if ev.kind == kinds.TRACEBACK:
         chain = ev.data.get("chain") or ()
         if view < len(chain):
             exc = chain[view]
             return evidence.clip_message(exc.rendered), exc.line or ev.line
         # Past the traceback's own views is its carrier, the message printed before
-        # "Traceback (most recent call last):" (what a cut traceback says failed).
+        # "Traceback (most recent call last):": what a cut traceback says failed, when a
+        # failure signature matched there (a wrapper's carrier keeps the traceback's text).
         own = len(chain) if chain else max(1, len(ev.data.get("orphan_source") or ()))
         carrier = ev.data.get("carrier")
-        if carrier and view >= own:
+        if failure and carrier and view >= own:
             return evidence.clip_message(carrier), ev.line
         return ev.text, ev.end_line or ev.line
     return ev.text, ev.line
