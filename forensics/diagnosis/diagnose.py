@@ -15,14 +15,13 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, failure_phase, phase_infer, phase_priors, summaries
+from forensics.diagnosis import arbitrate, evidence, failure_phase, phase_infer, phase_priors, summaries
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
 from forensics.diagnosis import early_warnings
 from forensics.diagnosis.result import incident_skeleton, normalize_incident
 
-_MAX_EVIDENCE = 5
 # Where the failure happened (failure_phase), under the names this module always used.
 _marked_phase = failure_phase.marked_phase
 _failure_phase = failure_phase.failure_phase
@@ -59,7 +58,7 @@ def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, 
     """Record on ``inc`` the signatures ``ev`` matches, as of ``phase`` and
     readiness (the state the lifetime was in when ``ev`` arrived)."""
     for sig, view in sset.match_event(ev):
-        text, line = _hit_text(ev, view)
+        text, line = _hit_text(ev, view, sig.kind == "failure")
         hit = Hit(sig, ev, view, phase, after_ready, line, text)
         bucket = inc.failure_hits if sig.kind == "failure" else (
             inc.precursor_hits if sig.kind == "precursor" else inc.wrapper_hits)
@@ -69,12 +68,19 @@ def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, 
             inc.dropped += 1
 
 
-def _hit_text(ev: Event, view: int) -> tuple[str, int]:
+def _hit_text(ev: Event, view: int, failure: bool = True) -> tuple[str, int]:
     if ev.kind == kinds.TRACEBACK:
         chain = ev.data.get("chain") or ()
         if view < len(chain):
             exc = chain[view]
-            return _clip_message(exc.rendered), exc.line or ev.line
+            return evidence.clip_message(exc.rendered), exc.line or ev.line
+        # Past the traceback's own views is its carrier, the message printed before
+        # "Traceback (most recent call last):": what a cut traceback says failed, when a
+        # failure signature matched there (a wrapper's carrier keeps the traceback's text).
+        own = len(chain) if chain else max(1, len(ev.data.get("orphan_source") or ()))
+        carrier = ev.data.get("carrier")
+        if failure and carrier and view >= own:
+            return evidence.clip_message(carrier), ev.line
         return ev.text, ev.end_line or ev.line
     return ev.text, ev.line
 
@@ -184,8 +190,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by
     result["candidates"] = decision.candidates
-    result["evidence"] = _evidence(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
-    _add_proofs(inc, result["evidence"], fail_line)
+    result["evidence"] = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
     _explain(result, inc, best, found.fails, fail_ev, truncated, predicted)
     _mark_consequences(inc, result, fail_ev, fail_line, best, found.fails, found.fatal_tbs)
     fail_ts = _ts_of(best.event if best else fail_ev)
@@ -222,7 +227,8 @@ def _failure_point(inc: Incident, found: _Findings, best: Hit | None) -> tuple[i
     if best is not None:
         return best.line, best.event
     if found.fatal_tbs:
-        return found.fatal_tbs[0].line, found.fatal_tbs[0]
+        tb = _unwrapped(found.fatal_tbs, found.wrappers)
+        return tb.line, tb
     wrappers = found.wrappers
     if wrappers or found.tail is not None:
         at = min(h.line for h in wrappers) if wrappers else inc.end_line
@@ -235,6 +241,23 @@ def _failure_point(inc: Incident, found: _Findings, best: Hit | None) -> tuple[i
             return (said.line, said) if said is not None else (ev.line, ev)
         return found.tail.line, found.tail  # type: ignore[union-attr]
     return (inc.exit or {}).get("line", inc.end_line), None
+
+
+def _unwrapped(fatal_tbs: list[Event], wrappers: list[Hit]) -> Event:
+    """The first fatal traceback, unless it ends in a wrapper that quotes the message of a
+    later one ("Exception: Capture cuda graph failed: shape mismatch ..." printed before the
+    "RuntimeError: shape mismatch ..." it wraps): then the wrapped one."""
+    first = fatal_tbs[0]
+    chain = first.data.get("chain") or ()
+    if not chain or not any(h.event is first and h.view == len(chain) - 1 for h in wrappers):
+        return first
+    said = chain[-1].rendered
+    for tb in fatal_tbs[1:]:
+        inner = tb.data.get("chain") or ()
+        msg = (inner[-1].exc_message or "").strip() if inner else ""
+        if len(msg) >= 20 and msg[:200] in said:
+            return tb
+    return first
 
 
 def _explain(result: dict[str, Any], inc: Incident, best: Hit | None, fails: list[Hit], fail_ev: Event | None,
@@ -273,7 +296,7 @@ def _fatal_after_warning(inc: Incident, result: dict[str, Any], best: Hit, found
         t = later_tbs[0]
         chain = t.data.get("chain") or ()
         fatal = ((chain[-1].line or t.line) if chain else t.line,
-                 _clip_message(chain[-1].rendered) if chain else t.text, t.ts)
+                 evidence.clip_message(chain[-1].rendered) if chain else t.text, t.ts)
         fatal_ev = t
     if fatal is None:
         return
@@ -301,48 +324,8 @@ def _add_learned_warnings(result: dict[str, Any], inc: Incident, classifier: Any
     result["early_warnings"].sort(key=lambda w: w["line"])
 
 
-def _clip_message(text: str, limit: int = 600) -> str:
-    """Exception text for evidence: the whole message (CUDA and NCCL put the
-    telling part on later lines), clipped."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _ts_of(ev: Event | None):  # type: ignore[no-untyped-def]
     return ev.ts if ev is not None else None
-
-
-def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
-    """The line that proves the failure comes first: a compiler's own error
-    inside the build output (ahead of the build tool's "ninja: build
-    stopped" or "Error building extension"), a device runtime's error line.
-    They go right after the cause (before it, for a compiler's error under a
-    build tool's summary); wrappers stay behind them."""
-    proofs = outcome.proof_lines(inc, fail_line)
-    if not proofs:
-        return
-    cause = evidence[0] if evidence else None
-    cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
-        not outcome.is_compiler_error(cause["text"])
-    pos = 1 if evidence else 0
-    for ev, cls in proofs:
-        text = _clip_message(ev.text)
-        key = text.strip()
-        if cause is not None and cause["text"].strip() == key:
-            continue
-        for i in range(len(evidence) - 1, 0, -1):  # a supporting copy moves up
-            if evidence[i]["text"].strip() == key:
-                evidence.pop(i)
-        entry = {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"}
-        if cls == "build" and cause_is_summary and outcome.is_compiler_error(ev.text) and pos == 1:
-            evidence.insert(0, entry)  # the compiler's own error proves a failed build
-        else:
-            evidence.insert(pos, entry)
-        pos += 1
-    # Keep the cap, dropping supporting lines before the cause's proofs.
-    while len(evidence) > _MAX_EVIDENCE:
-        drop = next((i for i in range(len(evidence) - 1, 0, -1) if evidence[i]["role"] in ("supporting", "fragment")),
-                    len(evidence) - 1)
-        evidence.pop(drop)
 
 
 def _mark_consequences(inc: Incident, result: dict[str, Any], fail_ev: Event | None, fail_line: int,
@@ -366,56 +349,3 @@ def _mark_consequences(inc: Incident, result: dict[str, Any], fail_ev: Event | N
     for e in result["evidence"]:
         if e["line"] in cons_lines and e.get("role") != "cause":
             e["role"] = "consequence"
-
-
-def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_line: int,
-              wrappers: list[Hit], inc: Incident | None = None) -> list[dict[str, Any]]:
-    ev_list: list[dict[str, Any]] = []
-    seen: set[str] = set()
-
-    def add(line: int, text: str, role: str) -> None:
-        key = text.strip()
-        if key in seen or len(ev_list) >= _MAX_EVIDENCE:
-            return
-        seen.add(key)
-        ev_list.append({"line": line, "text": text, "role": role})
-
-    if best is not None:
-        add(best.line, best.text, "cause")
-        for h in sorted(fails, key=lambda h: h.line):
-            if h.signature.root_cause == best.signature.root_cause and h is not best:
-                add(h.line, h.text, "supporting")
-    elif fail_ev is not None:
-        if fail_ev.kind == kinds.TRACEBACK:
-            chain = fail_ev.data.get("chain") or ()
-            if chain:
-                add(chain[-1].line or fail_ev.line, _clip_message(chain[-1].rendered), "cause")
-                if len(chain) > 1:
-                    add(chain[0].line or fail_ev.line, _clip_message(chain[0].rendered), "root")
-            elif inc is not None:
-                # A stack without its exception line: the exception often arrives
-                # as the next block of the same process ("During handling ...").
-                nxt = _continuation(inc, fail_ev)
-                if nxt is not None:
-                    add(nxt[0], nxt[1], "cause")
-            frames = fail_ev.data.get("frames") or ()
-            if frames:
-                f = frames[-1]
-                add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
-            for src in fail_ev.data.get("orphan_source") or ():
-                add(fail_ev.line, src, "fragment")
-        else:
-            add(fail_ev.line, fail_ev.text, "cause")
-    for h in wrappers[:1]:
-        add(h.line, h.text, "wrapper")
-    return ev_list
-
-
-def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
-    end = tb.end_line or tb.line
-    for other, _phase, _after in inc.tracebacks:
-        if end < other.line <= end + 6 and outcome.process_of(other) == outcome.process_of(tb):
-            chain = other.data.get("chain") or ()
-            if chain:
-                return (chain[-1].line or other.line, _clip_message(chain[-1].rendered))
-    return None

@@ -33,15 +33,21 @@ MAX_ERRORS = 200
 MAX_PROOFS = 64
 MAX_PROCS = 256
 
+# What native code prints just before it aborts, with no level: a CUDA check macro of a
+# custom kernel (vLLM's and SGLang's CUDACHECK: "Failed: Cuda error FILE:LINE 'MSG'") and
+# glibc's heap checks ("malloc(): corrupted top size", "double free or corruption (out)").
+_NATIVE_FATAL = (r"^Failed: Cuda error \S+:\d+ '|^(?:malloc|free|realloc|malloc_consolidate)\(\): \w|"
+                 r"^(?:corrupted size vs\. prev_size|corrupted double-linked list|double free or corruption)\b")
 # Error-level wording of loggers the prefix parser does not know (NCCL's WARN
 # macro is its error channel; Rust tracing's " ERROR "; logfmt; compilers;
 # device runtimes). Uppercase words only: "error" in prose is not a level.
 _ERROR_LEVEL = re.compile(
     r"\bNCCL WARN\b|(?:^|\s)(?:ERROR|FATAL|CRITICAL)(?:\s|:|$)|\blevel=(?:error|fatal|critical)\b|^\[?Error\]?:|"
     r"(?:^|: )(?:fatal )?error: |^FAILED: |ninja: build stopped|\b(?:cuda|hip|nccl|acl|rt|cudnn|cublas)Error[A-Z]\w*|"
-    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  ")
+    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  |" + _NATIVE_FATAL)
 RECENT_EVENTS = 32  # >= decision.death.TAIL_LINES + 1
-_ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()")
+_ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()",
+               "(): ", "corrupt")
 
 # A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
 # that proves a device failure, whatever wrapper reported it afterwards.
@@ -49,7 +55,7 @@ _RUNTIME = re.compile(
     r"\b(?:cuda|hip|nccl|acl|cudnn|cublas|cufft|curand|cusolver|hccl)Error[A-Z]\w*|\bCUDA_ERROR_[A-Z_]+|"
     r"\bCUDA error: |\bHIP error: |\bNCCL WARN\b.{0,300}?(?:Fail|fail|error|Error)|\bNCCL error\b|"
     r"\bEE\d{4}\b|^\[Error\]: |\bACL error\b|\baclnn\w+ failed\b|\brt\w+ execution failed\b|\bhccl\w* failed\b|"
-    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: ")
+    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: |" + _NATIVE_FATAL)
 # A compiler's or build tool's own error line inside build output.
 _BUILD = re.compile(
     r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^FAILED: |ninja: build stopped|"

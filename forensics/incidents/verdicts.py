@@ -49,7 +49,8 @@ def request_level(ev: Event) -> bool:
     frames = list(ev.data.get("frames") or ())
     for exc in ev.data.get("chain") or ():
         frames.extend(exc.frames)
-    return any(_REQUEST_FRAMES.search(f.file) for f in frames)
+    # A "<module>" frame is an import (the server's modules loading at start-up), not a request.
+    return any(_REQUEST_FRAMES.search(f.file) and f.function != "<module>" for f in frames)
 
 
 def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = None) -> bool:

@@ -1,0 +1,209 @@
+"""The evidence of a failure: the lines that prove it, the proving line first.
+
+The best signature hit (or the failing traceback's last exception) is the cause;
+a compiler's or device runtime's own error line near it, and the line inside a
+build tool's summary that names what failed, prove it sharper and go first;
+wrappers come last."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from forensics.events import types as kinds
+from forensics.events.types import Event
+from forensics.incidents import outcome
+from forensics.incidents.lifetimes import Hit, Incident
+
+MAX_EVIDENCE = 5
+# A build step that could not run its tool: the shell says so inside the build output
+# (ninja prints the failing command's output; status 127 is "command not found").
+_MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )?\S+: (?:not found|No such file or directory)$|"
+                           r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
+_BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
+_WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
+_INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
+
+
+def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_line: int,
+             wrappers: list[Hit], inc: Incident | None) -> list[dict[str, Any]]:
+    """The evidence list of one failure, the proving line first."""
+    evidence = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
+    if inc is not None:
+        _add_proofs(inc, evidence, fail_line)
+    _inner_proof_first(evidence, _cause_lines(best, fail_ev))
+    return evidence
+
+
+def _cause_lines(best: Hit | None, fail_ev: Event | None) -> list[tuple[int, str]]:
+    """The cause's whole message, line by line with its log line (the evidence keeps it
+    clipped); for a traceback, the exceptions from the cause's on (the parser may
+    split a build's output into more of them)."""
+    ev = best.event if best is not None else fail_ev
+    if ev is None:
+        return []
+    chain = ev.data.get("chain") or () if ev.kind == kinds.TRACEBACK else ()
+    start = best.view if best is not None else len(chain) - 1
+    if not chain or not 0 <= start < len(chain):
+        text, line = (best.text, best.line) if best is not None else (ev.text, ev.line)
+        return [(line + i, t) for i, t in enumerate(text.split("\n"))]
+    out: list[tuple[int, str]] = []
+    for exc in chain[start:]:
+        base = exc.line or ev.line
+        out.extend((base + i, t) for i, t in enumerate(exc.rendered.split("\n")))
+    return out
+
+
+def inner_proof(lines: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """In a build tool's multi-line summary ("Ninja build failed. Ninja output: ...",
+    "ninja exited with status 127"), the line that names what failed: a compiler's
+    own error, else a tool the shell could not find. Its log line and text."""
+    if len(lines) < 2 or outcome.is_compiler_error(lines[0][1]):
+        return None
+    tool: tuple[int, str] | None = None
+    for line_no, raw in lines[1:_INNER_SCAN]:
+        line = raw.strip()
+        if outcome.is_compiler_error(line):
+            return line_no, line
+        if tool is None and _MISSING_TOOL.search(line):
+            tool = (line_no, line)
+    return tool
+
+
+def _inner_proof_first(evidence: list[dict[str, Any]], lines: list[tuple[int, str]]) -> None:
+    """A build summary as the cause: the line inside it that names the failure goes first."""
+    if not evidence or evidence[0]["role"] != "cause" or len(lines) < 2:
+        return
+    found = inner_proof(lines)
+    if found is None:
+        return
+    line_no, line = found
+    if evidence[0]["text"].strip() == line:
+        return
+    for i in range(len(evidence) - 1, 0, -1):
+        if evidence[i]["text"].strip() == line:
+            evidence.pop(i)
+    evidence.insert(0, {"line": line_no, "text": line, "role": "build-error"})
+    del evidence[MAX_EVIDENCE:]
+
+
+def _worded(best: Hit, fails: list[Hit]) -> Hit:
+    """The best hit, or the nearest hit of the same signature that proves it better: one
+    that says what happened where the best is a bare exception name ("TimeoutError", a
+    re-raise with no message), one at error level where the best is a warning (a shim's
+    "[WARN]: cuCtxSynchronize returned ..." before the program's own "CUDA error: ...")."""
+    same = [h for h in fails if h.signature.id == best.signature.id and h is not best]
+    if not same:
+        return best
+    if _BARE_EXCEPTION.match(best.text.strip()):
+        worded = [h for h in same if not _BARE_EXCEPTION.match(h.text.strip())]
+        if worded:
+            return min(worded, key=lambda h: abs(h.line - best.line))
+    if _is_warning(best):
+        errors = [h for h in same if not _is_warning(h) and not _BARE_EXCEPTION.match(h.text.strip())]
+        if errors:
+            return min(errors, key=lambda h: abs(h.line - best.line))
+    return best
+
+
+def _is_warning(h: Hit) -> bool:
+    return h.event.level == "WARNING" or bool(_WARNING_WORD.search(h.text[:200]))
+
+
+def clip_message(text: str, limit: int = 600) -> str:
+    """Exception text for evidence: the whole message (CUDA and NCCL put the
+    telling part on later lines), clipped."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_line: int,
+              wrappers: list[Hit], inc: Incident | None = None) -> list[dict[str, Any]]:
+    ev_list: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def add(line: int, text: str, role: str) -> None:
+        key = text.strip()
+        if key in seen or len(ev_list) >= MAX_EVIDENCE:
+            return
+        seen.add(key)
+        ev_list.append({"line": line, "text": text, "role": role})
+
+    if best is not None:
+        cause = _worded(best, fails)
+        add(cause.line, cause.text, "cause")
+        for h in sorted(fails, key=lambda h: h.line):
+            if h.signature.root_cause == best.signature.root_cause and h is not cause:
+                add(h.line, h.text, "supporting")
+    elif fail_ev is not None:
+        if fail_ev.kind == kinds.TRACEBACK:
+            chain = fail_ev.data.get("chain") or ()
+            if chain:
+                # A wrapper re-raised as the last exception ("Capture cuda graph failed: ...")
+                # is unwrapped: the last exception of the chain that is no wrapper is the cause.
+                wrapped = {h.view for h in wrappers if h.event is fail_ev}
+                last = next((i for i in range(len(chain) - 1, -1, -1) if i not in wrapped), len(chain) - 1)
+                add(chain[last].line or fail_ev.line, clip_message(chain[last].rendered), "cause")
+                if len(chain) > 1:
+                    add(chain[0].line or fail_ev.line, clip_message(chain[0].rendered), "root")
+            elif inc is not None:
+                # A stack without its exception line: the exception often arrives
+                # as the next block of the same process ("During handling ...").
+                nxt = _continuation(inc, fail_ev)
+                if nxt is not None:
+                    add(nxt[0], nxt[1], "cause")
+            frames = fail_ev.data.get("frames") or ()
+            if frames:
+                f = frames[-1]
+                add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
+            for src in fail_ev.data.get("orphan_source") or ():
+                add(fail_ev.line, src, "fragment")
+        else:
+            add(fail_ev.line, fail_ev.text, "cause")
+    for h in wrappers[:1]:
+        add(h.line, h.text, "wrapper")
+    return ev_list
+
+
+
+
+def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
+    end = tb.end_line or tb.line
+    for other, _phase, _after in inc.tracebacks:
+        if end < other.line <= end + 6 and outcome.process_of(other) == outcome.process_of(tb):
+            chain = other.data.get("chain") or ()
+            if chain:
+                return (chain[-1].line or other.line, clip_message(chain[-1].rendered))
+    return None
+
+
+def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
+    """The line that proves the failure comes first: a compiler's own error
+    inside the build output (ahead of the build tool's "ninja: build
+    stopped" or "Error building extension"), a device runtime's error line.
+    They go right after the cause (before it, for a compiler's error under a
+    build tool's summary); wrappers stay behind them."""
+    proofs = outcome.proof_lines(inc, fail_line)
+    if not proofs:
+        return
+    cause = evidence[0] if evidence else None
+    cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
+        not outcome.is_compiler_error(cause["text"])
+    pos = 1 if evidence else 0
+    for ev, cls in proofs:
+        text = clip_message(ev.text)
+        key = text.strip()
+        if cause is not None and cause["text"].strip() == key:
+            continue
+        for i in range(len(evidence) - 1, 0, -1):  # a supporting copy moves up
+            if evidence[i]["text"].strip() == key:
+                evidence.pop(i)
+        entry = {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"}
+        if cls == "build" and cause_is_summary and outcome.is_compiler_error(ev.text) and pos == 1:
+            evidence.insert(0, entry)  # the compiler's own error proves a failed build
+        else:
+            evidence.insert(pos, entry)
+        pos += 1
+    # Keep the cap, dropping supporting lines before the cause's proofs.
+    while len(evidence) > MAX_EVIDENCE:
+        drop = next((i for i in range(len(evidence) - 1, 0, -1) if evidence[i]["role"] in ("supporting", "fragment")),
+                    len(evidence) - 1)
+        evidence.pop(drop)
