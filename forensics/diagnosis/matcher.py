@@ -170,15 +170,23 @@ class FieldMatcher:
 
 
 class RE2Field(FieldMatcher):
+    """The field's patterns behind a literal gate (``literal_gate``: a value
+    that holds none of a pattern's literals is not searched for it), or, when
+    a pattern requires no literal, in one RE2 set searched on every value."""
+
     def __init__(self, patterns: Sequence[str], ids: Sequence[int]) -> None:
+        from forensics.diagnosis.literal_gate import LiteralGate
+
         super().__init__(patterns, ids)
-        self._match = _compiled_set(patterns)._set.Match  # the raw binding: bytes in, list of indexes out
-        self._gate = _literal_gate(patterns)
+        self._gate = LiteralGate.of(patterns)
+        # the raw binding of the whole set (bytes in, list of indexes out), only without a gate
+        self._match = _compiled_set(patterns)._set.Match if self._gate is None else None
 
     def scan(self, value: str) -> Sequence[int]:
         gate = self._gate
-        if gate is not None and value.isascii() and not gate(value.lower().encode("ascii")):
-            return ()  # no pattern's required text is there (see _literal_gate)
+        if gate is not None:
+            ids = self.ids
+            return [ids[i] for i in gate.scan(value)]
         try:
             data = value.encode("utf-8")
         except UnicodeEncodeError:
@@ -226,94 +234,6 @@ def required_literals(pattern: str) -> list[str] | None:
         return [best.lower()] if len(best) >= 4 else None
 
     return lits(list(tree))
-
-
-GATE_MIN = 3  # a gate literal at least this long (shorter ones would let most lines through)
-# The literal set's program and DFA cache: the shipped text literals need
-# more than 2 MB to compile; in 2 MB the DFA cache is reset so often that the
-# gate costs 3x what it does in 4 MB (and a single alternation regex, whose
-# search wants the match's span, falls back to the NFA below 8 MB: 70x).
-GATE_BUDGETS = (4 << 20, 8 << 20)
-
-
-def gate_literals(pattern: str) -> list[str] | None:
-    """Lower-cased ASCII literals of which at least one occurs in every text
-    ``pattern`` matches, or None when that can't be worked out. Unlike
-    ``required_literals`` (whose answer the early-warning linker reads), a
-    group of alternatives inside a sequence counts too (``^(?:Aborted|Bus
-    error)``), and literals of ``GATE_MIN`` characters do."""
-    try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]
-        from re._constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - older Pythons
-        return None
-    try:
-        tree = sre_parse.parse(pattern)
-    except Exception:
-        return None
-
-    def alternatives(op: Any, av: Any) -> list[str] | None:
-        if op is SUBPATTERN:
-            return seq(list(av[3]))
-        if op is BRANCH:
-            out: list[str] = []
-            for b in av[1]:
-                sub = seq(list(b))
-                if sub is None:
-                    return None
-                out += sub
-            return out
-        return None
-
-    def seq(items: list) -> list[str] | None:
-        options: list[list[str]] = []
-        cur = ""
-        for op, av in items + [(None, None)]:
-            if op is LITERAL:
-                cur += chr(av)
-                continue
-            if len(cur) >= GATE_MIN:
-                options.append([cur])
-            cur = ""
-            sub = alternatives(op, av) if op is not None else None
-            if sub:
-                options.append(sub)
-        # the option whose shortest literal is longest: the most selective
-        best = max(options, key=lambda o: (min(map(len, o)), -len(o)), default=None)
-        if best is None or not all(x.isascii() for x in best):
-            return None  # (a non-ASCII literal may case-fold onto ASCII text)
-        return [x.lower() for x in best]
-
-    return seq(list(tree))
-
-
-def _literal_gate(patterns: Sequence[str]) -> Any:
-    """One RE2 set pass over a lower-cased ASCII text (bytes) for any literal
-    some pattern requires, or None (no gate) when a pattern requires none. On ASCII
-    text it is exact: a match of any pattern holds one of its literals, and
-    ASCII case folding maps ASCII letters onto ASCII letters only, so the
-    lower-cased text holds that literal lower-cased. Most lines of a log match
-    no signature: this small literal automaton turns them away several times
-    faster than the whole set's DFA scans them."""
-    import re2
-
-    lits: set[str] = set()
-    for p in patterns:
-        got = gate_literals(p)
-        if not got:
-            return None
-        lits.update(got)
-    for budget in GATE_BUDGETS:
-        s = re2.Set.SearchSet(_re2_options(budget))
-        for x in sorted(lits):
-            if s.Add(re.escape(x)) < 0:
-                return None
-        try:
-            s.Compile()
-        except re2.error:
-            continue
-        return s._set.Match  # the raw binding: bytes in, list of indexes out
-    return None
 
 
 def _compiled_set(patterns: Sequence[str]) -> Any:

@@ -16,7 +16,7 @@ from forensics.errors import SignatureError
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.diagnosis import matcher as M
-from forensics.diagnosis import sigcache
+from forensics.diagnosis import literal_gate, sigcache
 from forensics.diagnosis.sigcache import LazyPattern
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 from forensics.events.textmemo import remember
@@ -484,9 +484,12 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
                 raise SignatureError(f"{path}: field 'id': duplicate id {sig.id!r} (also in {seen[sig.id]})")
             seen[sig.id] = str(path)
             sigs.append(sig)
+    if hit is not None:
+        literal_gate.KNOWN.update(hit["gate"])
     sset = SignatureSet(sigs, h.hexdigest()[:16])
     if key is not None and hit is None:
-        sigcache.write(key, docs, literals)
+        pats = {p.pattern for s in sigs for c in s.conditions for _f, p in (*c.patterns, *c.unless)}
+        sigcache.write(key, docs, literals, {p: literal_gate.KNOWN[p] for p in pats if p in literal_gate.KNOWN})
     return sset
 
 
