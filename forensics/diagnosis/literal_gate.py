@@ -20,14 +20,22 @@ literal (the shipped sets have none: ~20 ms less at every start).
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 GATE_MIN = 3  # a literal at least this long (shorter ones would let most lines through)
 # The literal set's program and DFA cache: the shipped text literals need more
 # than 2 MB to compile, and in 2 MB the cache is reset so often that the gate
 # costs 3x what it does in 4 MB.
 GATE_BUDGETS = (4 << 20, 8 << 20)
-ONE_BUDGETS = (1 << 20, 8 << 20)  # one pattern's set (program and DFA cache)
+# One pattern's set: program and DFA cache (the first budget it compiles in),
+# and how many are kept compiled at a time (all dropped when full, compiled
+# again when asked, ~50 µs each): the JSON report of the 1,000-lifetime crash
+# loop asks for 230 of the 380 text patterns, and memory must not grow with
+# the lifetimes (10,000 lifetimes peaked at 57 MiB with 64 kept in 256 KB
+# each, 59 MiB with 256 kept, the same CPU; main: 59 MiB).
+ONE_BUDGETS = (256 << 10, 1 << 20, 8 << 20)
+ONE_KEPT = 64
 # The characters outside ASCII that RE2's case folding relates to an ASCII
 # letter and that ``str.lower`` leaves outside ASCII (U+212A KELVIN SIGN
 # lower-cases to "k" already): a test searches every code point for others.
@@ -96,16 +104,25 @@ def gate_literals(pattern: str) -> list[str] | None:
     return seq(list(tree))
 
 
-def _encodable(text: str) -> str:
-    from forensics.diagnosis.matcher import _encodable as encodable
-
-    return encodable(text)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _options(budget: int) -> Any:
-    from forensics.diagnosis.matcher import _re2_options
+def encodable(value: str) -> str:
+    """``value`` with lone surrogates as U+FFFD (what UTF-8 can carry)."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", value)
 
-    return _re2_options(budget)
+
+def re2_options(max_mem: int) -> Any:
+    import re2
+
+    o = re2.Options()
+    o.log_errors = False  # errors come back as one exception, not on stderr
+    o.max_mem = max_mem
+    return o
 
 
 def _set_match(patterns: Sequence[str], budgets: tuple[int, ...]) -> Any:
@@ -114,7 +131,7 @@ def _set_match(patterns: Sequence[str], budgets: tuple[int, ...]) -> Any:
     import re2
 
     for budget in budgets:
-        s = re2.Set.SearchSet(_options(budget))
+        s = re2.Set.SearchSet(re2_options(budget))
         if any(s.Add(p) < 0 for p in patterns):
             return None
         try:
@@ -128,13 +145,14 @@ def _set_match(patterns: Sequence[str], budgets: tuple[int, ...]) -> Any:
 class LiteralGate:
     """``scan(ascii_text)``: indexes of the patterns found, as the field's set finds them."""
 
-    __slots__ = ("patterns", "_lits", "_pats_of", "_one")
+    __slots__ = ("_lits", "_live", "_one", "_pats_of", "patterns")
 
     def __init__(self, patterns: Sequence[str], lits: list[str], pats_of: list[tuple[int, ...]], lits_match: Any):
         self.patterns = list(patterns)
         self._lits = lits_match
         self._pats_of = pats_of  # literal index -> the patterns that require it (among others)
         self._one: list[Any] = [None] * len(patterns)  # a pattern's own set, compiled on first use
+        self._live = 0  # how many are compiled
 
     @classmethod
     def of(cls, patterns: Sequence[str]) -> LiteralGate | None:
@@ -165,13 +183,17 @@ class LiteralGate:
             return []
         pats_of = self._pats_of
         cands = {i for h in hits for i in pats_of[h]}
-        data = text.encode("ascii") if ascii_text else _encodable(text).encode("utf-8")
+        data = text.encode("ascii") if ascii_text else encodable(text).encode("utf-8")
         return [i for i in sorted(cands) if self._one_match(i)(data)]
 
     def _one_match(self, i: int) -> Any:
         got = self._one[i]
         if got is None:
+            if self._live >= ONE_KEPT:  # bounded memory: compiled again when asked (~50 µs each)
+                self._one = [None] * len(self._one)
+                self._live = 0
             got = self._one[i] = _set_match([self.patterns[i]], ONE_BUDGETS)
+            self._live += 1
             if got is None:  # pragma: no cover - it compiled in the field's set, so alone it fits
                 raise RuntimeError(f"RE2 cannot compile {self.patterns[i]!r} alone")
         return got

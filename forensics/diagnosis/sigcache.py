@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from forensics.cache import read_entry, write_entry
+from forensics.diagnosis import literal_gate
 
 FORMAT = 1
 
@@ -71,6 +72,7 @@ def read(key: str, n_files: int) -> dict[str, Any] | None:
     docs, lits, gate = obj.get("docs"), obj.get("literals"), obj.get("gate")
     if not isinstance(docs, list) or len(docs) != n_files or not isinstance(lits, dict) or not _literal_map(gate):
         return None
+    literal_gate.KNOWN.update(gate)  # the matchers' gate literals, not worked out again
     return obj
 
 

@@ -484,12 +484,9 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
                 raise SignatureError(f"{path}: field 'id': duplicate id {sig.id!r} (also in {seen[sig.id]})")
             seen[sig.id] = str(path)
             sigs.append(sig)
-    if hit is not None:
-        literal_gate.KNOWN.update(hit["gate"])
     sset = SignatureSet(sigs, h.hexdigest()[:16])
     if key is not None and hit is None:
-        pats = {p.pattern for s in sigs for c in s.conditions for _f, p in (*c.patterns, *c.unless)}
-        sigcache.write(key, docs, literals, {p: literal_gate.KNOWN[p] for p in pats if p in literal_gate.KNOWN})
+        sigcache.write(key, docs, literals, literal_gate.KNOWN)  # (KNOWN: filled by the set's matchers)
     return sset
 
 

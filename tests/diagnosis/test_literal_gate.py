@@ -7,11 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forensics.diagnosis import matcher as M
-from forensics.diagnosis.literal_gate import gate_literals
 from forensics.diagnosis.early_warnings import context
+from forensics.diagnosis.literal_gate import gate_literals
 from forensics.diagnosis.signatures import signature_set
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -40,11 +40,17 @@ def _any_hint() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _which() -> AsciiSet:
+def _which() -> AsciiSet | None:
     """Which rules' regexes find a match, in one pass (RE2 on ASCII text):
     ``re`` backtracks on ``\\w+(?:ForConditionalGeneration|...)`` at every
-    position of a long word run, and most lines that hold a hint match no rule."""
-    return AsciiSet([(rx.pattern, rx.flags & ~re.U) for _t, _h, rx in _rules()])
+    position of a long word run, and most lines that hold a hint match no rule.
+    None when a rule is not RE2 syntax: then each rule runs as it is."""
+    rules = AsciiSet([(rx.pattern, rx.flags & ~re.U) for _t, _h, rx in _rules()])
+    try:
+        rules.which("")
+    except ValueError:
+        return None
+    return rules
 
 
 def context_tokens(text: str) -> frozenset[str]:
@@ -56,7 +62,8 @@ def context_tokens(text: str) -> frozenset[str]:
     if got is not None:
         return got
     out: set[str] = set()
-    live = _which().which(head)  # a rule whose regex finds nothing adds nothing
+    which = _which()
+    live = which.which(head) if which is not None else range(len(_rules()))  # a rule that finds nothing adds nothing
     for i, (token, hints, rx) in enumerate(_rules()):
         if i not in live or hints and not any(map(head.__contains__, hints)):
             continue
