@@ -29,9 +29,11 @@ from typing import Any, Sequence
 
 import regex
 
+from forensics.diagnosis.literal_gate import LiteralGate, re2_options
+from forensics.diagnosis.literal_gate import encodable as _encodable
+
 MATCH_CHARS = 16384  # characters of each value that patterns see (the same in every engine)
 ENGINES = ("re2", "regex")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_REPEAT = 1000  # RE2's limit on {n,m}
 
 
@@ -48,12 +50,6 @@ def prepare(value: str) -> str:
     return value
 
 
-def _encodable(value: str) -> str:
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", value)
 
 
 def engine_name() -> str:
@@ -129,12 +125,7 @@ SET_BUDGETS = (6 << 20, 16 << 20)
 
 
 def _re2_options(max_mem: int = 16 << 20) -> Any:
-    import re2
-
-    o = re2.Options()
-    o.log_errors = False  # errors come back as one exception, not on stderr
-    o.max_mem = max_mem
-    return o
+    return re2_options(max_mem)
 
 
 def compile_check(pattern: str, engine: str) -> None:
@@ -170,11 +161,21 @@ class FieldMatcher:
 
 
 class RE2Field(FieldMatcher):
+    """The field's patterns behind a literal gate (``literal_gate``: a value
+    that holds none of a pattern's literals is not searched for it), or, when
+    a pattern requires no literal, in one RE2 set searched on every value."""
+
     def __init__(self, patterns: Sequence[str], ids: Sequence[int]) -> None:
         super().__init__(patterns, ids)
-        self._match = _compiled_set(patterns)._set.Match  # the raw binding: bytes in, list of indexes out
+        self._gate = LiteralGate.of(patterns)
+        # the raw binding of the whole set (bytes in, list of indexes out), only without a gate
+        self._match = _compiled_set(patterns)._set.Match if self._gate is None else None
 
     def scan(self, value: str) -> Sequence[int]:
+        gate = self._gate
+        if gate is not None:
+            ids = self.ids
+            return [ids[i] for i in gate.scan(value)]
         try:
             data = value.encode("utf-8")
         except UnicodeEncodeError:

@@ -4,7 +4,7 @@ short classify); ``read_entry``/``write_entry`` also keep the classifier's
 scorer decompressed and checked (``classifier.scorer``).
 
 What is kept: the YAML documents of the files (JSON), and each pattern's
-required literals. It is keyed by the digest of every file's name and bytes
+required literals and gate literals (``literal_gate``). It is keyed by the digest of every file's name and bytes
 and by the versions that shape parsing (forensics, Python, regex, RE2,
 PyYAML, the engine): an entry exists only for files that loaded cleanly, so
 a hit may skip the checks, and patterns compile on first use.
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from forensics.cache import read_entry, write_entry
+from forensics.diagnosis import literal_gate
 
 FORMAT = 1
 
@@ -49,7 +50,8 @@ def cache_key(files_digest: str, engine: str) -> str:
     from forensics.versions import __version__
 
     versions = [str(FORMAT), files_digest, engine, __version__, sys.version,
-                code_digest(__name__, "forensics.diagnosis.signatures", "forensics.diagnosis.matcher")]
+                code_digest(__name__, "forensics.diagnosis.signatures", "forensics.diagnosis.matcher",
+                            "forensics.diagnosis.literal_gate")]
     for mod in ("regex", "re2", "yaml"):
         m = sys.modules.get(mod)
         versions.append(f"{mod}={getattr(m, '__version__', '?') if m is not None else '-'}")
@@ -67,16 +69,24 @@ def read(key: str, n_files: int) -> dict[str, Any] | None:
         return None
     if not isinstance(obj, dict) or obj.get("key") != key:
         return None
-    docs, lits = obj.get("docs"), obj.get("literals")
-    if not isinstance(docs, list) or len(docs) != n_files or not isinstance(lits, dict):
+    docs, lits, gate = obj.get("docs"), obj.get("literals"), obj.get("gate")
+    if not isinstance(docs, list) or len(docs) != n_files or not isinstance(lits, dict) or not _literal_map(gate):
         return None
+    literal_gate.KNOWN.update(gate)  # the matchers' gate literals, not worked out again
     return obj
 
 
-def write(key: str, docs: list[Any], literals: dict[str, list[str] | None]) -> None:
+def _literal_map(obj: Any) -> bool:
+    """pattern -> a list of strings or None (the matcher's gate literals)."""
+    return isinstance(obj, dict) and all(
+        v is None or isinstance(v, list) and all(isinstance(x, str) for x in v) for v in obj.values())
+
+
+def write(key: str, docs: list[Any], literals: dict[str, list[str] | None],
+          gate: dict[str, list[str] | None] | None = None) -> None:
     """Best effort: documents JSON cannot carry exactly (a date, a number as
     a key) are not cached."""
-    obj = {"key": key, "docs": docs, "literals": literals}
+    obj = {"key": key, "docs": docs, "literals": literals, "gate": gate or {}}
     try:
         body = json.dumps(obj, ensure_ascii=False, allow_nan=False).encode("utf-8")
         if json.loads(body) != obj:

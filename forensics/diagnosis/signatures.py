@@ -16,7 +16,7 @@ from forensics.errors import SignatureError
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.diagnosis import matcher as M
-from forensics.diagnosis import sigcache
+from forensics.diagnosis import literal_gate, sigcache
 from forensics.diagnosis.sigcache import LazyPattern
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
 from forensics.events.textmemo import remember
@@ -486,7 +486,7 @@ def load_signatures(dirs: list[Path] | None = None) -> SignatureSet:
             sigs.append(sig)
     sset = SignatureSet(sigs, h.hexdigest()[:16])
     if key is not None and hit is None:
-        sigcache.write(key, docs, literals)
+        sigcache.write(key, docs, literals, literal_gate.KNOWN)  # (KNOWN: filled by the set's matchers)
     return sset
 
 

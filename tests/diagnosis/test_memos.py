@@ -33,6 +33,7 @@ def crash_loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _tiny_memos(monkeypatch: pytest.MonkeyPatch) -> None:
     mod = importlib.import_module
     for module, name in [("forensics.diagnosis.signatures", "LINE_MEMO"),
+                         ("forensics.diagnosis.literal_gate", "ONE_KEPT"),
                          ("forensics.diagnosis.early_warnings.candidates", "VERDICTS"),
                          ("forensics.diagnosis.early_warnings.candidates", "TEMPLATES_KEPT"),
                          ("forensics.diagnosis.early_warnings.subjects", "SUBJECTS_KEPT"),

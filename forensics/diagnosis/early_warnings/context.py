@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import load_table
 
 MEMO = 4096
@@ -38,6 +39,20 @@ def _any_hint() -> Any:
     return re.compile("|".join(map(re.escape, _hints()))).search
 
 
+@lru_cache(maxsize=1)
+def _which() -> AsciiSet | None:
+    """Which rules' regexes find a match, in one pass (RE2 on ASCII text):
+    ``re`` backtracks on ``\\w+(?:ForConditionalGeneration|...)`` at every
+    position of a long word run, and most lines that hold a hint match no rule.
+    None when a rule is not RE2 syntax: then each rule runs as it is."""
+    rules = AsciiSet([(rx.pattern, rx.flags & ~re.U) for _t, _h, rx in _rules()])
+    try:
+        rules.which("")
+    except ValueError:
+        return None
+    return rules
+
+
 def context_tokens(text: str) -> frozenset[str]:
     """The context tokens one line states (most lines: none, after one substring scan)."""
     head = text[:20000]  # server_args lines run to kilobytes; nothing we read sits further out
@@ -47,8 +62,10 @@ def context_tokens(text: str) -> frozenset[str]:
     if got is not None:
         return got
     out: set[str] = set()
-    for token, hints, rx in _rules():
-        if hints and not any(map(head.__contains__, hints)):
+    which = _which()
+    live = which.which(head) if which is not None else range(len(_rules()))  # a rule that finds nothing adds nothing
+    for i, (token, hints, rx) in enumerate(_rules()):
+        if i not in live or hints and not any(map(head.__contains__, hints)):
             continue
         for m in rx.finditer(head):
             value = m.group(1) if rx.groups else None
