@@ -74,6 +74,7 @@ class Signature:
     examples_no_match: tuple[str, ...] = ()
     strength: str = "strong"
     live_when: tuple[str, ...] = ()  # precursors: the contexts (context.yaml) watch warns in
+    quiet_when: tuple[str, ...] = ()  # precursors: the only contexts healthy runs print it in (else news)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "root_cause": self.root_cause, "kind": self.kind,
@@ -392,6 +393,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
         examples_match=_str_list(path, "field 'examples.match'", ex.get("match")),
         examples_no_match=_str_list(path, "field 'examples.no_match'", ex.get("no_match")),
         strength=strength, live_when=_str_list(path, "field 'live_when'", raw.get("live_when")),
+        quiet_when=_str_list(path, "field 'quiet_when'", raw.get("quiet_when")),
     )
 
 

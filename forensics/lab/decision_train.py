@@ -457,6 +457,7 @@ class DeathLog:
     fatal_index: int | None  # index in ``texts`` of the proving line (failures whose line was found)
     verdict: str | None = None  # the rules' verdict without the detector (it only runs where this is not
                                 # failed and the server never became ready)
+    tail: list[str] | None = None  # the last lines the detector reads at run time (none logged below error level)
 
 
 def _log_sources(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
@@ -473,6 +474,7 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
     from forensics.events.parser import iter_source_events
     from forensics.ingest.sources import Source
 
+    from forensics.diagnosis.decision.death import _HANDLED_LEVELS
     from forensics.diagnosis.signatures import signature_set
     from forensics.pipeline import diagnose_source
 
@@ -508,10 +510,12 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
             if lines:
                 at = lines[0]
                 idx = next((i for i, ev in enumerate(events) if ev.line <= at <= (ev.end_line or ev.line)), None)
+        # what the detector reads at run time: the last lines, none its program logged below error level
+        tail = [ev.text for ev in events if (ev.level or "").upper() not in _HANDLED_LEVELS][-40:]
         if not failed and len(texts) > per_log:
             step = len(texts) / per_log
             texts = [texts[int(i * step)] for i in range(per_log)]
-        out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]]))
+        out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]], tail))
     return out
 
 
@@ -564,7 +568,8 @@ def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
         test = [g for g in logs if g.group == fam]
         w, b = fit_death(train, seed)
         # Only where the detector runs: no rule called it failed and it never became ready.
-        hs = [_max_score(w, b, g.texts[-40:]) for g in test if not g.failed and g.verdict not in ("ready", "failed")]
+        hs = [_max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in test
+              if not g.failed and g.verdict not in ("ready", "failed")]
         fs = [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test
               if g.failed and g.fatal_index is not None and g.verdict != "failed"]
         healthy_max += hs

@@ -301,6 +301,26 @@ def test_a_weak_precursor_is_context_not_news_and_a_familiar_one_speaks_when_its
     assert d is not None and "negative" in d["why"]
 
 
+def test_a_warning_healthy_runs_print_only_in_one_context_is_news_outside_it():
+    # vLLM finds no platform before a platform plugin (vllm-ascend) activates: healthy there,
+    # news on a host that loaded no plugin (the device type cannot be inferred next)
+    from forensics.diagnosis.early_warnings.context import add_context
+    from forensics.diagnosis.signatures import signature_set
+
+    sig = next(s for s in signature_set().signatures if s.id == "vllm.no-platform-detected")
+
+    class Hit:
+        signature = sig
+
+    line = "INFO 02-23 00:50:03 __init__.py:187] No platform detected, vLLM is running on UnspecifiedPlatform"
+    plugin: dict = {}
+    add_context(plugin, "INFO 02-23 00:50:03 __init__.py:42] plugin ascend loaded.")
+    assert "plugin:platform" in plugin.get("context", ())
+    assert E.live_decision(Event(kinds.LOG, 11, line, level="INFO"), Hit(), plugin) is None
+    d = E.live_decision(Event(kinds.LOG, 1, line, level="INFO"), Hit(), {})
+    assert d is not None and d["signature"] == "vllm.no-platform-detected"
+
+
 def test_every_early_warning_has_the_contract_fields():
     from forensics.lab.evaluate import read_labels
     from forensics.pipeline import diagnose_source, load_classifier

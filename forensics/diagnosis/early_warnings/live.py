@@ -35,18 +35,25 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if signature_hit is not None:
         sig = signature_hit.signature
         why = f"precursor {sig.id}"
-        if sig.strength == "weak" and not matching(sig.live_when, (facts or {}).get("context", frozenset())):
+        have = (facts or {}).get("context", frozenset())
+        if sig.strength == "weak" and not matching(sig.live_when, have):
             return None  # healthy runs print it as a rule: context for linking, not news (unless its context holds)
+        if sig.quiet_when and matching(sig.quiet_when, have) and not matching(sig.live_when, have):
+            return None  # the context its signature names as where healthy runs print it
         if (base or baseline()).familiar(text):
             # Healthy start-ups print it too: it matters only in the context its signature
             # names (the GPU, the backends selected), or when its numbers trip the arithmetic (a
             # negative KV-cache budget: the template is familiar, this run's figure is not).
-            ctx = matching(sig.live_when, (facts or {}).get("context", frozenset()))
+            ctx = matching(sig.live_when, have)
             arith = None if ctx else arithmetic(text, facts or {})
-            if not ctx and arith is None:
+            # ... or outside the only context healthy runs print it in (vLLM's "No platform detected"
+            # before a platform plugin activates: news on a host that loaded none)
+            unquiet = not ctx and arith is None and bool(sig.quiet_when) and not matching(sig.quiet_when, have)
+            if not ctx and arith is None and not unquiet:
                 return None
             why += (f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
-                    if ctx else f"; {arith}")
+                    if ctx else f"; {arith}" if arith is not None else
+                    f"; healthy start-ups print it only with {', '.join(sig.quiet_when[:2])}, not seen here")
         return {"line": ev.line, "text": text, "why": why,
                 "signature": signature_hit.signature.id, "predicts": list(signature_hit.signature.predicts),
                 "subjects": sorted(subjects(text))[:12]}
