@@ -127,7 +127,7 @@ def _findings(inc: Incident) -> _Findings:
              and not verdicts.warned_and_went_on(inc, h.event)]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
-                and not verdicts.after_stop_request(inc, h.line)]
+                and not verdicts.after_stop_request(inc, h.line) and not verdicts.echoes_a_stop(inc, h.line)]
     deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
                  if not outcome.crash_report_stack(t, deaths)]
@@ -135,11 +135,13 @@ def _findings(inc: Incident) -> _Findings:
     # nobody asked it to stop): that error is the last thing the process said.
     tail = outcome.ends_in_error(inc)
     if tail is not None and (inc.ready_line is not None or inc.stop_requested_line is not None
-                             or inc.shutdown_line is not None):
+                             or inc.shutdown_line is not None or verdicts.echoes_a_stop(inc, tail.line)):
         tail = None
     exit_failed = verdicts.exit_failed(inc)
     if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
         tail = death.died_at(inc)  # nothing a rule knows says it died: the learned detector reads its end
+        if tail is not None and verdicts.echoes_a_stop(inc, tail.line):
+            tail = None  # what it read is a parent's report of an operator's stop
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
 

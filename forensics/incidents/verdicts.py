@@ -80,6 +80,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
         if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                                               or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
+        if ev.line in wrapped and echoes_a_stop(inc, ev.line):
+            continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
         if not relevant(inc, ev.line, after_ready, ev):
             continue
         if survived(inc, ev.line) or progressed_after(inc, ev):
@@ -90,6 +92,16 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
+
+
+def echoes_a_stop(inc: Incident, line: int) -> bool:
+    """Before ``line`` an operator stopped the program (a KeyboardInterrupt / SystemExit
+    traceback after a quiet start, or after a stop request) and nothing else went wrong:
+    a wrapper's "Engine core initialization failed" there reports the stop, not a failure."""
+    stops = [(ev.line, ev.end_line or ev.line) for ev, _phase, after_ready in inc.tracebacks
+             if ev.line < line and (types := {e.exc_type for e in ev.data.get("chain") or ()})
+             and types <= BENIGN_EXC and (after_stop_request(inc, ev.line) or quiet_before(inc, ev.line))]
+    return bool(stops) and all(any(a <= e.line <= b for a, b in stops) for e in outcome.errors_before(inc, line - 1))
 
 
 def quiet_before(inc: Incident, line: int) -> bool:

@@ -77,6 +77,28 @@ def test_an_operator_stop_during_startup_is_not_a_failure():
     assert _run(lines)["verdict"] != "failed"
 
 
+def test_a_parent_reporting_that_its_child_was_stopped_is_the_stop_not_a_failure():
+    # Ctrl-C during torch.compile (public batch-02/026): the engine's KeyboardInterrupt, then the
+    # API server's "Engine core initialization failed" about it. With a real error first, it fails.
+    stop = [
+        "(EngineCore pid=3408798) INFO 06-22 01:26:12 [backends.py:1148] Dynamo bytecode transform time: 7.92 s",
+        "(EngineCore pid=3408798) Process EngineCore:",
+        "(EngineCore pid=3408798) Traceback (most recent call last):",
+        '(EngineCore pid=3408798)   File "/opt/miniconda3/lib/python3.13/multiprocessing/process.py", line 313, in _bootstrap',
+        "(EngineCore pid=3408798)     self.run()",
+        "(EngineCore pid=3408798) KeyboardInterrupt",
+    ]
+    wrapper = [
+        "(APIServer pid=3407862) Traceback (most recent call last):",
+        '(APIServer pid=3407862)   File "/venv/lib/python3.13/site-packages/vllm/v1/engine/utils.py", line 1249, in wait_for_engine_startup',
+        "(APIServer pid=3407862)     raise RuntimeError(",
+        "(APIServer pid=3407862) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+    ]
+    assert _run(VLLM_START + stop + wrapper)["verdict"] != "failed"
+    error = ["(EngineCore pid=3408798) ERROR 06-22 01:26:13 [core.py:700] RuntimeError: CUDA error: out of memory"]
+    assert _run(VLLM_START + error + stop + wrapper)["verdict"] == "failed"
+
+
 def test_an_error_line_that_ends_the_log_is_the_failure():
     lines = TGI_START + [
         "2025-02-11T17:03:08.530117Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named 'flash_attn_2_cuda'",
