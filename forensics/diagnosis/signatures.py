@@ -381,8 +381,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
     strength = raw.get("strength", "strong")
     if strength not in ("strong", "weak"):
         raise _fail(path, "field 'strength'", "must be 'strong' or 'weak'")
-    rem = raw["remediation"]
-    if not isinstance(rem, str):
+    if not isinstance(rem := raw["remediation"], str):
         raise _fail(path, "field 'remediation'", "must be a string")
     return Signature(
         id=sid, title=str(raw["title"]), root_cause=label, kind=kind, conditions=tuple(conds),
@@ -393,8 +392,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
         examples_match=_str_list(path, "field 'examples.match'", ex.get("match")),
         examples_no_match=_str_list(path, "field 'examples.no_match'", ex.get("no_match")),
         strength=strength, live_when=_str_list(path, "field 'live_when'", raw.get("live_when")),
-        quiet_when=_str_list(path, "field 'quiet_when'", raw.get("quiet_when")),
-    )
+        quiet_when=_str_list(path, "field 'quiet_when'", raw.get("quiet_when")))
 
 
 def iter_signature_files(dirs: list[Path]) -> Iterator[Path]:

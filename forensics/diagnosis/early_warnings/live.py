@@ -33,30 +33,7 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if is_noise(text):
         return None
     if signature_hit is not None:
-        sig = signature_hit.signature
-        why = f"precursor {sig.id}"
-        have = (facts or {}).get("context", frozenset())
-        if sig.strength == "weak" and not matching(sig.live_when, have):
-            return None  # healthy runs print it as a rule: context for linking, not news (unless its context holds)
-        if sig.quiet_when and matching(sig.quiet_when, have) and not matching(sig.live_when, have):
-            return None  # the context its signature names as where healthy runs print it
-        if (base or baseline()).familiar(text):
-            # Healthy start-ups print it too: it matters only in the context its signature
-            # names (the GPU, the backends selected), or when its numbers trip the arithmetic (a
-            # negative KV-cache budget: the template is familiar, this run's figure is not).
-            ctx = matching(sig.live_when, have)
-            arith = None if ctx else arithmetic(text, facts or {})
-            # ... or outside the only context healthy runs print it in (vLLM's "No platform detected"
-            # before a platform plugin activates: news on a host that loaded none)
-            unquiet = not ctx and arith is None and bool(sig.quiet_when) and not matching(sig.quiet_when, have)
-            if not ctx and arith is None and not unquiet:
-                return None
-            why += (f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
-                    if ctx else f"; {arith}" if arith is not None else
-                    f"; healthy start-ups print it only with {', '.join(sig.quiet_when[:2])}, not seen here")
-        return {"line": ev.line, "text": text, "why": why,
-                "signature": signature_hit.signature.id, "predicts": list(signature_hit.signature.predicts),
-                "subjects": sorted(subjects(text))[:12]}
+        return _precursor_decision(ev, signature_hit.signature, facts or {}, base)
     head = text[:400]
     arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
         and ARITH_RE.search(head) else None
@@ -85,6 +62,33 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {m.group(0)!r} about "
             f"{', '.join(subject_value(s) for s in strong[:3])}", "signature": None, "predicts": topics[:3],
             "subjects": sorted(subs)[:12]}
+
+
+def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | None) -> dict[str, Any] | None:
+    """A line a precursor signature names: news unless healthy runs print it where this one is."""
+    text = ev.text
+    why = f"precursor {sig.id}"
+    have = facts.get("context", frozenset())
+    if sig.strength == "weak" and not matching(sig.live_when, have):
+        return None  # healthy runs print it as a rule: context for linking, not news (unless its context holds)
+    if sig.quiet_when and matching(sig.quiet_when, have) and not matching(sig.live_when, have):
+        return None  # the context its signature names as where healthy runs print it
+    if (base or baseline()).familiar(text):
+        # Healthy start-ups print it too: it matters only in the context its signature
+        # names (the GPU, the backends selected), or when its numbers trip the arithmetic (a
+        # negative KV-cache budget: the template is familiar, this run's figure is not).
+        ctx = matching(sig.live_when, have)
+        arith = None if ctx else arithmetic(text, facts)
+        # ... or outside the only context healthy runs print it in (vLLM's "No platform detected"
+        # before a platform plugin activates: news on a host that loaded none)
+        unquiet = not ctx and arith is None and bool(sig.quiet_when) and not matching(sig.quiet_when, have)
+        if not ctx and arith is None and not unquiet:
+            return None
+        why += (f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
+                if ctx else f"; {arith}" if arith is not None else
+                f"; healthy start-ups print it only with {', '.join(sig.quiet_when[:2])}, not seen here")
+    return {"line": ev.line, "text": text, "why": why, "signature": sig.id, "predicts": list(sig.predicts),
+            "subjects": sorted(subjects(text))[:12]}
 
 
 def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, Any]]:
