@@ -22,11 +22,6 @@ from forensics.diagnosis.signatures import SignatureSet
 from forensics.diagnosis import early_warnings
 from forensics.diagnosis.result import incident_skeleton, normalize_incident
 
-# Where the failure happened (failure_phase), under the names this module always used.
-_marked_phase = failure_phase.marked_phase
-_failure_phase = failure_phase.failure_phase
-_texts_near = failure_phase.texts_near
-
 
 def infer_phase_from_frames(ev: Event) -> str | None:
     """Phase from what the innermost frames were doing (kept for callers; see phase_infer)."""
@@ -170,8 +165,9 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                      and not (best and best.event.kind != kinds.TRACEBACK))
     result["truncated"] = truncated
     result["verdict"] = "failed"
-    startup = phase_priors.startup_failed(_texts_near(inc, fail_ev, fail_line, best))
-    phase = _marked_phase(inc, fail_line, fail_ev, best, startup)
+    near = failure_phase.texts_near(inc, fail_ev, fail_line, best)
+    startup = phase_priors.startup_failed(near)
+    phase = failure_phase.marked_phase(inc, fail_line, fail_ev, best, startup)
     result["phase"] = phase or "launch"  # what the classifier sees; refined by the label below
     rule_conf = arbitrate.rule_confidence(best, found.fails, truncated) if best else None
     clf_answer = None
@@ -206,8 +202,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         result["evidence"] = learned.rank_evidence(result["evidence"], inc)
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
-            learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated,
-                                 _texts_near(inc, fail_ev, fail_line, best)), result["phase"], inc)
+            learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near),
+            result["phase"], inc)
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
@@ -303,7 +299,7 @@ def _fatal_after_warning(inc: Incident, result: dict[str, Any], best: Hit, found
     if fatal is None:
         return
     # The process died at the fatal line: that is where start-up was.
-    result["phase"] = _failure_phase(inc, fatal[0], fatal_ev, None)
+    result["phase"] = failure_phase.failure_phase(inc, fatal[0], fatal_ev, None)
     result["evidence"].insert(0, {"line": fatal[0], "text": fatal[1], "role": "fatal"})
     lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None
     if not any(w["line"] == best.line for w in result["early_warnings"]):

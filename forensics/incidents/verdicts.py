@@ -75,10 +75,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     for ev, phase, after_ready in inc.tracebacks:
         if ev.line in matched_lines:
             continue
-        chain = ev.data.get("chain") or ()
-        types = {e.exc_type for e in chain}
-        if types and types <= BENIGN_EXC and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
-                                              or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
+        if _benign(ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
+                            or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
             continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
@@ -94,13 +92,18 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     return out
 
 
+def _benign(tb: Event) -> bool:
+    """A traceback whose every exception is a stop (KeyboardInterrupt, SystemExit, a cancellation)."""
+    types = {e.exc_type for e in tb.data.get("chain") or ()}
+    return bool(types) and types <= BENIGN_EXC
+
+
 def echoes_a_stop(inc: Incident, line: int) -> bool:
     """Before ``line`` an operator stopped the program (a KeyboardInterrupt / SystemExit
     traceback after a quiet start, or after a stop request) and nothing else went wrong:
     a wrapper's "Engine core initialization failed" there reports the stop, not a failure."""
-    stops = [(ev.line, ev.end_line or ev.line) for ev, _phase, after_ready in inc.tracebacks
-             if ev.line < line and (types := {e.exc_type for e in ev.data.get("chain") or ()})
-             and types <= BENIGN_EXC and (after_stop_request(inc, ev.line) or quiet_before(inc, ev.line))]
+    stops = [(ev.line, ev.end_line or ev.line) for ev, _phase, _after in inc.tracebacks
+             if ev.line < line and _benign(ev) and (after_stop_request(inc, ev.line) or quiet_before(inc, ev.line))]
     return bool(stops) and all(any(a <= e.line <= b for a, b in stops) for e in outcome.errors_before(inc, line - 1))
 
 

@@ -474,7 +474,7 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
     from forensics.events.parser import iter_source_events
     from forensics.ingest.sources import Source
 
-    from forensics.diagnosis.decision.death import _HANDLED_LEVELS
+    from forensics.diagnosis.decision.death import unhandled
     from forensics.diagnosis.signatures import signature_set
     from forensics.pipeline import diagnose_source
 
@@ -511,7 +511,7 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
                 at = lines[0]
                 idx = next((i for i, ev in enumerate(events) if ev.line <= at <= (ev.end_line or ev.line)), None)
         # what the detector reads at run time: the last lines, none its program logged below error level
-        tail = [ev.text for ev in events if (ev.level or "").upper() not in _HANDLED_LEVELS][-40:]
+        tail = [ev.text for ev in events if unhandled(ev)][-40:]
         if not failed and len(texts) > per_log:
             step = len(texts) / per_log
             texts = [texts[int(i * step)] for i in range(per_log)]

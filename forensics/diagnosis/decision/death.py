@@ -98,9 +98,14 @@ def candidates(inc: Any) -> Iterable[Any]:
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
-                and ev.line > progressed and (ev.level or "").upper() not in _HANDLED_LEVELS:
+                and ev.line > progressed and unhandled(ev):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
+
+
+def unhandled(ev: Any) -> bool:
+    """Not logged below error level: a line the detector may read as where the program died."""
+    return (ev.level or "").upper() not in _HANDLED_LEVELS
 
 
 def _reads_as_failure(ev: Any) -> bool:

@@ -1,7 +1,7 @@
 """What the phase model reads about one failure: each way the diagnosis can tell
 where it happened, as a vote for a phase.
 
-The rules' own answer (``diagnose._failure_phase`` and the typical phase of the
+The rules' own answer (``failure_phase.failure_phase`` and the typical phase of the
 label) is one vote among the signals it was built from: the last phase marker
 before the failure, the phase after it, the failing traceback's frames (with and
 without the message catalogue's functions), the signature's hint, the wording

@@ -69,24 +69,24 @@ def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseli
     text = ev.text
     why = f"precursor {sig.id}"
     have = facts.get("context", frozenset())
-    if sig.strength == "weak" and not matching(sig.live_when, have):
+    ctx = matching(sig.live_when, have)
+    if sig.strength == "weak" and not ctx:
         return None  # healthy runs print it as a rule: context for linking, not news (unless its context holds)
-    if sig.quiet_when and matching(sig.quiet_when, have) and not matching(sig.live_when, have):
+    if sig.quiet_when and not ctx and matching(sig.quiet_when, have):
         return None  # the context its signature names as where healthy runs print it
     if (base or baseline()).familiar(text):
-        # Healthy start-ups print it too: it matters only in the context its signature
-        # names (the GPU, the backends selected), or when its numbers trip the arithmetic (a
-        # negative KV-cache budget: the template is familiar, this run's figure is not).
-        ctx = matching(sig.live_when, have)
-        arith = None if ctx else arithmetic(text, facts)
-        # ... or outside the only context healthy runs print it in (vLLM's "No platform detected"
-        # before a platform plugin activates: news on a host that loaded none)
-        unquiet = not ctx and arith is None and bool(sig.quiet_when) and not matching(sig.quiet_when, have)
-        if not ctx and arith is None and not unquiet:
+        # Healthy start-ups print it too: it matters in the context its signature names (the GPU,
+        # the backends selected), when its numbers trip the arithmetic (a negative KV-cache budget:
+        # the template is familiar, this run's figure is not), or outside the only context healthy
+        # runs print it in (vLLM's "No platform detected" on a host that loaded no platform plugin).
+        if ctx:
+            why += f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
+        elif (arith := arithmetic(text, facts)) is not None:
+            why += f"; {arith}"
+        elif sig.quiet_when:
+            why += f"; healthy start-ups print it only with {', '.join(sig.quiet_when[:2])}, not seen here"
+        else:
             return None
-        why += (f"; in this context ({', '.join(ctx[:3])}) it precedes {', '.join(sig.predicts) or sig.root_cause}"
-                if ctx else f"; {arith}" if arith is not None else
-                f"; healthy start-ups print it only with {', '.join(sig.quiet_when[:2])}, not seen here")
     return {"line": ev.line, "text": text, "why": why, "signature": sig.id, "predicts": list(sig.predicts),
             "subjects": sorted(subjects(text))[:12]}
 

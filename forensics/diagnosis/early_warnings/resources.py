@@ -47,7 +47,8 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     m = _LEFT.search(text) if 1 in live else None
     if m:
         left = to_gib(m.group(1), m.group(2))
-        budget = "kv cache" in m.group(0).lower() or "explicitly" in m.group(0).lower()
+        said = m.group(0).lower()
+        budget = "kv cache" in said or "explicitly" in said
         # SGLang's "avail mem" after its memory pool is what it left free on purpose: a small GPU
         # shows 0.00 GB (rounded) and serves; only a KV-cache budget of zero, or a negative figure, trips.
         if left < 0 or (left == 0 and budget):
