@@ -1,0 +1,50 @@
+"""The rules scored with a family's own signatures held out (``forensics.lab.rules_holdout``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from forensics.diagnosis.signatures import SignatureSet, signature_set
+from forensics.lab import rules_holdout as rh
+from forensics.pipeline import load_classifier
+
+REPO = Path(__file__).resolve().parents[2]
+# A real log (corpora/cpu: vLLM's CLI rejecting an argument), decided by a signature.
+LOG = REPO / "corpora" / "cpu"
+
+
+def test_own_signatures_are_those_only_one_public_family_matches():
+    matched = {"a": {"vllm"}, "b": {"vllm", "sglang"}, "c": {"project:cpu"}, "d": {"tgi"},
+               "e": {"tgi", "project:gpu"}}
+    assert rh.own_signatures(matched) == {"vllm": {"a"}, "tgi": {"d"}}
+
+
+def _decided_log() -> tuple[Path, dict]:
+    sset, clf = signature_set(), load_classifier(True)
+    for row in rh.read_labels(LOG):
+        res = rh._diagnose(row["_path"], sset, clf)
+        if res and res.get("decided_by") == "signature" and res.get("signature"):
+            return Path(row["_path"]), res
+    raise AssertionError("no log of corpora/cpu is decided by a signature")
+
+
+def test_recording_sees_the_deciding_signature_and_undo_restores_the_set():
+    sset, clf = signature_set(), load_classifier(True)
+    path, res = _decided_log()
+    seen: set[str] = set()
+    undo = rh._recording(sset, seen)
+    try:
+        again = rh._diagnose(str(path), sset, clf)
+    finally:
+        undo()
+    assert again["root_cause"] == res["root_cause"]
+    assert res["signature"] in seen
+    assert "match_views" not in vars(sset) and "match_event" not in vars(sset)
+
+
+def test_a_log_read_without_the_signature_that_decided_it_is_decided_otherwise():
+    sset, clf = signature_set(), load_classifier(True)
+    path, res = _decided_log()
+    reduced = SignatureSet([s for s in sset.signatures if s.id != res["signature"]], "test-reduced")
+    other = rh._diagnose(str(path), reduced, clf)
+    assert other is not None and other.get("signature") != res["signature"]
+    assert rh._score({"root_cause": res["root_cause"], "_path": str(path)}, res)["top1"] == 1
