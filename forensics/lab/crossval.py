@@ -64,7 +64,7 @@ def render(cv: dict[str, Any]) -> str:
 
         table = rules_holdout.render(cv["rules_held_out"]).splitlines()
         lines += ["", "the hand-set rules, each public family's own signatures held out from it:",
-                  table[0], table[1], table[-1]]
+                  table[0], table[1], table[-2], table[-1]]
     return "\n".join(lines)
 
 

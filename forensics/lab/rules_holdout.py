@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from forensics.atomic import atomic_write_text
 from forensics.lab.decision_train import PUBLIC_DIR, REPO
-from forensics.lab.evaluate import evidence_names, read_labels
+from forensics.lab.evaluate import _live_hit, _live_warnings, evidence_names, read_labels
 from forensics.lab.public_corpus import batch_dirs, server_family
 
 REAL_PROJECT = ("corpora/cpu", "corpora/gpu", "corpora/gpu-early-warning", "corpora/seeds")
@@ -89,15 +89,22 @@ def own_signatures(matched: dict[str, set[str]]) -> dict[str, set[str]]:
     return dict(own)
 
 
-def _score(row: dict[str, str], res: dict[str, Any] | None) -> dict[str, int]:
+def _score(row: dict[str, str], res: dict[str, Any] | None, sset: Any) -> dict[str, int]:
+    """One labelled failure's hits; its labelled early warning found after the fact and
+    printed live (``watch``'s replay with the same signatures) where it has one."""
+    early = row.get("early_warning_substring") or ""
+    ew = {"ew_n": int(bool(early)), "ew_found": 0, "ew_live": 0}
     if res is None:
-        return {"n": 1, "top1": 0, "phase": 0, "evidence_first": 0, "failed": 0}
+        return {"n": 1, "top1": 0, "phase": 0, "evidence_first": 0, "failed": 0, **ew}
     fatal = row.get("fatal_substring") or ""
     ev = res.get("evidence") or []
+    if early:
+        ew["ew_found"] = int(evidence_names(early, res.get("early_warnings") or [], row["_path"]))
+        ew["ew_live"] = int(_live_hit(row, _live_warnings(Path(row["_path"]), sset)))
     return {"n": 1, "top1": int((res.get("root_cause") or "none") == row["root_cause"]),
             "phase": int((res.get("phase") or "") == (row.get("phase") or "")),
             "evidence_first": int(bool(fatal and ev) and evidence_names(fatal, ev[:1], row["_path"])),
-            "failed": int(res.get("verdict") == "failed")}
+            "failed": int(res.get("verdict") == "failed"), **ew}
 
 
 def _add(total: dict[str, int], part: dict[str, int]) -> None:
@@ -123,7 +130,7 @@ def run() -> dict[str, Any]:
         for sid in hit:
             matched[sid].add(group)
         if row.get("root_cause") and not group.startswith("project:"):
-            _add(seen_scores[group], _score(row, res))
+            _add(seen_scores[group], _score(row, res, sset))
     own = own_signatures(matched)
     held: dict[str, dict[str, int]] = {}
     for fam in sorted(seen_scores):
@@ -133,7 +140,7 @@ def run() -> dict[str, Any]:
         tot: dict[str, int] = {}
         for row, group in rows:
             if group == fam and row.get("root_cause"):
-                _add(tot, _score(row, _diagnose(row["_path"], reduced, clf)))
+                _add(tot, _score(row, _diagnose(row["_path"], reduced, clf), reduced))
         held[fam] = tot
     return {"families": {f: {"seen": seen_scores[f], "held_out": held[f], "own": sorted(own.get(f, ()))}
                          for f in sorted(seen_scores)},
@@ -145,22 +152,28 @@ def _pct(num: int, n: int) -> str:
     return f"{num / n:.1%} ({num}/{n})" if n else "-"
 
 
+def _line(name: str, own: int, s: dict[str, int], h: dict[str, int]) -> str:
+    return (f"{name:<24}{own:>5}{_pct(s['top1'], s['n']):>18}{_pct(h['top1'], h['n']):>18}"
+            f"{_pct(h['phase'], h['n']):>18}{_pct(h['evidence_first'], h['n']):>18}"
+            f"{_pct(h['ew_found'], h['ew_n']):>14}{_pct(h['ew_live'], h['ew_n']):>14}")
+
+
 def render(out: dict[str, Any]) -> str:
     lines = [f"{out['signatures']} signatures, {out['matched_real']} match some labelled real log, "
              f"{out['own']} match one public family's logs only (held out from that family)",
              f"{'family':<24}{'own':>5}{'top-1 seen':>18}{'top-1 held out':>18}{'phase held out':>18}"
-             f"{'evidence 1st':>18}"]
+             f"{'evidence 1st':>18}{'EW found':>14}{'EW live':>14}"]
     seen_t: dict[str, int] = {}
     held_t: dict[str, int] = {}
     for fam, f in out["families"].items():
         s, h = f["seen"], f["held_out"]
         _add(seen_t, s)
         _add(held_t, h)
-        lines.append(f"{fam:<24}{len(f['own']):>5}{_pct(s['top1'], s['n']):>18}{_pct(h['top1'], h['n']):>18}"
-                     f"{_pct(h['phase'], h['n']):>18}{_pct(h['evidence_first'], h['n']):>18}")
-    lines.append(f"{'overall (public)':<24}{out['own']:>5}{_pct(seen_t['top1'], seen_t['n']):>18}"
-                 f"{_pct(held_t['top1'], held_t['n']):>18}{_pct(held_t['phase'], held_t['n']):>18}"
-                 f"{_pct(held_t['evidence_first'], held_t['n']):>18}")
+        lines.append(_line(fam, len(f["own"]), s, h))
+    lines.append(_line("overall (public)", out["own"], seen_t, held_t))
+    lines.append(f"{'(seen, for comparison)':<29}{'':>18}{_pct(seen_t['top1'], seen_t['n']):>18}"
+                 f"{_pct(seen_t['phase'], seen_t['n']):>18}{_pct(seen_t['evidence_first'], seen_t['n']):>18}"
+                 f"{_pct(seen_t['ew_found'], seen_t['ew_n']):>14}{_pct(seen_t['ew_live'], seen_t['ew_n']):>14}")
     return "\n".join(lines)
 
 

@@ -47,4 +47,4 @@ def test_a_log_read_without_the_signature_that_decided_it_is_decided_otherwise()
     reduced = SignatureSet([s for s in sset.signatures if s.id != res["signature"]], "test-reduced")
     other = rh._diagnose(str(path), reduced, clf)
     assert other is not None and other.get("signature") != res["signature"]
-    assert rh._score({"root_cause": res["root_cause"], "_path": str(path)}, res)["top1"] == 1
+    assert rh._score({"root_cause": res["root_cause"], "_path": str(path)}, res, sset)["top1"] == 1
