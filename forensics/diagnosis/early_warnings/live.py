@@ -38,8 +38,10 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
         and ARITH_RE.search(head) else None
     if arith is not None:
-        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": ["gpu.out-of-memory"]
-                if "GiB" in arith or "KV" in arith else ["config.invalid-argument"], "subjects": sorted(subjects(text))[:12]}
+        predicts = ["host.out-of-memory", "hang.timeout"] if "system memory" in arith else \
+            ["gpu.out-of-memory"] if "GiB" in arith or "KV" in arith else ["config.invalid-argument"]
+        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": predicts,
+                "subjects": sorted(subjects(text))[:12]}
     if kind == kinds.PHASE_MARKER:
         return None
     level = text_level(ev)
