@@ -236,15 +236,18 @@ class _Linker:
         return 3.0
 
     def _disagreeing(self, sg: Any, subs: frozenset[str], text: str, reasons: list[str]) -> float:
-        """What a precursor that predicts another label adds. One of the failure's
-        candidate labels: that label's prior, discounted. A strong one that healthy
-        start-ups do not print: still a warning of this failure (the label may be the
-        wrong one; the line says what it predicts)."""
+        """What a precursor that predicts another label adds, when healthy start-ups do
+        not print its line and it names a message (not a kind of line, ``NCCL WARN``).
+        One of the failure's candidate labels: that label's prior, discounted. A strong
+        one: still a warning of this failure (the label may be the wrong one; the line
+        says what it predicts)."""
+        if catch_all(sg) or self.base.familiar(text):
+            return 0.5  # a kind of line, or one healthy start-ups print: no news about another label
         rival = next((r for r in self.fail.rivals if r != self.label and r in sg.predicts), None)
         if rival is not None:
             reasons.insert(0, f"precursor {sg.id} predicts {rival}, a candidate for this failure")
             return RIVAL_SHARE * self._prior(sg, subs)
-        if self._prior(sg, subs) >= 5.0 and not catch_all(sg) and not self.base.familiar(text):
+        if self._prior(sg, subs) >= 5.0:
             reasons.insert(0, f"precursor {sg.id} predicts {', '.join(sg.predicts[:2])}")
             return DISAGREEING
         return 0.5
