@@ -78,3 +78,17 @@ def test_the_lab_can_hold_a_family_out_of_the_baseline() -> None:
         B.HELD_OUT.reset(token)
     assert E.baseline() is shipped
     assert shipped.familiar("Unexpected error during package walk: cutlass.cute.experimental")
+
+
+def test_a_line_a_precursor_names_is_no_noise() -> None:
+    # Python prints a warning's source line under it; a paste that starts mid-banner keeps only that
+    # line, which looks like code (noise) but is what torch's compiler-version precursor names.
+    log = ("  warnings.warn(WRONG_COMPILER_WARNING.format(\n"
+           "Emitting ninja build file /root/.cache/torch_extensions/py312_cu128/ext/build.ninja...\n"
+           "Building extension module ext...\n"
+           "FAILED: ext.cuda.o\n"
+           "ninja: build stopped: subcommand failed.\n"
+           "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n")
+    _label, warnings = _warnings(log)
+    assert any("WRONG_COMPILER_WARNING" in w["text"] for w in warnings)
+    assert E.is_noise("  warnings.warn(WRONG_COMPILER_WARNING.format(")

@@ -254,8 +254,8 @@ class _Linker:
 
     def consider(self, cand: Candidate) -> None:
         ev = cand.event
-        if ev.line in self.ev_lines or is_noise(ev.text):
-            return
+        if ev.line in self.ev_lines or is_noise(ev.text) and ev.line not in self.sig_by_line:
+            return  # (a line a precursor names is no noise, whatever it looks like: a warning's source line)
         went_on = self.survivors.get(ev.line)
         if ev.line >= self.fail.line:
             # after the first evidence line: only what the process survived on its way to dying
