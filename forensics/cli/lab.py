@@ -75,6 +75,10 @@ def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
         click.echo(f"early-warning listing: held out, {lo['found']} of {lo['labelled']} labelled warnings listed "
                    f"({bo['found']} by the hand-set bar), {lo['per_failure']} per failure; "
                    f"{'ships' if ew['ships'] else 'not shipped'}", err=True)
+        held = ew["held_out_recall"]["overall_public"]["held_out"]
+        click.echo(f"early warnings, public families held out from the healthy baseline: {held['found']} of "
+                   f"{held['labelled']} found, {held['live']} printed live, {held['per_failure']} listed per failure, "
+                   f"{held['false_live']} false live on {held['healthy']} healthy logs", err=True)
         lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
         o = lm["crossval"]["overall"]["learned"]
         click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "

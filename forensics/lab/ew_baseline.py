@@ -97,29 +97,41 @@ def _rel(p: Path) -> str:
         return "/".join(parts[parts.index("corpora"):]) if "corpora" in parts else str(p)
 
 
-def build(dirs: list[Path]) -> dict[str, Any]:
-    logs = healthy_logs(dirs)
+Scan = tuple[Path, str | None, set[str], set[str], set[str]]  # (log, server, templates, shapes, subject values)
+
+
+def scan_all(logs: list[Path]) -> list[Scan]:
+    """Every healthy log scanned once (``forensics.lab.ew_train`` assembles a
+    baseline per held-out family from these)."""
+    return [(log, *scan(log)) for log in logs]
+
+
+def assemble(scans: list[Scan]) -> dict[str, Any]:
+    """The baseline's data from scanned healthy logs."""
     by_server: dict[str, set[str]] = defaultdict(set)
     df: Counter = Counter()
     shapes: set[str] = set()
     digest = hashlib.sha256()
-    for log in logs:
-        server, templates, log_shapes, values = scan(log)
+    for log, server, templates, log_shapes, values in scans:
         by_server[server or "other"].update(templates)
         shapes |= log_shapes
         df.update(values)
         digest.update(log.read_bytes())
-    names = [_rel(p) for p in logs]
+    names = [_rel(scanned[0]) for scanned in scans]
     return {
         "about": "Masked templates of warning-ish lines in healthy start-ups, and per subject the number of "
                  "healthy logs that mention it. Built by python -m forensics.lab.ew_baseline.",
-        "n_logs": len(logs),
+        "n_logs": len(scans),
         "sources": sorted({str(Path(n).parent) for n in names}),
         "logs_sha256": digest.hexdigest(),
         "templates_by_server": {k: sorted(v) for k, v in sorted(by_server.items())},
         "shapes": sorted(shapes),
         "subject_df": dict(sorted(df.items())),
     }
+
+
+def build(dirs: list[Path]) -> dict[str, Any]:
+    return assemble(scan_all(healthy_logs(dirs)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -177,8 +177,10 @@ def crossval(failures: list[Failure], seed: int = 0) -> dict[str, Any]:
     return out
 
 
-def train_listing_model(out: Path = MODEL_PATH, seed: int = 0,
-                        failures: list[Failure] | None = None) -> dict[str, Any]:
+def train_listing_model(out: Path = MODEL_PATH, seed: int = 0, failures: list[Failure] | None = None,
+                        recall: bool = True) -> dict[str, Any]:
+    """Fit, cross-validate and write the listing model; with ``recall``, its card also holds
+    the early warnings found and printed live per held-out family (``ew_heldout``)."""
     failures = failures if failures is not None else collect()
     cv = crossval(failures, seed)
     w, b = fit(failures, seed)
@@ -189,13 +191,36 @@ def train_listing_model(out: Path = MODEL_PATH, seed: int = 0,
     data = {"features": list(FEATURES), "weights": w, "bias": b, "threshold": t,
             "meta": {"ships": bool(ships), "failures": len(failures),
                      "labelled": sum(bool(fl.warning) for fl in failures), "seed": seed, "crossval": cv}}
+    if recall:
+        from forensics.lab.ew_heldout import held_out_recall
+
+        data["meta"]["held_out_recall"] = held_out_recall()  # type: ignore[index]
     atomic_write_text(out, json.dumps(data, indent=0) + "\n")
     return data["meta"]
+
+
+def recall_table(report: dict[str, Any]) -> str:
+    """The held-out report as a table: one row a group with labelled warnings or healthy logs, then the totals."""
+    head = f"{'group':<28}{'found':>9}{'live':>9}{'per failure':>13}{'false live':>12}   (shipped baseline)"
+    rows = [head]
+
+    def line(name: str, g: dict[str, Any]) -> str:
+        h, s = g["held_out"], g["shipped"]
+        return (f"{name:<28}{h['found']:>4}/{h['labelled']:<4}{h['live']:>4}/{h['labelled']:<4}"
+                f"{h['per_failure'] if h['per_failure'] is not None else '-':>13}"
+                f"{h['false_live']:>6}/{h['healthy']:<5}   ({s['found']}, {s['live']}, {s['false_live']})")
+    for name, g in report["groups"].items():
+        if g["held_out"]["labelled"] or g["held_out"]["false_live"] or g["shipped"]["false_live"]:
+            rows.append(line(name, g))
+    rows.append(line("public families", report["overall_public"]))
+    rows.append(line("all groups", report["overall"]))
+    return "\n".join(rows)
 
 
 def main() -> None:
     meta = train_listing_model()
     print(json.dumps({"ships": meta["ships"], **{k: meta["crossval"][k] for k in ("overall", "overall_public")}}, indent=1))
+    print(recall_table(meta["held_out_recall"]))
 
 
 if __name__ == "__main__":

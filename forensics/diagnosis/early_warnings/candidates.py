@@ -37,22 +37,23 @@ CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled"
              "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform",
              "out of")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
-               "max_total_num_tokens", "gpu #", "gpu_id=", "free memory")
+               "max_total_num_tokens", "gpu #", "gpu_id=", "free memory", "system memory")
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
     r"kv cache is allocated|memory pool end|avail(?:able)? mem|# ?(?:gpu|cuda) blocks|gpu kv cache size|"
     r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device|"
-    r"explicitly set \(-?\d)")
+    r"explicitly set \(-?\d|msg=\"?system memory)")
 # Context facts (counts, budgets) that arithmetic needs; read from any line.
 FACT_RE = re.compile(
     r"(?i)(?:gpu_memory_utilization|mem_fraction_static)['\"]?\s*[=:]\s*(0?\.\d+|1\.0)|"
     r"(?:tensor_parallel_size|tp_size)['\"]?\s*[=:]\s*(\d+)|CUDA_VISIBLE_DEVICES['\"]?\s*[=:]\s*['\"]?([\d,]+)|"
     r"total (?:gpu )?memory[^\d-]{0,20}(\d+(?:\.\d+)?)\s?(GiB|GB)|total capacity of (\d+(?:\.\d+)?)\s?(GiB|GB)|"
     r"Free memory on device \((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\)|\bnGpus:? (\d+)|"
-    r"(?:data_parallel_size|dp_size)['\"]?\s*[=:]\s*(\d+)")
+    r"(?:data_parallel_size|dp_size)['\"]?\s*[=:]\s*(\d+)|"
+    r"msg=\"?model weights\"? device=CPU size=\"?(\d+(?:\.\d+)?) ?([GM]i?B)")
 _FACT_HINT = ("utilization", "mem_fraction", "tp_size", "tensor_parallel", "CUDA_VISIBLE", "total", "nGpus",
-              "Free memory", "dp_size", "data_parallel")
+              "Free memory", "dp_size", "data_parallel", "model weights")
 _NOISE = re.compile(r"^\W*$|\d+%\|[^|]*\|\s*\d+/\d+|\bit/s\]|s/it\]|[█▏▎▍▌▋▊▉]{2,}|^\s*\^+\s*$|^\s*warnings\.warn\(")
 _FAST_KEY = re.compile(r"\d+")  # the streaming dedupe key: digits masked (template() runs only at link time)
 MAX_TEMPLATES = 400  # distinct templates kept per incident (start-up first)
@@ -279,3 +280,5 @@ def _apply_facts(facts: dict[str, Any], groups: tuple[tuple[str | None, ...], ..
             facts["visible"] = max(facts.get("visible", 0), int(g[9]))
         elif g[10]:
             facts["dp"] = int(g[10])
+        elif g[11]:  # Ollama's weights placed on the CPU (host memory)
+            facts["cpu_weights_gib"] = to_gib(g[11], g[12])  # type: ignore[arg-type]

@@ -40,6 +40,10 @@ def _seen_key(text: str) -> str:
     return text if _START_GPU.search(text) else _FAST_KEY.sub("N", text)
 
 
+# A level in brackets after a tool's own tag ("[NVSHARE][WARN]: ..."): read only here, where a
+# line the process survived is told from the one it died at (as a candidate's level it would make
+# every bracketed tag of every tool a warning).
+_BRACKETED_WARNING = _lazy(r"\[WARN(?:ING)?\]")
 _TEXT_STAMP = _lazy(r"\b[WEIF]\d{4} \d\d:\d\d:\d\d\.\d+")
 
 
@@ -95,8 +99,8 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         notes.failure = (label, fail_line, fail_ts, evidence, list(rivals))
     survivors, death = survived_evidence(evidence, fail_line)
     linker = _Linker(inc, label, fail, base, _evidence_lines(inc, evidence) - set(survivors), use_signatures,
-                     dict(notes.facts) if notes is not None else {})
-    linker.survivors, linker.death = survivors, death
+                     dict(notes.facts) if notes is not None else {}, survivors)
+    linker.death = death
     linker.gather(notes)
     _few_bonus(linker.scored)
     record(linker.scored, label)
@@ -122,6 +126,8 @@ def _fatal_failure(fail_line: int, evidence: list[dict[str, Any]]) -> tuple[int,
     return fail_line, evidence
 
 
+RIVAL_SHARE = 0.6  # of a precursor's prior, when it predicts one of the failure's candidate labels
+DISAGREEING = 2.0  # a strong, unfamiliar precursor that predicts another label than the failure's
 CATCH_ALL_LITERAL = 12  # a signature whose text is this short names a kind of line ("NCCL WARN"), not a message
 
 
@@ -143,7 +149,8 @@ def survived(text: str, level: bool = False) -> str | None:
     m = SURVIVED_RE.search(text[:1000])
     if m is not None:
         return f"the program went on after it ({m.group(0).lower()!r}), then failed"
-    if level and text_level(Event(kinds.LOG, 0, text.split("\n", 1)[0])) == "WARNING":
+    if level and (text_level(Event(kinds.LOG, 0, text.split("\n", 1)[0])) == "WARNING"
+                  or _BRACKETED_WARNING.search(text[:80])):
         return "logged as a warning before the process failed"
     return None
 
@@ -160,7 +167,9 @@ def survived_evidence(evidence: list[dict[str, Any]], fail_line: int) -> tuple[d
         line = e.get("line")
         if line is None or int(line) >= death or int(line) in out:
             continue
-        why = survived(str(e.get("text", "")), level=int(line) < fail_line)
+        # (the failure's own first line too, when the log wrote it as a warning and the process
+        # died at a later evidence line: "[NVSHARE][WARN]: ... CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED")
+        why = survived(str(e.get("text", "")), level=int(line) <= fail_line)
         if why is not None:
             out[int(line)] = why
     return out, death
@@ -180,17 +189,17 @@ class _Linker:
     """The candidates of one failure, scored once each (repeats counted)."""
 
     def __init__(self, inc: Any, label: str | None, fail: Failure, base: Baseline, ev_lines: set[Any],
-                 use_signatures: bool, facts: dict[str, Any]) -> None:
+                 use_signatures: bool, facts: dict[str, Any], survivors: dict[int, str] | None = None) -> None:
         self.inc, self.label, self.fail, self.base, self.ev_lines, self.facts = inc, label, fail, base, ev_lines, facts
         self.server = getattr(inc, "server", None)
+        self.survivors: dict[int, str] = survivors or {}  # evidence lines the process went on after, with why
         self.sig_by_line: dict[int, Any] = {}
         if use_signatures:
             for h in getattr(inc, "precursor_hits", ()):
-                if h.line < fail.line and h.line not in self.sig_by_line:
+                if (h.line < fail.line or h.line in self.survivors) and h.line not in self.sig_by_line:
                     self.sig_by_line[h.line] = h
         self.scored: dict[int, dict[str, Any]] = {}
         self.seen_text: dict[str, int] = {}
-        self.survivors: dict[int, str] = {}  # evidence lines the process went on after, with why
         self.death = fail.line  # the last evidence line: lines the process survived before it are candidates
 
     def gather(self, notes: Notes | None) -> None:
@@ -226,10 +235,27 @@ class _Linker:
             return 1.5
         return 3.0
 
+    def _disagreeing(self, sg: Any, subs: frozenset[str], text: str, reasons: list[str]) -> float:
+        """What a precursor that predicts another label adds, when healthy start-ups do
+        not print its line and it names a message (not a kind of line, ``NCCL WARN``).
+        One of the failure's candidate labels: that label's prior, discounted. A strong
+        one: still a warning of this failure (the label may be the wrong one; the line
+        says what it predicts)."""
+        if catch_all(sg) or self.base.familiar(text):
+            return 0.5  # a kind of line, or one healthy start-ups print: no news about another label
+        rival = next((r for r in self.fail.rivals if r != self.label and r in sg.predicts), None)
+        if rival is not None:
+            reasons.insert(0, f"precursor {sg.id} predicts {rival}, a candidate for this failure")
+            return RIVAL_SHARE * self._prior(sg, subs)
+        if self._prior(sg, subs) >= 5.0:
+            reasons.insert(0, f"precursor {sg.id} predicts {', '.join(sg.predicts[:2])}")
+            return DISAGREEING
+        return 0.5
+
     def consider(self, cand: Candidate) -> None:
         ev = cand.event
-        if ev.line in self.ev_lines or is_noise(ev.text):
-            return
+        if ev.line in self.ev_lines or is_noise(ev.text) and ev.line not in self.sig_by_line:
+            return  # (a line a precursor names is no noise, whatever it looks like: a warning's source line)
         went_on = self.survivors.get(ev.line)
         if ev.line >= self.fail.line:
             # after the first evidence line: only what the process survived on its way to dying
@@ -255,7 +281,7 @@ class _Linker:
                 s += self._prior(hit.signature, subs)
                 reasons.insert(0, f"precursor {sig} predicts {label}")
             else:
-                s += 0.5
+                s += self._disagreeing(hit.signature, subs, ev.text, reasons)
         rec = {"line": ev.line, "text": ev.text if len(ev.text) <= 600 else ev.text[:599] + "…",
                "why": "; ".join(reasons) or "reads as a warning", "subjects": sorted(subs)[:12],
                "score": round(s, 2), "lead_seconds": _lead(self.fail.ts, ev.ts), "signature": sig,

@@ -13,6 +13,7 @@ from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, 
 from forensics.events import types as kinds
 from forensics.events.types import Event
 
+PYTHON_WARNING = _lazy(r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b")
 # Wording that says a failure will follow, not merely that something is off.
 LIVE_CUE = _lazy(
     r"(?i)not compatible with|incompatible|no kernel image|not supported (?:on|by|for) (?:this|the current|your)|"
@@ -38,8 +39,10 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
         and ARITH_RE.search(head) else None
     if arith is not None:
-        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": ["gpu.out-of-memory"]
-                if "GiB" in arith or "KV" in arith else ["config.invalid-argument"], "subjects": sorted(subjects(text))[:12]}
+        predicts = ["host.out-of-memory", "hang.timeout"] if "system memory" in arith else \
+            ["gpu.out-of-memory"] if "GiB" in arith or "KV" in arith else ["config.invalid-argument"]
+        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": predicts,
+                "subjects": sorted(subjects(text))[:12]}
     if kind == kinds.PHASE_MARKER:
         return None
     level = text_level(ev)
@@ -49,8 +52,11 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if base.usual(template(text), server) or base.familiar(text):
         return None
     m = LIVE_CUE.search(text)
-    if m is None or DEGRADED_RE.search(text):
-        return None  # (a line that says how the program copes announces a degraded start, not a failure)
+    if m is None or DEGRADED_RE.search(text) or PYTHON_WARNING.search(text[:400]):
+        # (a line that says how the program copes announces a degraded start, not a failure; a
+        # library's Python warning at import time is about its optional parts: torchvision's image
+        # extension, a plugin of modelopt. Either is news only where a precursor names it.)
+        return None
     subs = subjects(text)
     strong = [s for s in subs if s.split(":", 1)[0] in ("pkg", "mod", "lib", "tool", "arch", "env", "model")
               and base.rarity(s) >= 0.5]

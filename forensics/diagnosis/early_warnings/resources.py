@@ -11,9 +11,10 @@ from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import joined, load_table
 
 _RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.yaml").items()}
-_WEIGHTS, _LEFT, _BLOCKS, _START_GPU = (_RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu"))
-# Which of the four can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
-_ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU)])
+_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE = (
+    _RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu", "host_free"))
+# Which of the five can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
+_ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE)])
 
 
 AFTER_WEIGHTS_FREE = 0.05  # of the memory the weights left plus took
@@ -69,6 +70,13 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         if m.group(3) and v < 1.0 and _OUT_OF_MEMORY.search(failure_text):
             # after the fact only (live, no failure text): a full-length request did not fit, and memory ran out
             return f"the KV cache holds {vals[0]}x of one full-length request, and the failure is out of memory"
+    m = _HOST_FREE.search(text) if 4 in live else None
+    if m and facts.get("cpu_weights_gib"):
+        # the weights placed in host memory do not fit what the host has free: loading swaps
+        # (a crawl that ends in a load timeout) or the kernel's OOM killer ends it
+        free, need = to_gib(m.group(1), m.group(2)), float(facts["cpu_weights_gib"])
+        if need > free:
+            return f"the weights on the CPU take {need:.2f} GiB, more than the {free:.2f} GiB of system memory free"
     visible = facts.get("visible")
     tp = facts.get("tp")
     for m in (_START_GPU.finditer(text) if 3 in live else ()):
