@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from forensics.diagnosis.decision.pair_model import load
 from forensics.events import types as kinds
-from forensics.incidents import outcome
+from forensics.incidents import outcome, verdicts
 
 TAIL_LINES = 30  # outcome.RECENT_EVENTS keeps at least this many lines' events
 LAST_EVENTS = 12  # the last events are read whatever they say
@@ -120,9 +120,10 @@ def died_at(inc: Any) -> Any:
     """The line where the detector says the lifetime died, or None."""
     model = death_model()
     if model is None or inc.ready_line is not None or inc.stop_requested_line is not None \
-            or inc.shutdown_line is not None:
+            or inc.shutdown_line is not None or any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks):
         # a server that became ready (requests it answered count: an excerpt that starts
-        # mid-serving), or was asked to stop, did not die unnoticed
+        # mid-serving, or one whose request handler reported a worker's error), or was asked
+        # to stop, did not die unnoticed
         return None
     best, best_p = None, model.threshold
     for ev in candidates(inc):
