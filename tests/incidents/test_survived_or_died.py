@@ -146,3 +146,20 @@ def test_an_ngc_containers_cuda_check_names_the_cuda_error():
     d = _run(lines)
     assert (d["verdict"], d["root_cause"]) == ("failed", "env.driver-too-old")
     assert "(error 803)" in d["evidence"][0]["text"]
+
+
+def test_a_native_backtrace_is_where_an_error_was_raised_its_message_is_the_line_above():
+    frames = [
+        "Exception raised from recvBytes at /pytorch/torch/csrc/distributed/c10d/Utils.hpp:686 (most recent call first):",
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 56 (0x7f0a1c2d3e54 in libc10.so)",
+        "frame #1: void c10d::tcputil::recvBytes<unsigned int>(int, unsigned int*, unsigned long) + 352 (0x7f0a2b1f1d8 in libtorch_cpu.so)",
+        "frame #2: c10d::TCPStore::ping() + 200 (0x7f0a2b1daa8 in libtorch_cpu.so)",
+    ]
+    lines = VLLM_START + [
+        "[W1028 11:51:17.703484000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 10.0.0.2:29500 "
+        "- retrying (try=10, timeout=1800000ms, delay=30805ms): Failed to recv, got 0 bytes.",
+        *frames,
+    ]
+    d = _run(lines)
+    if d["verdict"] == "failed":  # (whether the learned detector calls it is its own threshold's business)
+        assert "TCP client failed to connect" in d["evidence"][0]["text"], d["evidence"]

@@ -130,4 +130,19 @@ def died_at(inc: Any) -> Any:
         p = model.score(ev.text)
         if p >= best_p:
             best, best_p = ev, p
-    return best
+    return _framed_message(inc, best) if best is not None and _NATIVE_FRAME.match(best.text) else best
+
+
+# A C++ backtrace line (torch's c10::Error: "Exception raised from F at FILE:LINE (most recent
+# call first):" then "frame #0: c10::Error::Error(...)", ...): it says where an error was raised;
+# the message it belongs to is the line above the backtrace.
+_NATIVE_FRAME = re.compile(r"^\s*frame #\d+: |^Exception raised from \S+ at \S+ \(most recent call first\):")
+
+
+def _framed_message(inc: Any, frame: Any) -> Any:
+    """The line a native backtrace belongs to (the last line before it that is no part of it), else the frame."""
+    events = [ev for ev in inc.outcome.recent if ev.line < frame.line]
+    for ev in reversed(events):
+        if ev.text.strip() and not _NATIVE_FRAME.match(ev.text):
+            return ev
+    return frame
