@@ -119,7 +119,8 @@ class _Findings:
 def _findings(inc: Incident) -> _Findings:
     fails = [h for h in inc.failure_hits
              if verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)
-             and not verdicts.warned_and_went_on(inc, h.event)]
+             and not verdicts.warned_and_went_on(inc, h.event)
+             and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
                 and not verdicts.after_stop_request(inc, h.line) and not verdicts.echoes_a_stop(inc, h.line)]

@@ -21,6 +21,7 @@ _MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )
                            r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
 _BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
 _WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
+_WRAPPER_BAND = 5  # wrappers' priority (signatures/deaths.yaml, wrappers.yaml); below it, the weakest signs
 _INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
 
 
@@ -158,7 +159,9 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 add(fail_ev.line, src, "fragment")
         else:
             add(fail_ev.line, fail_ev.text, "cause")
-    for h in wrappers[:1]:
+    # The first death line, but a bare sign that the process tree ended untidily (priority
+    # below the wrappers' band: Python's resource tracker) only where no other wrapper is.
+    for h in sorted(wrappers, key=lambda h: h.signature.priority < _WRAPPER_BAND)[:1]:  # (a stable sort)
         add(h.line, h.text, "wrapper")
     return ev_list
 

@@ -36,13 +36,25 @@ _REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoin
                              r"|lmdeploy/serve/openai/|lmdeploy/serve/(core/)?async_engine\.py|xinference/api/restful_api\.py")
 
 
+# An HTTP client's exception for an error status (requests' raise_for_status, httpx, aiohttp)
+# on a request to this machine: the local server was up and answered it with 4xx/5xx. (A
+# server's own download that a hub answers with 404 is no such answer: it names another host.)
+_CLIENT_STATUS = re.compile(r"^(?:requests\.exceptions\.HTTPError|httpx\.HTTPStatusError|"
+                            r"aiohttp\.(?:client_exceptions\.)?ClientResponseError)$")
+_LOCAL_URL = re.compile(r"\bhttps?://(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])[:/]")
+
+
 def request_level(ev: Event) -> bool:
     """An exception raised while handling one HTTP request (a bad client
-    request): the server answers 4xx/5xx and keeps serving."""
+    request): the server answers 4xx/5xx and keeps serving; or a client's
+    report of such an answer from this machine (the server was up and answered)."""
     if ev.kind != kinds.TRACEBACK:
         return False
     carrier = ev.data.get("carrier") or ""
     if "Exception in ASGI application" in carrier:
+        return True
+    chain = ev.data.get("chain") or ()
+    if chain and _CLIENT_STATUS.match(chain[-1].exc_type or "") and _LOCAL_URL.search(chain[-1].exc_message or ""):
         return True
     if (ev.logger or "").startswith(("serving_chat", "serving_completion", "serving_engine", "serving_responses")):
         return True  # vLLM's request handlers log the request's traceback at ERROR
@@ -82,7 +94,7 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
         if not relevant(inc, ev.line, after_ready, ev):
             continue
-        if survived(inc, ev.line) or progressed_after(inc, ev):
+        if survived(inc, ev.line) or progressed_after(inc, ev) or reported_by_request(inc, ev):
             continue
         if ev.level in ("WARNING", "INFO", "DEBUG"):
             continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
@@ -90,6 +102,30 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
+
+
+_REPORT_SPAN = 200  # lines: a request handler reports a worker's error right after it
+
+
+def reported_by_request(inc: Incident, ev: Event) -> bool:
+    """A request handler's traceback after ``ev`` reports the same error (quotes its
+    message, or is cut before its own message and begins right after it): the error
+    failed that request (a worker's error in Xinference's batch inference, an asyncio
+    callback of LMDeploy's vision preprocessing), and nothing says the process died."""
+    if died(inc, ev.line):
+        return False
+    end = ev.end_line or ev.line
+    chain = ev.data.get("chain") or ()
+    said = (chain[-1].exc_message or "").strip()[:200] if chain else ""
+    for tb, _phase, _after in inc.tracebacks:
+        if not end < tb.line <= end + _REPORT_SPAN or not request_level(tb):
+            continue  # (closed tracebacks of several processes need not come in line order)
+        inner = tb.data.get("chain") or ()
+        if len(said) >= 12 and any(said in (e.exc_message or "") for e in inner):
+            return True
+        if not inner and tb.line <= end + 2:
+            return True
+    return False
 
 
 def _benign(tb: Event) -> bool:
@@ -119,8 +155,13 @@ def quiet_before(inc: Incident, line: int) -> bool:
 
 def progressed_after(inc: Incident, ev: Event) -> bool:
     """The same process went on to a later start-up phase after printing this
-    traceback (and nothing says it died): it was handled, not fatal."""
-    return _went_past(inc, ev, inc.phase_at(ev.line))
+    traceback, or, already up, said again that it is up (text-generation-webui's
+    "Running on local URL" after an extension failed to load), and nothing says
+    it died: it was handled, not fatal."""
+    at = inc.phase_at(ev.line)
+    if at in ("ready", "serving"):
+        return _went_past(inc, ev, at, _READY)
+    return _went_past(inc, ev, at)
 
 
 def warned_and_went_on(inc: Incident, ev: Event) -> bool:
@@ -130,15 +171,34 @@ def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     handled it, it is not what ended the run."""
     if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG"):
         return False
-    return _went_past(inc, ev, inc.phase_at(ev.line) or "launch")  # no phase marker yet: it was launching
+    return _went_past(inc, ev, inc.phase_at(ev.line) or "launch") or _went_on_quietly(inc, ev)  # no marker yet: launching
 
 
-def _went_past(inc: Incident, ev: Event, at: str | None) -> bool:
-    """The process of ``ev`` reached a phase later than ``at`` after it, and did not die."""
+def _went_on_quietly(inc: Incident, ev: Event) -> bool:
+    """The program went on to ordinary work after ``ev`` (an info-level line among the
+    last lines, after it) with no error-level line, no traceback and no death (vLLM's
+    "Failed to import from vllm._C" on a Neuron host, then the engine goes on loading):
+    nothing says the warning ended the run. The warning's own continuation lines are
+    not going on."""
+    end = ev.end_line or ev.line
+    st = inc.outcome
+    if st is None or died(inc, ev.line) or not any(e.line > end and e.level in ("INFO", "DEBUG") for e in st.recent):
+        return False
+    return not any(e.line > end for e in st.errors) and not any(tb.line > end for tb, _p, _a in inc.tracebacks)
+
+
+_READY = PHASE_ORDER["ready"]
+
+
+def _went_past(inc: Incident, ev: Event, at: str | None, reached: int | None = None) -> bool:
+    """The process of ``ev`` reached a phase later than ``at`` after it (or, given ``reached``,
+    a phase at least that late), and did not die."""
     if at is None or died(inc, ev.line):
         return False
     seen = inc.progress_by_proc.get(proc_key(ev))
-    return seen is not None and seen[0] > (ev.end_line or ev.line) and seen[1] > PHASE_ORDER.get(at, 99)
+    if seen is None or seen[0] <= (ev.end_line or ev.line):
+        return False
+    return seen[1] >= reached if reached is not None else seen[1] > PHASE_ORDER.get(at, 99)
 
 
 def after_stop_request(inc: Incident, line: int) -> bool:

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from forensics.diagnosis.decision.pair_model import load
 from forensics.events import types as kinds
-from forensics.incidents import outcome
+from forensics.incidents import outcome, verdicts
 
 TAIL_LINES = 30  # outcome.RECENT_EVENTS keeps at least this many lines' events
 LAST_EVENTS = 12  # the last events are read whatever they say
@@ -120,13 +120,29 @@ def died_at(inc: Any) -> Any:
     """The line where the detector says the lifetime died, or None."""
     model = death_model()
     if model is None or inc.ready_line is not None or inc.stop_requested_line is not None \
-            or inc.shutdown_line is not None:
+            or inc.shutdown_line is not None or any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks):
         # a server that became ready (requests it answered count: an excerpt that starts
-        # mid-serving), or was asked to stop, did not die unnoticed
+        # mid-serving, or one whose request handler reported a worker's error), or was asked
+        # to stop, did not die unnoticed
         return None
     best, best_p = None, model.threshold
     for ev in candidates(inc):
         p = model.score(ev.text)
         if p >= best_p:
             best, best_p = ev, p
-    return best
+    return _framed_message(inc, best) if best is not None and _NATIVE_FRAME.match(best.text) else best
+
+
+# A C++ backtrace line (torch's c10::Error: "Exception raised from F at FILE:LINE (most recent
+# call first):" then "frame #0: c10::Error::Error(...)", ...): it says where an error was raised;
+# the message it belongs to is the line above the backtrace.
+_NATIVE_FRAME = re.compile(r"^\s*frame #\d+: |^Exception raised from \S+ at \S+ \(most recent call first\):")
+
+
+def _framed_message(inc: Any, frame: Any) -> Any:
+    """The line a native backtrace belongs to (the last line before it that is no part of it), else the frame."""
+    events = [ev for ev in inc.outcome.recent if ev.line < frame.line]
+    for ev in reversed(events):
+        if ev.text.strip() and not _NATIVE_FRAME.match(ev.text):
+            return ev
+    return frame
