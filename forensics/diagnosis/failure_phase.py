@@ -47,7 +47,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
             return stepped  # the server names a later step than its last marker says
         if marker == "ready":
-            return "serving"
+            # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
+            return "launch" if phase_infer.never_listened(near_text) else "serving"
         if framed is None:
             # Weights loaded and nothing after: the next step is the memory plan.
             nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)

@@ -53,7 +53,10 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("warmup", re.compile(
         r"(?i)\bMethod Warmup encountered an error|\bwarmup\{|:warmup:|\bwarm(?:ing)?[ _-]?up (?:failed|error)\b|"
         r"\berror (?:during|in|while) (?:the )?warm(?:ing)?[ _-]?up\b")),
-    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
+    # Hugging Face's Rust routers (TGI, TEI) run start-up and warm-up on the main thread; the
+    # runtime's worker threads run what is spawned: the request handlers and the batching loop.
+    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error|"
+                           r"\bthread 'tokio-runtime-worker' panicked at \S*router/src/")),
     ("kernel-jit", re.compile(
         r"(?i)\bnvcc\b|\bninja\b|\bJIT\b|\bptxas\b|CompilationError|not supported in this architecture|"
         r"Building extension|load_inline|compil(?:e|ing|ation) (?:the )?(?:kernel|extension|module)s?\b|"
@@ -112,6 +115,17 @@ _USAGE_ERROR = re.compile(
 def is_usage_error(text: str) -> bool:
     """The failing lines are a command-line parser's usage error."""
     return _USAGE_ERROR.search(text[:4000]) is not None
+
+
+# uvicorn (and asyncio's create_server under it) binds its socket after the application's
+# start-up ("Application startup complete.") and before "Uvicorn running on": a bind that
+# failed means the server never listened, whatever the start-up lines before it said.
+_BIND_FAILED = re.compile(r"\berror while attempting to bind on address\b")
+
+
+def never_listened(text: str) -> bool:
+    """The failing lines say the HTTP server could not bind its address."""
+    return _BIND_FAILED.search(text[:4000]) is not None
 
 
 def frame_names(frames: Iterable[Frame]) -> list[str]:
