@@ -166,9 +166,42 @@ _STEP_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in S
 @memo_by_text
 def _function_phase(blob: str) -> str | None:
     """The first of FUNCTION_PHASES whose regex finds the frames' names (the
-    ranks of a crash loop fail in the same frames every lifetime)."""
+    ranks of a crash loop fail in the same frames every lifetime), unless a
+    later start-up step encloses a JIT build (``_nested_step``)."""
     i = _FUNCTION_SET.first(blob)
-    return FUNCTION_PHASES[i][0] if i is not None else None
+    if i is None:
+        return None
+    phase = FUNCTION_PHASES[i][0]
+    if phase in ("memory-plan", "kernel-jit"):
+        return _nested_step(blob.split("\n")) or phase
+    return phase
+
+
+_STEP_RX = dict(FUNCTION_PHASES)
+# Steps after the compile step: a kernel built lazily inside one of them (FlashInfer's sampler
+# built by the warm-up's first sampling, vLLM V1's warm-up called from inside its KV-cache set-up)
+# failed in that step. A JIT build inside the memory profile run is the compile step itself
+# (vLLM compiles the model during its profile run), and the profile run's own sampler warm-up
+# (_dummy_sampler_run) is part of the profile run.
+_LATE_STEPS = ("cuda-graph-capture", "warmup")
+
+
+def _nested_step(names: list[str]) -> str | None:
+    """The innermost start-up step of the frames (outermost first), when it is a step that comes
+    after the compile step and a JIT build or the memory plan's set-up encloses or follows it."""
+    for k in range(len(names) - 1, -1, -1):
+        line = names[k]
+        if _STEP_RX["memory-plan"].search(line) and line.split(" ", 1)[0] in _PROFILE_RUNS:
+            return None  # inside the profile run: the first match (memory-plan or JIT) stands
+        for step in _LATE_STEPS:
+            if _STEP_RX[step].search(line):
+                return step
+    return None
+
+
+# The memory plan's profile run, which itself runs warm-up-named helpers.
+_PROFILE_RUNS = frozenset({"profile_run", "determine_available_memory", "determine_num_available_blocks",
+                           "profile_max_num_token"})
 
 
 def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:

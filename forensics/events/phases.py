@@ -38,7 +38,7 @@ _KEYWORDS = (
     "Model loading took", "ready in ", "successfully loaded", "KV Cache is allocated",
     "Memory pool end", "# GPU blocks", "GPU KV cache size", "Available KV cache memory", "Maximum concurrency",
     "# cpu blocks", "memory capacity is unbalanced", "[MemUsageChange] Allocated", "DeepGEMM",
-    "Compiling num tokens", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
+    "Compiling num tokens", "Compilation finished in", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
     "Emitting ninja build file", "FlashInfer JIT", "flashinfer.jit", "aptur", "Graph capturing finished",
     "Application startup complete", "Uvicorn running on", "Started server process", "model_info HTTP",
     "startup warmup", "Warmup ended", "init engine (profile", "Start warmup", "warmup requests completed",
