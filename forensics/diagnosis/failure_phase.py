@@ -37,6 +37,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if framed is None:
         framed = nearby_traceback_phase(inc, ev, line)
     near_text = "\n".join(texts_near(inc, ev, line, best))
+    if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
+        framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
     if phase_infer.is_usage_error(near_text):
         return "launch"
     stepped = phase_infer.phase_of_step(near_text)
@@ -69,6 +71,19 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if texted is not None:
         return texted
     return fallback
+
+
+# Steps that run a lazy JIT build as part of themselves: vLLM compiles the model in its memory
+# profile run, quantised loaders build their kernels while processing the weights. A build that
+# failed there is the compile step (after it, in capture or warm-up, it is that step: phase_infer).
+_COMPILES_IN = ("memory-plan", "load-weights")
+
+
+def _a_compile_failed(best: Hit | None, near_text: str) -> bool:
+    """The failure is a build's own failure: its signature or its words say kernel-jit."""
+    if best is not None and best.signature.phase is not None:
+        return best.signature.phase == "kernel-jit"
+    return phase_infer.phase_of_text(near_text) == "kernel-jit"
 
 
 def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:
