@@ -37,6 +37,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if framed is None:
         framed = nearby_traceback_phase(inc, ev, line)
     near_text = "\n".join(texts_near(inc, ev, line, best))
+    if framed is not None and marker not in ("ready", "serving") and phase_infer.during_capture(near_text):
+        framed = "cuda-graph-capture"
     if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
         framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
     if phase_infer.is_usage_error(near_text):

@@ -116,6 +116,17 @@ _USAGE_ERROR = re.compile(
     r"^Error: (?:No such option|Invalid value for|Missing option|Got unexpected extra argument)", re.M)
 
 
+# CUDA refusing an operation because a stream is being captured (a kernel loaded, memory
+# allocated or synchronised during capture): a CUDA graph was being captured, whatever the
+# frames were doing for it (Triton loading its compiled kernel, an allocator).
+_CAPTURING = re.compile(r"\bnot permitted when stream is capturing\b|cudaErrorStreamCapture(?:Invalidated|Unsupported)\b")
+
+
+def during_capture(text: str) -> bool:
+    """The failing lines say a stream was being captured into a CUDA graph."""
+    return _CAPTURING.search(text[:4000]) is not None
+
+
 def is_usage_error(text: str) -> bool:
     """The failing lines are a command-line parser's usage error."""
     return _USAGE_ERROR.search(text[:4000]) is not None
