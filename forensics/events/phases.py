@@ -32,7 +32,7 @@ _KEYWORDS = (
     "server_args=", "ServerArgs(", "non-default args", "vLLM API server version", "args: Namespace(", "Initializing a",
     "Args {", "Init torch distributed", "Init parallel begin", "Initializing distributed environment", "world_size=",
     "Load weight", "Starting to load model", "Loading safetensors", "Multi-thread loading", "Loading weights",
-    "Loading model weights", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
+    "Loading model weights", "Loading the model [", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
     "Model artifacts downloaded", "loading: ", "TRITONBACKEND_ModelInstanceInitialize", "llama_model_loader: loaded",
     "loading model", "llm_load_", "load_tensors: ", "print_info: file format",
     "Model loading took", "ready in ", "successfully loaded", "KV Cache is allocated",
