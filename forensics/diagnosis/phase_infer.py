@@ -33,9 +33,10 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # the memory profile run that also calls it is found first, by profile_run.
     ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s|^_dummy_sampler_run\s", re.I | re.M)),
     # A package opening its shared library (ctypes.CDLL in llama_cpp's _load_shared_library,
-    # TensorRT-LLM's _load_plugin_lib, torch.ops.load_library): an import, at launch; not one of
-    # a weight loader's _load_* helpers below.
-    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s", re.M)),
+    # TensorRT-LLM's _load_plugin_lib, torch.ops.load_library) or a module being imported
+    # (importlib's _load_unlocked): an import, at launch; not one of a weight loader's _load_*
+    # helpers below.
+    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib", re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
         r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading)\s", re.M)),
