@@ -262,6 +262,10 @@ def _catalogue_phase(frames: list[Frame]) -> str | None:
             phase = cat.phase_of_function(f.module, f.function)
         except Exception:  # noqa: BLE001 - optional knowledge never breaks a diagnosis
             return None
+        if phase == "ready":
+            # a function the catalogue files under readiness is one that waits for it (vLLM's
+            # executor wait_for_ready): start-up still going, it says nothing of which step failed
+            continue
         if phase:
             return str(phase)
     return None
