@@ -75,10 +75,10 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     return fallback
 
 
-# Steps that run a lazy JIT build as part of themselves: vLLM compiles the model in its memory
-# profile run, quantised loaders build their kernels while processing the weights. A build that
-# failed there is the compile step (after it, in capture or warm-up, it is that step: phase_infer).
-_COMPILES_IN = ("memory-plan", "load-weights")
+# The step that runs a lazy JIT build as part of itself: vLLM compiles the model in its memory
+# profile run. A build that failed there is the compile step (after it, in capture or warm-up,
+# it is that step: phase_infer).
+_COMPILES_IN = ("memory-plan",)
 
 
 def _a_compile_failed(best: Hit | None, near_text: str) -> bool:

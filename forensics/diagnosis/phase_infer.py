@@ -209,12 +209,22 @@ def _nested_step(names: list[str]) -> str | None:
         line = names[k]
         if _STEP_RX["memory-plan"].search(line) and line.split(" ", 1)[0] in _PROFILE_RUNS:
             return None  # inside the profile run: the first match (memory-plan or JIT) stands
+        if line.startswith(_JIT_WARMUPS):
+            return None  # a warm-up of the kernels themselves is the compile step
+        if line.startswith(_UMBRELLAS):
+            continue  # runs several steps: the one inside it says which
         for step in _LATE_STEPS:
             if _STEP_RX[step].search(line):
                 return step
     return None
 
 
+# Warm-ups whose work is building kernels: SGLang's ModelRunner.kernel_warmup (FlashInfer's
+# autotune and JIT, before capture), DeepGEMM's JIT warm-up.
+_JIT_WARMUPS = ("kernel_warmup ", "_kernel_warmup ", "deep_gemm_warmup ", "jit_warmup ")
+# Functions that run several steps in turn: vLLM V1's compile_or_warm_up_model compiles the
+# sizes asked for, captures the graphs and warms up (warmup_kernels).
+_UMBRELLAS = ("compile_or_warm_up_model ",)
 # The memory plan's profile run, which itself runs warm-up-named helpers.
 _PROFILE_RUNS = frozenset({"profile_run", "determine_available_memory", "determine_num_available_blocks",
                            "profile_max_num_token"})

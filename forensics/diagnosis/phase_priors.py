@@ -39,11 +39,6 @@ TYPICAL_PHASE: dict[str, tuple[str | None, str | None]] = {
     "toolchain.compiler-missing": ("kernel-jit", "kernel-jit"),
     "toolchain.compile-failed": ("kernel-jit", "kernel-jit"),
     "gpu.cuda-graph-capture": ("cuda-graph-capture", "cuda-graph-capture"),
-    # A deadline that fires with nothing around it saying where is a start-up deadline (an
-    # engine's ready handshake, a launcher waiting for its shard, a supervisor's heartbeat over
-    # a busy worker; a serving hang shows the requests before it), and those expire in
-    # start-up's longest step: reading the model.
-    "hang.timeout": ("load-weights", "load-weights"),
 }
 
 
