@@ -116,3 +116,15 @@ def test_a_panic_on_a_rust_routers_worker_thread_is_while_serving():
 def test_servers_own_serving_lines_say_what_a_healthy_log_reached(lines, phase):
     d = _run(lines)
     assert d["verdict"] == "ready" and d["phase"] == phase
+
+
+def test_a_request_handlers_traceback_without_a_ready_line_is_a_server_serving():
+    # an excerpt that starts after readiness: vLLM's chat handler logs one request's rejection
+    pre = "(APIServer pid=3650) ERROR 05-20 13:20:05 [serving_chat.py:255] "
+    frames = [("vllm/entrypoints/openai/serving_chat.py", "create_chat_completion"),
+              ("vllm/entrypoints/openai/serving_engine.py", "_validate_input")]
+    lines = [pre + "Error in preprocessing prompt inputs"] + _tb(
+        frames, "ValueError: This model's maximum context length is 4096 tokens. However, your request has 4516 "
+                "input tokens. Please reduce the length of the input messages.", prefix=pre)
+    d = _run(lines)
+    assert d["verdict"] == "ready" and d["phase"] == "serving"
