@@ -158,6 +158,9 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
         result["phase"] = inc.reached()
+        if verdicts.answered_requests(inc):
+            # a request handled (its handler's traceback) is serving (taxonomy), readiness line or not
+            result["phase"] = result["reached_phase"] = "serving"
         result["summary"] = summaries.healthy_summary(inc, result["verdict"])
         return result
     best = _best_hit(found)

@@ -37,6 +37,10 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if framed is None:
         framed = nearby_traceback_phase(inc, ev, line)
     near_text = "\n".join(texts_near(inc, ev, line, best))
+    if framed is not None and marker not in ("ready", "serving") and phase_infer.during_capture(near_text):
+        framed = "cuda-graph-capture"
+    if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
+        framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
     if phase_infer.is_usage_error(near_text):
         return "launch"
     stepped = phase_infer.phase_of_step(near_text)
@@ -47,7 +51,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
             return stepped  # the server names a later step than its last marker says
         if marker == "ready":
-            return "serving"
+            # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
+            return "launch" if phase_infer.never_listened(near_text) else "serving"
         if framed is None:
             # Weights loaded and nothing after: the next step is the memory plan.
             nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)
@@ -68,6 +73,19 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if texted is not None:
         return texted
     return fallback
+
+
+# The step that runs a lazy JIT build as part of itself: vLLM compiles the model in its memory
+# profile run. A build that failed there is the compile step (after it, in capture or warm-up,
+# it is that step: phase_infer).
+_COMPILES_IN = ("memory-plan",)
+
+
+def _a_compile_failed(best: Hit | None, near_text: str) -> bool:
+    """The failure is a build's own failure: its signature or its words say kernel-jit."""
+    if best is not None and best.signature.phase is not None:
+        return best.signature.phase == "kernel-jit"
+    return phase_infer.phase_of_text(near_text) == "kernel-jit"
 
 
 def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:

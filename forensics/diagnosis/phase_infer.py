@@ -32,6 +32,11 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # vLLM's _dummy_sampler_run warms the sampler up (its own error says "when warming up sampler");
     # the memory profile run that also calls it is found first, by profile_run.
     ("warmup", re.compile(r"^\S*warm_?up\S*\s|^encode_images\s|^_dummy_sampler_run\s", re.I | re.M)),
+    # A package opening its shared library (ctypes.CDLL in llama_cpp's _load_shared_library,
+    # TensorRT-LLM's _load_plugin_lib, torch.ops.load_library) or a module being imported
+    # (importlib's _load_unlocked): an import, at launch; not one of a weight loader's _load_*
+    # helpers below.
+    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib", re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
         r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading)\s", re.M)),
@@ -53,7 +58,10 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("warmup", re.compile(
         r"(?i)\bMethod Warmup encountered an error|\bwarmup\{|:warmup:|\bwarm(?:ing)?[ _-]?up (?:failed|error)\b|"
         r"\berror (?:during|in|while) (?:the )?warm(?:ing)?[ _-]?up\b")),
-    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
+    # Hugging Face's Rust routers (TGI, TEI) run start-up and warm-up on the main thread; the
+    # runtime's worker threads run what is spawned: the request handlers and the batching loop.
+    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error|"
+                           r"\bthread 'tokio-runtime-worker' panicked at \S*router/src/")),
     ("kernel-jit", re.compile(
         r"(?i)\bnvcc\b|\bninja\b|\bJIT\b|\bptxas\b|CompilationError|not supported in this architecture|"
         r"Building extension|load_inline|compil(?:e|ing|ation) (?:the )?(?:kernel|extension|module)s?\b|"
@@ -109,9 +117,31 @@ _USAGE_ERROR = re.compile(
     r"^Error: (?:No such option|Invalid value for|Missing option|Got unexpected extra argument)", re.M)
 
 
+# CUDA refusing an operation because a stream is being captured (a kernel loaded, memory
+# allocated or synchronised during capture): a CUDA graph was being captured, whatever the
+# frames were doing for it (Triton loading its compiled kernel, an allocator).
+_CAPTURING = re.compile(r"\bnot permitted when stream is capturing\b|cudaErrorStreamCapture(?:Invalidated|Unsupported)\b")
+
+
+def during_capture(text: str) -> bool:
+    """The failing lines say a stream was being captured into a CUDA graph."""
+    return _CAPTURING.search(text[:4000]) is not None
+
+
 def is_usage_error(text: str) -> bool:
     """The failing lines are a command-line parser's usage error."""
     return _USAGE_ERROR.search(text[:4000]) is not None
+
+
+# uvicorn (and asyncio's create_server under it) binds its socket after the application's
+# start-up ("Application startup complete.") and before "Uvicorn running on": a bind that
+# failed means the server never listened, whatever the start-up lines before it said.
+_BIND_FAILED = re.compile(r"\berror while attempting to bind on address\b")
+
+
+def never_listened(text: str) -> bool:
+    """The failing lines say the HTTP server could not bind its address."""
+    return _BIND_FAILED.search(text[:4000]) is not None
 
 
 def frame_names(frames: Iterable[Frame]) -> list[str]:
@@ -152,9 +182,52 @@ _STEP_SET = AsciiSet([(rx.pattern, rx.flags & (re.I | re.M)) for _phase, rx in S
 @memo_by_text
 def _function_phase(blob: str) -> str | None:
     """The first of FUNCTION_PHASES whose regex finds the frames' names (the
-    ranks of a crash loop fail in the same frames every lifetime)."""
+    ranks of a crash loop fail in the same frames every lifetime), unless a
+    later start-up step encloses a JIT build (``_nested_step``)."""
     i = _FUNCTION_SET.first(blob)
-    return FUNCTION_PHASES[i][0] if i is not None else None
+    if i is None:
+        return None
+    phase = FUNCTION_PHASES[i][0]
+    if phase in ("memory-plan", "kernel-jit"):
+        return _nested_step(blob.split("\n")) or phase
+    return phase
+
+
+_STEP_RX = dict(FUNCTION_PHASES)
+# Steps after the compile step: a kernel built lazily inside one of them (FlashInfer's sampler
+# built by the warm-up's first sampling, vLLM V1's warm-up called from inside its KV-cache set-up)
+# failed in that step. A JIT build inside the memory profile run is the compile step itself
+# (vLLM compiles the model during its profile run), and the profile run's own sampler warm-up
+# (_dummy_sampler_run) is part of the profile run.
+_LATE_STEPS = ("cuda-graph-capture", "warmup")
+
+
+def _nested_step(names: list[str]) -> str | None:
+    """The innermost start-up step of the frames (outermost first), when it is a step that comes
+    after the compile step and a JIT build or the memory plan's set-up encloses or follows it."""
+    for k in range(len(names) - 1, -1, -1):
+        line = names[k]
+        if _STEP_RX["memory-plan"].search(line) and line.split(" ", 1)[0] in _PROFILE_RUNS:
+            return None  # inside the profile run: the first match (memory-plan or JIT) stands
+        if line.startswith(_JIT_WARMUPS):
+            return None  # a warm-up of the kernels themselves is the compile step
+        if line.startswith(_UMBRELLAS):
+            continue  # runs several steps: the one inside it says which
+        for step in _LATE_STEPS:
+            if _STEP_RX[step].search(line):
+                return step
+    return None
+
+
+# Warm-ups whose work is building kernels: SGLang's ModelRunner.kernel_warmup (FlashInfer's
+# autotune and JIT, before capture), DeepGEMM's JIT warm-up.
+_JIT_WARMUPS = ("kernel_warmup ", "_kernel_warmup ", "deep_gemm_warmup ", "jit_warmup ")
+# Functions that run several steps in turn: vLLM V1's compile_or_warm_up_model compiles the
+# sizes asked for, captures the graphs and warms up (warmup_kernels).
+_UMBRELLAS = ("compile_or_warm_up_model ",)
+# The memory plan's profile run, which itself runs warm-up-named helpers.
+_PROFILE_RUNS = frozenset({"profile_run", "determine_available_memory", "determine_num_available_blocks",
+                           "profile_max_num_token"})
 
 
 def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
@@ -199,6 +272,10 @@ def _catalogue_phase(frames: list[Frame]) -> str | None:
             phase = cat.phase_of_function(f.module, f.function)
         except Exception:  # noqa: BLE001 - optional knowledge never breaks a diagnosis
             return None
+        if phase == "ready":
+            # a function the catalogue files under readiness is one that waits for it (vLLM's
+            # executor wait_for_ready): start-up still going, it says nothing of which step failed
+            continue
         if phase:
             return str(phase)
     return None

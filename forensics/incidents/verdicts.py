@@ -231,9 +231,15 @@ def exit_failed(inc: Incident) -> bool:
 STALL_SECONDS = 900
 
 
+def answered_requests(inc: Incident) -> bool:
+    """No readiness line, but a request handler's traceback: the server was up and answering
+    (an excerpt that starts after its ready line, where one request failed)."""
+    return inc.ready_line is None and any(request_level(ev) for ev, _phase, _after in inc.tracebacks)
+
+
 def healthy_verdict(inc: Incident) -> str:
     """The verdict of a lifetime without a failure: ready, no-failure, stalled or starting."""
-    if inc.ready_line is not None:
+    if inc.ready_line is not None or answered_requests(inc):
         return "ready"
     if inc.stop_requested_line is not None and inc.exit is not None:
         return "no-failure"  # stopped on request before it was ready

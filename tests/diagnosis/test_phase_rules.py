@@ -1,0 +1,130 @@
+"""Issue 27 item 4: where a failure happened, and what a healthy log reached, on
+lines built here around the exact wording the programs print (never copied from
+the corpora): what a step encloses, what CUDA says about a capture, a bind that
+never listened, a router's worker thread, and servers' own serving lines."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import classify_lines as _run
+
+SITE = "/usr/local/lib/python3.12/dist-packages"
+
+
+def _tb(frames: list[tuple[str, str]], exc: str, prefix: str = "") -> list[str]:
+    out = [prefix + "Traceback (most recent call last):"]
+    for path, fn in frames:
+        out += [f'{prefix}  File "{SITE}/{path}", line 10, in {fn}', f"{prefix}    x = y()"]
+    return out + [prefix + exc]
+
+
+_V1_WARMUP = [("vllm/v1/engine/core.py", "_initialize_kv_caches"),
+              ("vllm/v1/worker/gpu_worker.py", "compile_or_warm_up_model"),
+              ("vllm/v1/worker/gpu/warmup.py", "warmup_kernels"),
+              ("vllm/v1/sample/ops/topk_topp_sampler.py", "flashinfer_sample"),
+              ("flashinfer/sampling.py", "get_sampling_module"),
+              ("flashinfer/jit/core.py", "build_and_load"),
+              ("flashinfer/jit/cpp_ext.py", "run_ninja")]
+
+
+def test_a_kernel_built_lazily_by_the_warm_up_failed_in_the_warm_up():
+    # vLLM V1 warms up from inside its KV-cache set-up; the sampler's first call builds FlashInfer's module.
+    d = _run(_tb(_V1_WARMUP, "RuntimeError: something the signatures do not know went wrong"))
+    assert d["verdict"] == "failed" and d["phase"] == "warmup"
+
+
+def test_a_warm_up_of_the_kernels_themselves_and_an_umbrella_step_are_not_the_warm_up():
+    # SGLang's ModelRunner.kernel_warmup builds kernels before capture: the compile step; vLLM V1's
+    # compile_or_warm_up_model runs compile, capture and warm-up, so what it calls decides.
+    jit = [("triton/runtime/jit.py", "run"), ("triton/compiler/compiler.py", "compile")]
+    d = _run(_tb([("sglang/srt/model_executor/model_runner.py", "initialize"),
+                  ("sglang/srt/model_executor/model_runner.py", "kernel_warmup"), *jit],
+                 "RuntimeError: something the signatures do not know went wrong"))
+    assert d["phase"] == "kernel-jit"
+    d = _run(_tb([("vllm/v1/worker/gpu_worker.py", "compile_or_warm_up_model"),
+                  ("vllm/v1/worker/gpu_model_runner.py", "_dummy_run"), *jit],
+                 "RuntimeError: something the signatures do not know went wrong"))
+    assert d["phase"] == "kernel-jit"
+
+
+def test_a_build_that_failed_inside_the_profile_run_is_the_compile_step():
+    frames = [("vllm/v1/worker/gpu_worker.py", "determine_available_memory"),
+              ("vllm/v1/worker/gpu_model_runner.py", "profile_run"),
+              ("torch/_inductor/compile_fx.py", "compile_fx_inner"),
+              ("triton/runtime/build.py", "_build")]
+    d = _run(_tb(frames, "torch._inductor.exc.InductorError: RuntimeError: Failed to find C compiler. Please specify "
+                         "via CC environment variable or set triton.knobs.build.impl."))
+    assert d["verdict"] == "failed" and d["phase"] == "kernel-jit"
+    # the profile run's own failure (not a build's) stays the memory plan
+    d = _run(_tb(frames[:2], "RuntimeError: something the signatures do not know went wrong"))
+    assert d["phase"] == "memory-plan"
+
+
+def test_cuda_refusing_an_operation_while_a_stream_captures_is_the_capture():
+    frames = [("vllm/v1/worker/gpu_model_runner.py", "_dummy_run"),
+              ("triton/compiler/compiler.py", "_init_handles")]
+    d = _run(_tb(frames, "RuntimeError: Triton Error [CUDA]: operation not permitted when stream is capturing"))
+    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
+
+
+@pytest.mark.parametrize("frames,exc", [
+    ([("llama_cpp/llama_cpp.py", "<module>"), ("llama_cpp/llama_cpp.py", "_load_shared_library")],
+     "OSError: libcuda.so.1: cannot open shared object file: No such file or directory"),
+    ([("vllm/worker/worker_base.py", "init_worker"), ("<frozen importlib._bootstrap>", "_load_unlocked"),
+      ("vllm/model_executor/layers/utils.py", "<module>")],
+     "RuntimeError: something the signatures do not know went wrong"),
+])
+def test_opening_a_library_or_importing_a_module_is_launch_not_a_weight_loader(frames, exc):
+    lines = _tb(frames, exc)
+    # importlib's own frames are printed as '<frozen importlib._bootstrap>', not under site-packages
+    lines = [ln.replace(f"{SITE}/<frozen", "<frozen") for ln in lines]
+    assert _run(lines)["phase"] == "launch"
+
+
+def test_a_bind_failure_after_uvicorns_start_up_line_never_listened():
+    d = _run(["INFO:     Started server process [4242]",
+              "INFO:     Waiting for application startup.",
+              "INFO:     Application startup complete.",
+              "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use",
+              "INFO:     Waiting for application shutdown.",
+              "INFO:     Application shutdown complete."])
+    assert d["root_cause"] == "net.port-in-use" and d["phase"] == "launch"
+
+
+def test_a_panic_on_a_rust_routers_worker_thread_is_while_serving():
+    # (an excerpt from the panic on: no readiness line before it)
+    d = _run(["thread 'tokio-runtime-worker' panicked at router/src/infer.rs:598:14:",
+              "ID not found in entries. This is a bug.",
+              "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+              "2025-06-01T10:05:00.000000Z ERROR text_generation_launcher: Webserver Crashed",
+              "Error: WebserverFailed"])
+    assert d["verdict"] == "failed" and d["phase"] == "serving"
+
+
+@pytest.mark.parametrize("lines,phase", [
+    # Ray Serve 2.8-2.10: a replica logs the called method upper-cased
+    (["INFO 2024-02-01 16:30:00,000 serve 1 api.py:500 - Deployed app 'default' successfully.",
+      "(ServeReplica:default:Translator pid=333) INFO 2024-02-01 16:38:02,251 default_Translator hx aa / "
+      "replica.py:380 - __CALL__ OK 192.1ms"], "serving"),
+    # trtllm-bench: the benchmark's requests, then its backend stopped
+    (["[01/18/2025-01:01:26] [TRT-LLM] [I] Starting benchmark...",
+      "[01/18/2025-01:01:28] [TRT-LLM] [I] Benchmark complete.",
+      "[01/18/2025-01:01:28] [TRT-LLM] [I] Stopping LLM backend.",
+      "[01/18/2025-01:01:28] [TRT-LLM] [I] LLM Backend stopped."], "shutdown"),
+    (["2024-05-28 15:32:32,971 xinference.core.model 6486 INFO     ModelActor(qwen2-instruct-0) loaded"], "ready"),
+])
+def test_servers_own_serving_lines_say_what_a_healthy_log_reached(lines, phase):
+    d = _run(lines)
+    assert d["verdict"] == "ready" and d["phase"] == phase
+
+
+def test_a_request_handlers_traceback_without_a_ready_line_is_a_server_serving():
+    # an excerpt that starts after readiness: vLLM's chat handler logs one request's rejection
+    pre = "(APIServer pid=3650) ERROR 05-20 13:20:05 [serving_chat.py:255] "
+    frames = [("vllm/entrypoints/openai/serving_chat.py", "create_chat_completion"),
+              ("vllm/entrypoints/openai/serving_engine.py", "_validate_input")]
+    lines = [pre + "Error in preprocessing prompt inputs"] + _tb(
+        frames, "ValueError: This model's maximum context length is 4096 tokens. However, your request has 4516 "
+                "input tokens. Please reduce the length of the input messages.", prefix=pre)
+    d = _run(lines)
+    assert d["verdict"] == "ready" and d["phase"] == "serving"
