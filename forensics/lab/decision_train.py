@@ -457,7 +457,7 @@ class DeathLog:
     fatal_index: int | None  # index in ``texts`` of the proving line (failures whose line was found)
     verdict: str | None = None  # the rules' verdict without the detector (it only runs where this is not
                                 # failed and the server never became ready)
-    tail: list[str] | None = None  # the last lines the detector reads at run time (none logged below error level)
+    tail: list[str] | None = None  # the lines the detector reads at run time (none where it is not consulted)
 
 
 def _log_sources(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
@@ -474,7 +474,6 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
     from forensics.events.parser import iter_source_events
     from forensics.ingest.sources import Source
 
-    from forensics.diagnosis.decision.death import unhandled
     from forensics.diagnosis.signatures import signature_set
     from forensics.pipeline import diagnose_source
 
@@ -483,13 +482,16 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
     os.environ["FORENSICS_DEATH_MODEL"] = "off"
     try:
         sources = _log_sources(public)
-        verdicts = {}
+        verdicts, tails = {}, {}
         for row, _group in sources:
             path = Path(row["_path"])
+            kept: list = []
             try:
-                verdicts[row["_path"]] = diagnose_source(Source(str(path), path), sset=sset, use_classifier=False)["verdict"]
+                verdicts[row["_path"]] = diagnose_source(Source(str(path), path), sset=sset, use_classifier=False,
+                                                         keep_incidents=kept)["verdict"]
             except Exception:  # noqa: BLE001
                 continue
+            tails[row["_path"]] = _read_at_run_time(kept)
     finally:
         os.environ.pop("FORENSICS_DEATH_MODEL", None)
     for row, group in sources:
@@ -510,13 +512,24 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
             if lines:
                 at = lines[0]
                 idx = next((i for i, ev in enumerate(events) if ev.line <= at <= (ev.end_line or ev.line)), None)
-        # what the detector reads at run time: the last lines, none its program logged below error level
-        tail = [ev.text for ev in events if unhandled(ev)][-40:]
+        tail = tails[row["_path"]]
         if not failed and len(texts) > per_log:
             step = len(texts) / per_log
             texts = [texts[int(i * step)] for i in range(per_log)]
         out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]], tail))
     return out
+
+
+def _read_at_run_time(incidents: list) -> list[str]:
+    """The lines the detector reads at run time in a log's lifetimes: only in those it is consulted
+    on (never ready, never asked to stop, no shutdown), its own candidates, less any line that
+    echoes an operator's stop (which the diagnosis drops). A healthy log scored on lines the
+    detector never reads set the threshold once: a clean Ctrl-C's wrapper line at 0.999."""
+    from forensics.diagnosis.decision.death import candidates, consulted
+    from forensics.incidents.verdicts import echoes_a_stop
+
+    return [ev.text for inc in incidents if consulted(inc)
+            for ev in candidates(inc) if not echoes_a_stop(inc, ev.line)]
 
 
 def _raw_line_texts(path: Path) -> list[str]:

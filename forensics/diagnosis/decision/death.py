@@ -116,14 +116,18 @@ def _reads_as_failure(ev: Any) -> bool:
     return outcome.is_error(ev) or any(map(ev.text.__contains__, _SUSPECT_HINT))
 
 
+def consulted(inc: Any) -> bool:
+    """Whether the detector reads this lifetime at all. A server that became ready (requests it
+    answered count: an excerpt that starts mid-serving, or one whose request handler reported a
+    worker's error), or was asked to stop, or shut down, did not die unnoticed."""
+    return inc.ready_line is None and inc.stop_requested_line is None and inc.shutdown_line is None \
+        and not any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks)
+
+
 def died_at(inc: Any) -> Any:
     """The line where the detector says the lifetime died, or None."""
     model = death_model()
-    if model is None or inc.ready_line is not None or inc.stop_requested_line is not None \
-            or inc.shutdown_line is not None or any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks):
-        # a server that became ready (requests it answered count: an excerpt that starts
-        # mid-serving, or one whose request handler reported a worker's error), or was asked
-        # to stop, did not die unnoticed
+    if model is None or not consulted(inc):
         return None
     best, best_p = None, model.threshold
     for ev in candidates(inc):

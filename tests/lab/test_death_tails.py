@@ -1,0 +1,37 @@
+"""The death detector's cross-validation scores a healthy log by the lines the detector reads at
+run time, in the lifetimes it is consulted on: nothing else may set its threshold."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from forensics.diagnosis.signatures import signature_set
+from forensics.ingest.sources import Source
+from forensics.lab.decision_train import _read_at_run_time
+from forensics.pipeline import diagnose_source
+
+PUBLIC = Path(__file__).resolve().parents[2] / "corpora" / "public"
+
+
+def _incidents(rel: str) -> list:
+    path = PUBLIC / rel
+    kept: list = []
+    diagnose_source(Source(str(path), path), sset=signature_set(), use_classifier=False, keep_incidents=kept)
+    return kept
+
+
+def test_an_operator_stop_gives_the_detector_nothing_to_read():
+    # vLLM stopped with Ctrl-C during torch.compile: the parent's "Engine core initialization
+    # failed" (0.93 by the shipped model) echoes the stop, and the lifetime shut down.
+    assert _read_at_run_time(_incidents("batch-02/026.log")) == []
+
+
+def test_a_llama_cpp_server_that_listened_and_stopped_is_not_read():
+    # llama.cpp (common_log format) answering requests with 500s, then stopped: ready, shut down.
+    assert _read_at_run_time(_incidents("batch-30/003.log")) == []
+
+
+def test_a_start_up_that_died_unnoticed_is_read():
+    # a failure no rule calls failed must still give the detector its last lines
+    tails = [t for rel in ("batch-13/015.log", "batch-01/001.log", "batch-26/006.log")
+             for t in _read_at_run_time(_incidents(rel))]
+    assert tails
