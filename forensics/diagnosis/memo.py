@@ -4,40 +4,55 @@ A crash-looping service prints the same start-up and the same failure
 hundreds of times; each lifetime differs from the last in where it sits
 (its line numbers and times), its index, and little else. ``LifetimeMemo``
 diagnoses a lifetime in full the first times its shape is seen and replays
-the stored answer for the next ones, with that lifetime's own index, line
-numbers and times put in.
+the stored answer for the next ones, with that lifetime's own index, lines
+and times put in. Used where nobody keeps the incidents (``diagnose_events``
+without ``keep_incidents``: ``classify --format json``, the API, batch).
 
-The shape is the whole incident, walked generically (every attribute of the
-incident and of everything it holds: events, hits, the outcome, the early
-warnings' notes; whatever fields are added later are in it too), with two
-kinds of values written relative to the lifetime: integers held under a
-name that says it is a log line (``line``, ``start_line``, ``*_line``, and
-the first item of the few (line, ...) pairs named in ``_LINE_FIRST``) as
-offsets from ``start_line``, and every ``datetime`` as its distance from
-``start_ts`` (with its zone). Everything else is in the key as it is, so
-a value the walk does not know to relativise makes two lifetimes differ:
-the memo misses, it never answers wrongly for it. An object it cannot
-walk makes the lifetime unmemoisable (diagnosed in full). Objects met twice
-are written as references, so which events are the same object (the
-diagnosis asks ``is``) is part of the shape.
+The shape is the whole incident, walked generically: every attribute of
+the incident and of everything it holds (events, hits, the outcome, the
+early warnings' notes), so fields added later are in it by construction.
+Two kinds of values are written relative to the lifetime:
 
-Replay shifts, in a copy of the stored answer, the integers under a line
-name by the line offset, the ``*_ts`` strings by the time offset, and sets
-``index``. The first replay of each shape is checked against a full
-diagnosis (and the incident's shape after it, so the diagnosis changed
-nothing the walk sees); a shape whose check fails is diagnosed in full from
-then on. ``tests/diagnosis/test_lifetime_memo.py`` compares memo on and off
-on every corpus, real set and seed and on crash loops.
+- integers held under a name that says they are a log line (``line``,
+  ``*_line``, and the first item of the (line, ...) pairs named in
+  ``_LINE_FIRST``), from ``start_line`` on, as offsets from it;
+- every ``datetime``, as its class: which distinct time of the lifetime it
+  is, in the order met. The classes' order is added, so equality and order
+  between times are in the shape, their distances are not. The diagnosis
+  reads a distance in a few places only (``KNOWN_TIME_READS`` in
+  ``tests/diagnosis/test_lifetime_memo.py``, which fails on a new one): the
+  distances it writes (lead, time to failure, duration), re-derived on
+  replay, and the stall test of ``verdicts.healthy_verdict``, whose outcome
+  is in the shape.
 
-Memory is bounded: ``SHAPES`` shapes, least recently used first out.
+Everything else is in the shape as it is: a value the walk does not know
+to relativise makes two lifetimes differ, and the memo misses rather than
+answer wrongly. An object it cannot walk makes the lifetime unmemoisable.
+Objects met twice are written as references, so which events are the same
+object (the diagnosis asks ``is``) is part of the shape.
+
+Replay copies the stored answer and moves the integers under a line name by
+the line offset, maps each ``*_ts`` time to the new lifetime's time of the
+same class, and re-derives every number under a time name (``*_s``,
+``*seconds``) from the pairs of time classes that gave it in the stored
+lifetime (a lead's end is its line's time where one event holds that line;
+a time to failure or a duration starts at the start): when the candidate
+pairs give different values now, the lifetime is diagnosed in full. The
+first replay of each shape is checked against a full diagnosis (and the
+incident's shape after it, so the diagnosis changed nothing the walk sees);
+a shape whose check fails is diagnosed in full from then on.
+
+Memory is bounded: ``SHAPES`` shapes and ``SEEN`` cheap pre-keys (a shape is
+built only for a pre-key seen before), least recently used first out.
 ``FORENSICS_NO_MEMO=1`` turns the memo off (for comparisons).
 """
 from __future__ import annotations
 
 import os
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from forensics.events.types import Event
 from forensics.incidents import verdicts
@@ -65,7 +80,7 @@ class Unwalkable(Exception):
 class _Walk:
     """The shape of one incident as a flat tuple (see the module docstring)."""
 
-    __slots__ = ("out", "line0", "ts0", "offset", "refs", "times", "line_time")
+    __slots__ = ("line0", "line_time", "offset", "out", "refs", "times", "ts0")
 
     def __init__(self, line0: int, ts0: datetime | None) -> None:
         self.out: list[Any] = []
@@ -208,8 +223,7 @@ class _Walk:
     def _fields(self, v: Any, t: type) -> None:
         slots = _SLOTS.get(t)
         if slots is None:
-            slots = _SLOTS[t] = [s for cls in t.__mro__ for s in getattr(cls, "__slots__", ())
-                                 if s not in ("__dict__", "__weakref__")]
+            slots = _SLOTS[t] = [s for cls in t.__mro__ for s in _slot_names(cls) if s not in ("__dict__", "__weakref__")]
         names = [*vars(v), *slots] if hasattr(v, "__dict__") else slots
         out = self.out
         for n in names:
@@ -220,6 +234,11 @@ class _Walk:
             else:
                 self.value(x, n)
         out.append(len(names))
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    slots = getattr(cls, "__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
 
 
 class _Mark:
@@ -276,7 +295,7 @@ def _gap(mode: str, d: timedelta) -> float:
 
 
 def _time_name(name: Any) -> bool:
-    return type(name) is str and (name.endswith("_s") or name.endswith("seconds"))
+    return type(name) is str and name.endswith(("_s", "seconds"))
 
 
 class _Recipe:
@@ -382,7 +401,7 @@ def _copy(v: Any) -> Any:
 
 
 class _Entry:
-    __slots__ = ("answer", "recipe", "checked", "bad")
+    __slots__ = ("answer", "bad", "checked", "recipe")
 
     def __init__(self, answer: dict[str, Any] | None, recipe: _Recipe | None) -> None:
         self.answer, self.recipe = answer, recipe

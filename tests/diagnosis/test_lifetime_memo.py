@@ -6,15 +6,17 @@ a word. Every corpus, real set and seed: ``bench/answers.py --check``."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from forensics.diagnosis import memo
 from forensics.ingest.sources import Source
@@ -61,11 +63,11 @@ def test_small_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _loop(tmp_path, "--same", "--seed", "13", "--lifetimes", "60")
     monkeypatch.setattr(memo, "SHAPES", 2)
     monkeypatch.setattr(memo, "SEEN", 3)
-    on, made = _json(log, True, monkeypatch)
+    on, _ = _json(log, True, monkeypatch)
     assert on == _json(log, False, monkeypatch)[0]
 
 
-T0 = datetime(2026, 5, 30, 6, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 30, 6, 0, 0, tzinfo=UTC)
 # One lifetime: start-up, a warning with numbers, a CUDA OOM traceback, systemd's view of the death.
 LIFETIME = [
     (0, "systemd[1]", "Started sglang.service - SGLang."),
@@ -125,3 +127,38 @@ def test_repeats_are_replayed(monkeypatch: pytest.MonkeyPatch) -> None:
         on, made = _json(log, True, monkeypatch)
         assert on == _json(log, False, monkeypatch)[0]
         assert made[0].replayed >= 15, (made[0].replayed, made[0].diagnosed)
+
+
+# Where the diagnosis reads a time other than by equality or order: each such read is
+# known to the memo (module docstring of forensics.diagnosis.memo) -- the distances it
+# writes (re-derived on replay), the ISO times (mapped), the stall test (in the shape).
+# A new one fails here: teach the memo about it (or put its outcome in the shape) first.
+_TIME_READ = re.compile(r"total_seconds|timedelta|\.timestamp\(|\.(?:hour|minute|second|microsecond|year|month|day)\b"
+                        r"|weekday\(|strftime|isoformat")
+KNOWN_TIME_READS = {
+    ("diagnosis/early_warnings/linking.py", "return round((fail_ts - ts).total_seconds(), 3)"),
+    ("diagnosis/diagnose.py", 'result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())'),
+    ("diagnosis/diagnose.py", "lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None"),
+    ("diagnosis/diagnose.py", "lead = round((fail_ts - ev.ts).total_seconds(), 3) if fail_ts is not None and ev.ts is not None else None"),
+    ("diagnosis/result.py", '"start_ts": inc.start_ts.isoformat() if inc.start_ts else None,'),
+    ("diagnosis/result.py", '"end_ts": inc.end_ts.isoformat() if inc.end_ts else None,'),
+    ("incidents/verdicts.py", "if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > STALL_SECONDS:"),
+    ("incidents/lifetimes.py", '"first_ts": self.first_ts.isoformat() if self.first_ts else None,'),
+    ("incidents/lifetimes.py", '"last_ts": self.last_ts.isoformat() if self.last_ts else None}'),
+    ("incidents/lifetimes.py", "return max(0.0, (self.end_ts - self.start_ts).total_seconds())"),
+}
+
+
+def test_every_time_read_is_known_to_the_memo() -> None:
+    pkg = ROOT / "forensics"
+    found = set()
+    for folder in ("diagnosis", "incidents"):
+        for path in sorted((pkg / folder).rglob("*.py")):
+            rel = path.relative_to(pkg).as_posix()
+            if rel == "diagnosis/memo.py":
+                continue
+            for line in path.read_text(encoding="utf-8").splitlines():
+                code = line.split("#", 1)[0].strip()
+                if _TIME_READ.search(code):
+                    found.add((rel, code))
+    assert found == KNOWN_TIME_READS, sorted(found ^ KNOWN_TIME_READS)
