@@ -48,11 +48,14 @@ built only for a pre-key seen before), least recently used first out.
 """
 from __future__ import annotations
 
+import marshal
 import os
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
+
+from mypy_extensions import mypyc_attr
 
 from forensics.events.types import Event
 from forensics.incidents import verdicts
@@ -224,12 +227,18 @@ class _Walk:
         slots = _SLOTS.get(t)
         if slots is None:
             slots = _SLOTS[t] = [s for cls in t.__mro__ for s in _slot_names(cls) if s not in ("__dict__", "__weakref__")]
-        names = [*vars(v), *slots] if hasattr(v, "__dict__") else slots
+        named = hasattr(v, "__dict__")  # a slots class's names follow from its class, written before
+        names = [*vars(v), *slots] if named else slots
         out = self.out
         for n in names:
             x = getattr(v, n, _ABSENT)
-            out.append(n)
-            if type(x) is str or x is None:  # most fields: no call
+            if named:
+                out.append(n)
+            tx = type(x)
+            if tx is str or x is None:  # most fields: no call
+                out.append(x)
+            elif (tx is int and not _line_name(n)) or tx is bool:
+                out.append(tx)
                 out.append(x)
             else:
                 self.value(x, n)
@@ -350,18 +359,19 @@ class _Recipe:
         ends = range(len(offs))
         if mode and timedelta(0) in offs:
             ends = range(offs.index(timedelta(0)), offs.index(timedelta(0)) + 1)
-        elif name == "lead_seconds" and type(parent) is dict and self.line_time.get(parent.get("line"), -1) >= 0:
-            ends = range(self.line_time[parent["line"]], self.line_time[parent["line"]] + 1)
+        elif name == "lead_seconds" and type(parent) is dict and type(parent.get("line")) is int:
+            k = self.line_time.get(parent["line"], -1)
+            ends = range(k, k + 1) if k >= 0 else ends
         found = [(m, a, b) for m in modes for b in ends for a in range(len(offs)) if _gap(m, offs[a] - offs[b]) == v]
         if not found or len(found) > MAX_CANDIDATES:
             raise Unwalkable(f"{name} is no distance of the lifetime's times")
         return found
 
-    def replay(self, stored: dict[str, Any], inc: Any, walk: _Walk) -> dict[str, Any] | None:
+    def replay(self, stored: bytes, inc: Any, walk: _Walk) -> dict[str, Any] | None:
         """The answer for ``inc`` (of the same shape), or None when the stored
         one cannot tell it (two candidate distances now differ)."""
         offs = _class_offsets(walk)
-        out = _copy(stored)
+        out = marshal.loads(stored)
         dl = inc.start_line - self.line0
         for path, op, arg in self.patches:
             box = out
@@ -389,26 +399,16 @@ def _class_offsets(walk: _Walk) -> list[timedelta]:
     return offs
 
 
-def _copy(v: Any) -> Any:
-    t = type(v)
-    if t is dict:
-        return {k: _copy(x) for k, x in v.items()}
-    if t is list:
-        return [_copy(x) for x in v]
-    if t is tuple:
-        return tuple(_copy(x) for x in v)
-    return v
-
-
 class _Entry:
     __slots__ = ("answer", "bad", "checked", "recipe")
 
-    def __init__(self, answer: dict[str, Any] | None, recipe: _Recipe | None) -> None:
+    def __init__(self, answer: bytes | None, recipe: _Recipe | None) -> None:
         self.answer, self.recipe = answer, recipe
         self.checked = False
         self.bad = recipe is None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (a test counts what it does)
 class LifetimeMemo:
     """Diagnoses of one source's lifetimes, by shape (bounded, LRU)."""
 
@@ -435,7 +435,8 @@ class LifetimeMemo:
             _remember(self.shapes, key, self.limits[0], _store(inc, key, walk, answer))
             return answer
         self.shapes.move_to_end(key)
-        replay = None if entry.bad else entry.recipe.replay(entry.answer, inc, walk)  # type: ignore[union-attr]
+        recipe, stored = entry.recipe, entry.answer
+        replay = recipe.replay(stored, inc, walk) if recipe is not None and stored is not None and not entry.bad else None
         if replay is None:
             return self._full(inc, compute)
         if not entry.checked:  # the first replay of a shape is checked against a full diagnosis
@@ -454,8 +455,8 @@ class LifetimeMemo:
 def _store(inc: Any, key: tuple, walk: _Walk, answer: dict[str, Any]) -> _Entry:
     try:
         if _unchanged(inc, key):
-            return _Entry(_copy(answer), _Recipe(answer, inc.start_line, walk))
-    except Unwalkable:
+            return _Entry(marshal.dumps(answer), _Recipe(answer, inc.start_line, walk))
+    except (Unwalkable, ValueError):  # (marshal: a value of another type; never in the contract)
         pass
     return _Entry(None, None)
 
@@ -464,16 +465,16 @@ def _unchanged(inc: Any, key: tuple) -> bool:
     """The diagnosis left the incident as the walk sees it (what it writes for
     ``relink`` aside: that is read only where incidents are kept, and the
     memo is not used there)."""
-    notes = getattr(inc, "ew_notes", None)
+    notes: Any = getattr(inc, "ew_notes", None)
     failure = getattr(notes, "failure", None)
-    if failure is not None:
+    if notes is not None and failure is not None:
         notes.failure = None
     try:
         return shape(inc)[0] == key
     except Unwalkable:
         return False
     finally:
-        if failure is not None:
+        if notes is not None and failure is not None:
             notes.failure = failure
 
 
