@@ -1,49 +1,45 @@
 """A crash loop's lifetimes diagnosed once per shape (issue 29, item 2).
 
 A crash-looping service prints the same start-up and the same failure
-hundreds of times; each lifetime differs from the last in where it sits
-(its line numbers and times), its index, and little else. ``LifetimeMemo``
-diagnoses a lifetime in full the first times its shape is seen and replays
-the stored answer for the next ones, with that lifetime's own index, lines
-and times put in. Used where nobody keeps the incidents (``diagnose_events``
-without ``keep_incidents``: ``classify --format json``, the API, batch).
+hundreds of times; each lifetime differs from the last in where it sits (its
+lines and times), its index, and little else. ``LifetimeMemo`` diagnoses a
+shape in full and replays the stored answer for the next lifetimes of that
+shape, with their own index, lines and times put in. Used where nobody keeps
+the incidents (``diagnose_events`` without ``keep_incidents``: ``classify
+--format json``, the API, batch).
 
-The shape is the whole incident, walked generically: every attribute of
-the incident and of everything it holds (events, hits, the outcome, the
-early warnings' notes), so fields added later are in it by construction.
-Two kinds of values are written relative to the lifetime:
+The shape is the whole incident, walked generically (every attribute of the
+incident and of everything it holds), so fields added later are in it by
+construction. Two kinds of values are written relative to the lifetime:
+integers under a name that says they are a log line (``line``, ``*_line``,
+the first item of the pairs named in ``_LINE_FIRST``), from ``start_line``
+on, as offsets from it; every ``datetime`` as its class (which distinct time
+of the lifetime it is), with the classes' order, so equality and order
+between times are in the shape and their distances are not. The diagnosis
+reads a distance in a few places only (``KNOWN_TIME_READS`` in
+``tests/diagnosis/test_lifetime_memo.py`` fails on a new one): the distances
+it writes (lead, time to failure, duration), re-derived on replay, and the
+stall test of ``verdicts.healthy_verdict``, whose outcome is in the shape.
+Everything else is in the shape as it is: what the walk does not know to
+relativise makes two lifetimes differ (a miss, never a wrong answer). A
+subclass of a container or a scalar (a ``Counter``, a named tuple, a Lark
+``Token``) is written with its contents and its own attributes; an object
+the walk cannot write (a subclass of a time, a compiled pattern) makes the
+lifetime unmemoisable. Objects met twice are references, so which events are
+the same object (the diagnosis asks ``is``) is part of the shape.
 
-- integers held under a name that says they are a log line (``line``,
-  ``*_line``, and the first item of the (line, ...) pairs named in
-  ``_LINE_FIRST``), from ``start_line`` on, as offsets from it;
-- every ``datetime``, as its class: which distinct time of the lifetime it
-  is, in the order met. The classes' order is added, so equality and order
-  between times are in the shape, their distances are not. The diagnosis
-  reads a distance in a few places only (``KNOWN_TIME_READS`` in
-  ``tests/diagnosis/test_lifetime_memo.py``, which fails on a new one): the
-  distances it writes (lead, time to failure, duration), re-derived on
-  replay, and the stall test of ``verdicts.healthy_verdict``, whose outcome
-  is in the shape.
+Replay moves, in a copy of the stored answer, the integers under a line
+name by the line offset, maps each ``*_ts`` time to the new lifetime's time
+of the same class, and re-derives every number under a time name (``*_s``,
+``*seconds``) from the pairs of time classes that gave it (a lead ends at
+its line's time where one event holds that line; a time to failure or a
+duration starts at the start); when those pairs disagree now, the lifetime
+is diagnosed in full. The first replay of each shape is checked against a
+full diagnosis (and the incident's shape after it: the diagnosis changed
+nothing the walk sees); a shape that fails is diagnosed in full from then on.
 
-Everything else is in the shape as it is: a value the walk does not know
-to relativise makes two lifetimes differ, and the memo misses rather than
-answer wrongly. An object it cannot walk makes the lifetime unmemoisable.
-Objects met twice are written as references, so which events are the same
-object (the diagnosis asks ``is``) is part of the shape.
-
-Replay copies the stored answer and moves the integers under a line name by
-the line offset, maps each ``*_ts`` time to the new lifetime's time of the
-same class, and re-derives every number under a time name (``*_s``,
-``*seconds``) from the pairs of time classes that gave it in the stored
-lifetime (a lead's end is its line's time where one event holds that line;
-a time to failure or a duration starts at the start): when the candidate
-pairs give different values now, the lifetime is diagnosed in full. The
-first replay of each shape is checked against a full diagnosis (and the
-incident's shape after it, so the diagnosis changed nothing the walk sees);
-a shape whose check fails is diagnosed in full from then on.
-
-Memory is bounded: ``SHAPES`` shapes and ``SEEN`` cheap pre-keys (a shape is
-built only for a pre-key seen before), least recently used first out.
+Bounded: ``SHAPES`` shapes and ``SEEN`` cheap pre-keys (a shape is walked
+only for a pre-key seen before), least recently used out.
 ``FORENSICS_NO_MEMO=1`` turns the memo off (for comparisons).
 """
 from __future__ import annotations
@@ -64,7 +60,7 @@ SHAPES = 64  # full shapes kept (each holds one lifetime's retained events: ~10-
 SEEN = 4096  # cheap pre-keys remembered (a shape is built only for a pre-key seen before)
 # (line, ...) pairs whose first item is a log line, by the name that holds them.
 _LINE_FIRST = frozenset({"transitions", "markers", "progress_by_proc", "kernel_archs", "first_error"})
-_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = (str, int, float, bool, type(None), bytes)
 _SLOTS: dict[type, list[str]] = {}  # a class's slot names, its bases' included
 
 
@@ -167,25 +163,43 @@ class _Walk:
         out.append(t)
         if t is Event:
             self._event(v)
-        elif t is dict or t is OrderedDict:
-            self._dict(v, name)
-        elif t is deque:
-            out.append(v.maxlen)
-            out.append(len(v))
-            for x in v:
-                self.value(x, name)
-        elif t is set or t is frozenset:
-            out.append(len(v))
-            for x in sorted(v, key=repr):
-                self.value(x, name)
         elif t is timedelta:
             out.append(v)
         elif getattr(t, "__name__", "") == "Signature":
             out.append(id(v))  # one signature set per memo: the same object is the same signature
+        elif isinstance(v, (dict, list, tuple, deque, set, frozenset, str, bytes, int, float)):
+            self._contents(v, name)
+            if hasattr(v, "__dict__"):  # a subclass's own attributes too (a Counter's none, a Token's position)
+                self._fields(v, t)
+        elif isinstance(v, (datetime, timedelta)):
+            raise Unwalkable(t.__name__)  # a subclass of a time: not written as one
         elif hasattr(v, "__dict__") or hasattr(t, "__slots__"):
             self._fields(v, t)
         else:
             raise Unwalkable(t.__name__)
+
+    def _contents(self, v: Any, name: Any) -> None:
+        """What a container (or a subclass of one, or of a scalar) holds."""
+        out = self.out
+        if isinstance(v, dict):
+            self._dict(v, name)
+        elif isinstance(v, deque):
+            out.append(v.maxlen)
+            out.append(len(v))
+            for x in v:
+                self.value(x, name)
+        elif isinstance(v, (set, frozenset)):
+            out.append(len(v))
+            for x in sorted(v, key=repr):
+                self.value(x, name)
+        elif isinstance(v, (list, tuple)):
+            out.append(len(v))
+            for x in v:
+                self.value(x, name if _line_name(name) else None)
+        elif isinstance(v, (str, bytes)):
+            out.append(v[:])  # the plain value
+        else:
+            out.append(int(v) if isinstance(v, int) else float(v))
 
     def _event(self, ev: Event) -> None:
         """An event, written out inline (most of a shape is events)."""
