@@ -15,6 +15,9 @@ an iterable of lines, bytes)::
 from forensics import native as _native
 
 _native.install()  # before any compiled module can load: compiled or pure, decided once
+from forensics import re_cache as _re_cache
+
+_re_cache.install()  # before the modules that compile patterns on import
 
 from forensics.api import batch, classify, classify_text, diff, parse, read_events
 from forensics.versions import TAXONOMY_VERSION, __version__

@@ -43,6 +43,7 @@ COMPILED_MODULES = (
     "forensics.incidents.lifetimes",
     "forensics.incidents.outcome",
     "forensics.diagnosis.early_warnings.candidates",
+    "forensics.diagnosis.memo",
 )
 GROUP = "forensics"  # the shared library: forensics__mypyc.<abi>.so beside the package
 STAMP = "_compiled.txt"  # "<module> <blake2b of its source>" per line, written by the build

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from functools import partial
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -163,13 +164,18 @@ def diagnose_events(events, source_name: str, sset: SignatureSet, classifier: An
                     spool: bool = False) -> list[dict[str, Any]]:
     """One answer per incident. ``spool``: keep them compressed as they come
     (an ``IncidentSpool``: memory flat in the number of lifetimes)."""
+    from forensics.diagnosis import memo
     from forensics.diagnosis.diagnose import diagnose_incident, record_hits
     from forensics.incidents.lifetimes import IncidentBuilder
     from forensics.report.spool import IncidentSpool
 
     out: Any = IncidentSpool() if spool else []
+    diagnose = lambda inc: diagnose_incident(inc, classifier, always_classify)  # noqa: E731
+    if keep_incidents is None and memo.enabled():
+        # Incidents nobody keeps: a crash loop's repeated lifetimes are diagnosed once per shape.
+        diagnose = partial(memo.LifetimeMemo().diagnose, compute=diagnose)
     for inc in _finished(events, IncidentBuilder(source_name, record_hits(sset))):
-        out.append(diagnose_incident(inc, classifier, always_classify))
+        out.append(diagnose(inc))
         if keep_incidents is not None:
             keep_incidents.append(inc)
     return out

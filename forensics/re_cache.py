@@ -1,0 +1,114 @@
+"""Compiled ``re`` programs kept in the start-up cache (issue 29, start-up).
+
+Python's ``re`` parses and compiles each pattern in Python (``re._parser``,
+``re._compiler``): the ~200 patterns a ``forensics classify`` compiles cost
+60-120 ms of a ~0.3 s start, and the message catalogue compiles hundreds
+more on a long log. The last step, ``_sre.compile``, takes the compiled
+program (a list of integers) and is fast. This module keeps, per pattern
+and flags, the arguments that step was given, in the cache directory
+(``forensics.cache``: private, digest-checked, keyed by the interpreter's
+version and the ``re`` engine's magic number, so another Python never reads
+them); a start that finds a pattern there calls ``_sre.compile`` directly.
+
+The pattern object is the one ``re`` would build: when a pattern is recorded,
+the object built from the recorded arguments is compared with the one ``re``
+built (a ``Pattern`` compares equal only to one of the same pattern, flags
+and program); one that differs is not recorded. Debug-flag compiles and
+non-string patterns go to ``re`` as always. New programs are written at exit
+(atomically, at most ``MAX_PATTERNS``).
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import marshal
+import sys
+from array import array
+from typing import Any
+
+KIND = "re"
+MAX_PATTERNS = 4096
+_table: dict[tuple, tuple] = {}
+_new = 0
+
+
+def _key() -> str:
+    import _sre
+    from re import _constants
+
+    ident = f"{sys.version}|{_sre.MAGIC}|{_constants.MAGIC}|{sys.maxunicode}|{array('I').itemsize}"
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+def install() -> None:
+    """Route ``re``'s compile step through the table (once a process; not
+    when caching is off or the interpreter's ``re`` is not the shape known here)."""
+    from re import _compiler
+
+    from forensics.cache import cache_dir, read_entry
+
+    if getattr(_compiler.compile, "_forensics", False) or cache_dir() is None:
+        return
+    if not all(hasattr(_compiler, n) for n in ("_code", "_parser", "_sre", "isstring", "SRE_FLAG_DEBUG")):
+        return
+    body = read_entry(KIND, _key(), max_bytes=16 << 20)
+    if body is not None:
+        try:
+            table = marshal.loads(body)
+            if type(table) is dict:
+                _table.update(table)
+        except (ValueError, EOFError, TypeError):
+            pass
+    original = _compiler.compile
+
+    def compile(p: Any, flags: int = 0) -> Any:
+        if type(p) is not str or flags & _compiler.SRE_FLAG_DEBUG:
+            return original(p, flags)
+        got = _table.get((p, flags))
+        if got is not None:
+            final, code, groups, groupindex, indexgroup = got
+            return _compiler._sre.compile(p, final, array("I", code).tolist(), groups, groupindex, indexgroup)
+        return _record(original, p, flags)
+
+    compile._forensics = True  # type: ignore[attr-defined]
+    _compiler.compile = compile
+    atexit.register(_save)
+
+
+def _record(original: Any, p: str, flags: int) -> Any:
+    """``re``'s own compile, and the arguments of its last step kept when
+    building from them gives the same pattern object."""
+    global _new
+    from re import _compiler
+
+    want = original(p, flags)
+    if len(_table) >= MAX_PATTERNS:
+        return want
+    parsed = _compiler._parser.parse(p, flags)
+    code = _compiler._code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for k, i in groupindex.items():
+        indexgroup[i] = k
+    args = (flags | parsed.state.flags, array("I", code).tobytes(), parsed.state.groups - 1, groupindex,
+            tuple(indexgroup))
+    try:
+        same = _compiler._sre.compile(p, args[0], list(code), args[2], args[3], args[4]) == want
+    except (TypeError, ValueError, OverflowError, RuntimeError):
+        same = False
+    if same and want.groupindex == groupindex:
+        _table[(p, flags)] = args
+        _new += 1
+    return want
+
+
+def _save() -> None:
+    if not _new:
+        return
+    from forensics.cache import write_entry
+
+    try:
+        body = marshal.dumps(_table)
+    except ValueError:
+        return
+    write_entry(KIND, _key(), body)
