@@ -17,7 +17,8 @@ from forensics import native as _native
 _native.install()  # before any compiled module can load: compiled or pure, decided once
 from forensics import re_cache as _re_cache
 
-_re_cache.install()  # before the modules that compile patterns on import
+if _re_cache.wanted():  # the forensics command only: a library's host keeps its own re
+    _re_cache.install()  # before the modules that compile patterns on import
 
 from forensics.api import batch, classify, classify_text, diff, parse, read_events
 from forensics.versions import TAXONOMY_VERSION, __version__

@@ -40,6 +40,20 @@ def _key() -> str:
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
+def wanted() -> bool:
+    """Only a forensics process routes ``re`` through the table: the ``forensics`` command, or
+    ``python -m forensics`` (while ``-m`` locates its module, ``sys.argv[0]`` is ``"-m"``).
+    A program that imports forensics as a library keeps its ``re`` untouched and its patterns
+    out of our cache, unless it asks (``FORENSICS_RE_CACHE=on``)."""
+    import os
+
+    flag = os.environ.get("FORENSICS_RE_CACHE", "")
+    if flag in ("on", "off"):
+        return flag == "on"
+    arg0 = sys.argv[0] if sys.argv else ""
+    return arg0 == "-m" or os.path.basename(arg0) in ("forensics", "forensics.exe")
+
+
 def install() -> None:
     """Route ``re``'s compile step through the table (once a process; not
     when caching is off or the interpreter's ``re`` is not the shape known here)."""

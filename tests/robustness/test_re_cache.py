@@ -19,7 +19,7 @@ _RUN = ("import re, forensics, forensics.re_cache as c; from re import _compiler
 
 
 def _run(cache: Path) -> str:
-    env = {**os.environ, "FORENSICS_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "FORENSICS_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), "FORENSICS_RE_CACHE": "on"}
     return subprocess.run([sys.executable, "-c", _RUN], env=env, capture_output=True, text=True, check=True,
                           timeout=120).stdout.split()
 
@@ -78,3 +78,21 @@ def _index_groups(parsed):  # type: ignore[no-untyped-def]
     for k, i in parsed.state.groupdict.items():
         out[i] = k
     return tuple(out)
+
+
+def test_a_program_importing_forensics_keeps_its_own_re(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "FORENSICS_RE_CACHE"}
+    env.update(FORENSICS_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", _RUN], env=env, capture_output=True, text=True, check=True,
+                         timeout=120).stdout.split()
+    assert out == ["0", "False"]
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*re*"))
+
+
+def test_the_forensics_command_uses_the_table(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "FORENSICS_RE_CACHE"}
+    env.update(FORENSICS_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    code = "import sys; sys.argv[0] = '/usr/bin/forensics'; " + _RUN
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                         timeout=120).stdout.split()
+    assert out[1] == "True"
