@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,29 @@ from forensics.diagnosis import literal_gate
 FORMAT = 1
 
 
+def _origin(name: str) -> str | None:
+    """The file a module is (or would be) loaded from, whether or not it is imported yet: a key
+    read before and after an import must be the same key (it was not: a test process that had not
+    yet imported the literal gate or the YAML parser wrote an entry it never found again)."""
+    m = sys.modules.get(name)
+    f = getattr(m, "__file__", None) if m is not None else None
+    if f:
+        return str(f)
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.has_location else None
+
+
 def code_digest(*modules: str) -> str:
     """The digest of the code that parses and checks what is cached: an
     entry made by other code (a newer check) is another key."""
     h = hashlib.sha256()
     for name in modules:
-        m = sys.modules.get(name)
-        f = getattr(m, "__file__", None)
+        f = _origin(name)
         try:
             h.update(Path(f).read_bytes() if f else name.encode())
         except OSError:
@@ -52,9 +69,13 @@ def cache_key(files_digest: str, engine: str) -> str:
     versions = [str(FORMAT), files_digest, engine, __version__, sys.version,
                 code_digest(__name__, "forensics.diagnosis.signatures", "forensics.diagnosis.matcher",
                             "forensics.diagnosis.literal_gate")]
-    for mod in ("regex", "re2", "yaml"):
-        m = sys.modules.get(mod)
-        versions.append(f"{mod}={getattr(m, '__version__', '?') if m is not None else '-'}")
+    for mod in ("regex", "re2", "yaml"):  # the installed library, by its file (no import needed)
+        f = _origin(mod)
+        try:
+            st = os.stat(f) if f else None
+        except OSError:
+            st = None
+        versions.append(f"{mod}={f}:{st.st_size}:{st.st_mtime_ns}" if st is not None else f"{mod}=-")
     return hashlib.sha256("\0".join(versions).encode()).hexdigest()[:32]
 
 
