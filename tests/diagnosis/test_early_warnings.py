@@ -321,6 +321,43 @@ def test_a_warning_healthy_runs_print_only_in_one_context_is_news_outside_it():
     assert d is not None and d["signature"] == "vllm.no-platform-detected"
 
 
+def test_warnings_healthy_runs_print_too_speak_only_in_their_context():
+    # Lines of batches 29-34 that failures and healthy runs both print: llama.cpp's parameter fit
+    # when -ngl is set, MLflow's dependency and Python-version notes (context for linking, never
+    # news); vLLM's SymmMem capability warning, news on Blackwell only; vLLM 0.12+'s _C import
+    # failure, quiet on a host whose platform plugin brings its own ops.
+    from forensics.diagnosis.early_warnings.context import add_context
+    from forensics.diagnosis.signatures import signature_set
+
+    sigs = {s.id: s for s in signature_set().signatures}
+
+    class Hit:
+        def __init__(self, sid: str) -> None:
+            self.signature = sigs[sid]
+
+    quiet = [("llamacpp.fit-params-failed", "0.00.747.142 W common_fit_params: failed to fit params to free device "
+              "memory: n_gpu_layers already set by user to 99, abort"),
+             ("mlflow.model-dependency-mismatch", "2024/07/23 12:35:38 WARNING mlflow.utils.requirements_utils: Detected "
+              "one or more mismatches between the model's dependencies and the current Python environment:"),
+             ("llamacpp.pipeline-parallelism-copies", "llama_new_context_with_model: pipeline parallelism enabled (n_copies=4)")]
+    for sid, line in quiet:
+        assert sigs[sid].strength == "weak"
+        assert E.live_decision(Event(kinds.LOG, 3, line), Hit(sid), {}) is None
+    line = ("(Worker pid=301) WARNING 06-13 20:05:54 [symm_mem.py:66] SymmMemCommunicator: Device capability "
+            "{} not supported, communicator is not available.")
+    for cap, news in (("8.6", False), ("12.0", True)):
+        facts: dict = {}
+        add_context(facts, line.format(cap))
+        d = E.live_decision(Event(kinds.LOG, 40, line.format(cap)), Hit("vllm.symm-mem-capability-unsupported"), facts)
+        assert (d is not None) == news, cap
+    line = ("(APIServer pid=13) WARNING 06-29 18:27:06 [interface.py:225] Failed to import from vllm._C: "
+            "ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')")
+    plugin: dict = {}
+    add_context(plugin, "INFO 06-29 18:26:53 [__init__.py:212] Platform plugin neuron is activated")
+    assert E.live_decision(Event(kinds.LOG, 96, line), Hit("vllm.import-c-failed-shared-object"), plugin) is None
+    assert E.live_decision(Event(kinds.LOG, 96, line), Hit("vllm.import-c-failed-shared-object"), {}) is not None
+
+
 def test_every_early_warning_has_the_contract_fields():
     from forensics.lab.evaluate import read_labels
     from forensics.pipeline import diagnose_source, load_classifier
