@@ -102,6 +102,16 @@ def _is_kernel_assert(h: Hit) -> bool:
     return outcome.proof_class(h.text[:2000]) == "assert"
 
 
+def _deadline_expired(inc: Incident, h: Hit) -> bool:
+    """A serving-time watchdog's or health checker's deadline expired (Ray Serve marking a
+    replica unhealthy, SGLang's scheduler watchdog, vLLM's engine iteration timeout): the
+    process was busy or stuck, so work lines printed after it (an excerpt's stats lines)
+    are not proof that it survived; the supervisor acts on it. Not after a shutdown began."""
+    sig = h.signature
+    return (sig.root_cause == "hang.timeout" and sig.phase == "serving" and sig.kind == "failure"
+            and not (inc.shutdown_line is not None and h.line >= inc.shutdown_line))
+
+
 @dataclass
 class _Findings:
     """What the signatures and the lifetime judgements found in one lifetime."""
@@ -134,6 +144,9 @@ def _findings(inc: Incident) -> _Findings:
                              or inc.shutdown_line is not None or verdicts.echoes_a_stop(inc, tail.line)):
         tail = None
     exit_failed = verdicts.exit_failed(inc)
+    if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
+        # Only where nothing else ended it: a later failure is what the deadline warned of.
+        fails = [h for h in inc.failure_hits if _deadline_expired(inc, h)]
     if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
         tail = death.died_at(inc)  # nothing a rule knows says it died: the learned detector reads its end
         if tail is not None and verdicts.echoes_a_stop(inc, tail.line):

@@ -97,3 +97,28 @@ def test_context_tokens_name_gpu_backends_and_model_kind():
     assert "backend:trtllm_mla" in toks and "backend:none" not in toks
     assert "model:multimodal" in context_tokens("Load weight end. type=KimiK25ForConditionalGeneration, dtype=bf16")
     assert matching(("backend:*cute*", "arch:blackwell"), frozenset({"backend:flash_attn_cute"})) == ["backend:flash_attn_cute"]
+
+
+def test_a_serving_health_check_deadline_is_a_failure_even_with_stats_after_it(tmp_path):
+    # Ray Serve marks the replica unhealthy while its engine, busy, still prints stats: the
+    # controller restarts it, so the stats lines after the deadline are not survival.
+    log = ("1758 -- Didn't receive health check response for replica Replica(id='r1', deployment='vLLM:m', "
+           "app='App') after 10.0s, marking it unhealthy.\n"
+           "(_EngineBackgroundProcess pid=1) INFO 06-25 04:39:52 [metrics.py:486] Avg prompt throughput: "
+           "27408.8 tokens/s, Avg generation throughput: 4.9 tokens/s, Running: 49 reqs, Pending: 951 reqs\n")
+    res = _classify(tmp_path, log)
+    assert res["verdict"] == "failed" and res["root_cause"] == "hang.timeout"
+
+
+def test_llama_cpp_bind_failure_and_ggml_abort_are_failures(tmp_path):
+    bind = ("0.00.064.257 I cmn  common_param: common_params_print_info: verbosity = 3\n"
+            "0.00.065.436 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 9090\n"
+            "0.00.065.441 I srv    operator(): operator(): cleaning up before exit...\n"
+            "0.00.065.581 E srv  llama_server: exiting due to HTTP server error\n")
+    res = _classify(tmp_path, bind)
+    assert res["verdict"] == "failed" and res["root_cause"] == "net.port-in-use"
+    forced = ("main: server is listening on http://127.0.0.1:8080\n"
+              "srv  update_slots: all slots are idle\n"
+              "Received second interrupt, terminating immediately.\n"
+              "/src/ggml/src/ggml-metal/ggml-metal-device.m:618: GGML_ASSERT([rsets->data count] == 0) failed\n")
+    assert _classify(tmp_path, forced)["verdict"] != "failed"  # the operator's forced exit, not a failure
