@@ -35,3 +35,8 @@ def test_a_start_up_that_died_unnoticed_is_read():
     tails = [t for rel in ("batch-13/015.log", "batch-01/001.log", "batch-26/006.log")
              for t in _read_at_run_time(_incidents(rel))]
     assert tails
+
+
+def test_a_server_that_answered_a_local_client_is_not_read():
+    # no readiness line, but a client's HTTP 400 from the server on 127.0.0.1: it was up
+    assert _read_at_run_time(_incidents("batch-11/018.log")) == []

@@ -121,6 +121,7 @@ def consulted(inc: Any) -> bool:
     answered count: an excerpt that starts mid-serving, or one whose request handler reported a
     worker's error), or was asked to stop, or shut down, did not die unnoticed."""
     return inc.ready_line is None and inc.stop_requested_line is None and inc.shutdown_line is None \
+        and not verdicts.answered_requests(inc) \
         and not any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks)
 
 
