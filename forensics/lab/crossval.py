@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--max-seconds", type=float, default=None, help="time box")
     args = ap.parse_args(argv)
+    if args.json is not None and not args.json.parent.is_dir():
+        print(f"forensics: --json {args.json}: no such directory {str(args.json.parent)!r}", file=sys.stderr)
+        return 2
     try:
         import sklearn  # noqa: F401
     except ImportError:
@@ -81,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     cv = run(args.max_seconds)
     print(render(cv))
     if args.json:
-        atomic_write_text(args.json, json.dumps(cv, indent=1, default=str) + "\n")
+        try:
+            atomic_write_text(args.json, json.dumps(cv, indent=1, default=str) + "\n")
+        except OSError as e:
+            print(f"forensics: cannot write {args.json}: {e.strerror or e}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -181,10 +181,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m forensics.lab.rules_holdout", description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
+    if args.json is not None and not args.json.parent.is_dir():
+        print(f"forensics: --json {args.json}: no such directory {str(args.json.parent)!r}", file=sys.stderr)
+        return 2
     out = run()
     print(render(out))
     if args.json:
-        atomic_write_text(args.json, json.dumps(out, indent=1) + "\n")
+        try:
+            atomic_write_text(args.json, json.dumps(out, indent=1) + "\n")
+        except OSError as e:
+            print(f"forensics: cannot write {args.json}: {e.strerror or e}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -48,3 +48,12 @@ def test_a_log_read_without_the_signature_that_decided_it_is_decided_otherwise()
     other = rh._diagnose(str(path), reduced, clf)
     assert other is not None and other.get("signature") != res["signature"]
     assert rh._score({"root_cause": res["root_cause"], "_path": str(path)}, res, sset)["top1"] == 1
+
+
+def test_an_unwritable_json_path_is_refused_before_the_run(tmp_path, capsys):
+    from forensics.lab import crossval
+
+    for main in (rh.main, crossval.main):
+        assert main(["--json", str(tmp_path / "missing" / "figures.json")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("forensics: --json ") and err.count("\n") == 1
