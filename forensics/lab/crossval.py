@@ -16,13 +16,12 @@ and each of the project's own corpora.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from forensics.atomic import atomic_write_text
+from forensics.lab.figures_json import json_target_refused, write_json
 
 
 def run(max_seconds: float | None = None) -> dict[str, Any]:
@@ -73,8 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--max-seconds", type=float, default=None, help="time box")
     args = ap.parse_args(argv)
-    if args.json is not None and not args.json.parent.is_dir():
-        print(f"forensics: --json {args.json}: no such directory {str(args.json.parent)!r}", file=sys.stderr)
+    if json_target_refused(args.json):
         return 2
     try:
         import sklearn  # noqa: F401
@@ -83,13 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cv = run(args.max_seconds)
     print(render(cv))
-    if args.json:
-        try:
-            atomic_write_text(args.json, json.dumps(cv, indent=1, default=str) + "\n")
-        except OSError as e:
-            print(f"forensics: cannot write {args.json}: {e.strerror or e}", file=sys.stderr)
-            return 2
-    return 0
+    return write_json(args.json, cv) if args.json else 0
 
 
 if __name__ == "__main__":

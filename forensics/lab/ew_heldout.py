@@ -52,12 +52,14 @@ def baseline_groups(dirs: list[Path]) -> dict[Path, str]:
     return out
 
 
-def scored_rows(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
-    """Every labelled row (failures and healthy logs) with its group."""
+def scored_rows(public: list[Path] | None = None,
+                project: tuple[str, ...] = PROJECT) -> list[tuple[dict[str, str], str]]:
+    """Every labelled row (failures and healthy logs) with its group: a public row's server
+    family, ``project:<name>`` for a row of one of the ``project`` corpora."""
     out: list[tuple[dict[str, str], str]] = []
     for d in public if public is not None else batch_dirs(PUBLIC_DIR):
         out += [(r, server_family(r.get("server") or "?")) for r in read_labels(d)]
-    for folder in PROJECT:
+    for folder in project:
         d = REPO / folder
         if (d / "labels.csv").exists():
             out += [(r, f"project:{d.name}") for r in read_labels(d)]

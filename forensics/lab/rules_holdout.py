@@ -21,16 +21,14 @@ drawn from the signatures' own examples.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-from forensics.atomic import atomic_write_text
-from forensics.lab.decision_train import PUBLIC_DIR, REPO
-from forensics.lab.evaluate import _live_hit, _live_warnings, evidence_names, read_labels
-from forensics.lab.public_corpus import batch_dirs, server_family
+from forensics.lab.evaluate import _live_hit, _live_warnings, evidence_names
+from forensics.lab.ew_heldout import scored_rows
+from forensics.lab.figures_json import json_target_refused, write_json
 
 REAL_PROJECT = ("corpora/cpu", "corpora/gpu", "corpora/gpu-early-warning", "corpora/seeds")
 
@@ -54,17 +52,6 @@ def _recording(sset: Any, seen: set[str]) -> Callable[[], None]:
     def undo() -> None:
         del sset.match_views, sset.match_event
     return undo
-
-
-def labelled_real_rows() -> list[tuple[dict[str, str], str]]:
-    """(row, group) for every labelled real log: public rows by server family, the
-    reproduced corpora as ``project:<name>``."""
-    out = [(row, server_family(row.get("server") or "?")) for d in batch_dirs(PUBLIC_DIR) for row in read_labels(d)]
-    for folder in REAL_PROJECT:
-        d = REPO / folder
-        if (d / "labels.csv").exists():
-            out += [(row, f"project:{d.name}") for row in read_labels(d)]
-    return out
 
 
 def _diagnose(path: str, sset: Any, clf: Any) -> dict[str, Any] | None:
@@ -117,7 +104,7 @@ def run() -> dict[str, Any]:
     from forensics.pipeline import load_classifier
 
     sset, clf = signature_set(), load_classifier(True)
-    rows = labelled_real_rows()
+    rows = scored_rows(project=REAL_PROJECT)
     matched: dict[str, set[str]] = defaultdict(set)
     seen_scores: dict[str, dict[str, int]] = defaultdict(dict)
     for row, group in rows:
@@ -135,8 +122,10 @@ def run() -> dict[str, Any]:
     held: dict[str, dict[str, int]] = {}
     for fam in sorted(seen_scores):
         drop = own.get(fam, set())
-        reduced = SignatureSet([s for s in sset.signatures if s.id not in drop], f"{sset.digest}-{fam}") \
-            if drop else sset
+        if not drop:  # nothing of its own to hold out: its held-out figures are its seen ones
+            held[fam] = seen_scores[fam]
+            continue
+        reduced = SignatureSet([s for s in sset.signatures if s.id not in drop], f"{sset.digest}-{fam}")
         tot: dict[str, int] = {}
         for row, group in rows:
             if group == fam and row.get("root_cause"):
@@ -181,18 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m forensics.lab.rules_holdout", description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
-    if args.json is not None and not args.json.parent.is_dir():
-        print(f"forensics: --json {args.json}: no such directory {str(args.json.parent)!r}", file=sys.stderr)
+    if json_target_refused(args.json):
         return 2
     out = run()
     print(render(out))
-    if args.json:
-        try:
-            atomic_write_text(args.json, json.dumps(out, indent=1) + "\n")
-        except OSError as e:
-            print(f"forensics: cannot write {args.json}: {e.strerror or e}", file=sys.stderr)
-            return 2
-    return 0
+    return write_json(args.json, out) if args.json else 0
 
 
 if __name__ == "__main__":

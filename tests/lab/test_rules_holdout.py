@@ -5,6 +5,7 @@ from pathlib import Path
 
 from forensics.diagnosis.signatures import SignatureSet, signature_set
 from forensics.lab import rules_holdout as rh
+from forensics.lab.evaluate import read_labels
 from forensics.pipeline import load_classifier
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,7 +21,7 @@ def test_own_signatures_are_those_only_one_public_family_matches():
 
 def _decided_log() -> tuple[Path, dict]:
     sset, clf = signature_set(), load_classifier(True)
-    for row in rh.read_labels(LOG):
+    for row in read_labels(LOG):
         res = rh._diagnose(row["_path"], sset, clf)
         if res and res.get("decided_by") == "signature" and res.get("signature"):
             return Path(row["_path"]), res
