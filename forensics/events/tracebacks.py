@@ -134,7 +134,10 @@ def _blank_in_frames(tb: "OpenTraceback", body: str) -> bool:
     in a row, or one after the exception line, ends the traceback as before."""
     if tb.state != "frames" or tb.after_blank or tb.last_ttype not in ("HEADER", "FILE", "SOURCE", "CARET"):
         return False
-    return not body.strip() or _BARE_STAMP.match(body) is not None
+    # Only an empty line: a whitespace-only one is a frame's blank source line, and
+    # holding it would join what follows (a SIGTERM handler's frames and its
+    # SystemExit) to the frames before it; that stays as it was.
+    return not body or _BARE_STAMP.match(body) is not None
 
 
 def _lost_indent_source(tb: "OpenTraceback", body: str) -> bool:
