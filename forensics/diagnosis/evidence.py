@@ -21,6 +21,9 @@ _MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )
                            r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
 _BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
 _WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
+# A Rust panic's location line whose message follows on the next line.
+_PANIC_AT = re.compile(r"\bthread '[^']{1,80}' panicked at \S+:\d+:\d+:\s*$")
+_SEPARATORS = frozenset({"--", "...", "…", "[...]"})  # what a paste leaves where it cut lines
 _WRAPPER_BAND = 5  # wrappers' priority (signatures/deaths.yaml, wrappers.yaml); below it, the weakest signs
 _INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
 
@@ -30,6 +33,7 @@ def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_lin
     """The evidence list of one failure, the proving line first."""
     evidence = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
     if inc is not None:
+        _panic_message_first(inc, evidence)
         _add_proofs(inc, evidence, fail_line)
     _inner_proof_first(evidence, _cause_lines(best, fail_ev))
     return evidence
@@ -166,6 +170,24 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
     return ev_list
 
 
+
+
+def _panic_message_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
+    """Rust (1.73 on) prints a panic's location on one line and its message on the next:
+    ``thread 'main' panicked at src/server.rs:180:45:`` then what went wrong, whichever
+    program panicked (TGI's router and launcher, Dynamo, TEI, vllm-rs). The message proves
+    the failure together with where: the two are one entry, as older Rust printed them
+    on one line. The message is the next line (a paste's ``--`` or ``...`` between
+    skipped), among the last events the lifetime kept."""
+    if not evidence or not _PANIC_AT.search(evidence[0]["text"]):
+        return
+    st = inc.outcome
+    at = evidence[0]["line"]
+    for ev in sorted(st.recent if st is not None else (), key=lambda e: e.line):
+        text = ev.text.strip()
+        if at < ev.line <= at + 3 and text and text not in _SEPARATORS and not _PANIC_AT.search(text):
+            evidence[0]["text"] = clip_message(evidence[0]["text"].rstrip() + " " + text)
+            return
 
 
 def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:

@@ -1,0 +1,50 @@
+"""The proving line is usually printed by a library, not by the server: rules keyed on
+the library's own wording name the cause whichever server printed it (logs built here
+around the strings the libraries print)."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import classify_lines as _run
+
+
+def test_a_rust_panic_is_proved_by_its_location_and_its_message_together():
+    res = _run([
+        "2024-03-18T18:17:40.000000Z  INFO text_generation_router: Connected",
+        "thread 'tokio-runtime-worker' panicked at router/src/server.rs:180:45:",
+        "byte index 1000 is not a char boundary; it is inside 'x' (bytes 999..1002)",
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    ])
+    first = res["evidence"][0]["text"]
+    assert "panicked at router/src/server.rs:180:45:" in first and "byte index 1000" in first
+
+
+@pytest.mark.parametrize("lines, label", [
+    # llama.cpp's loader, as Ollama's runner and llama.cpp's server print it
+    (["time=2025-01-01T10:00:00.000Z level=INFO source=server.go:380 msg=\"starting llama server\"",
+      "llama_model_load: error loading model: error loading model hyperparameters: key not found in model: qwen9.context_length",
+      "llama_load_model_from_file: failed to load model",
+      "time=2025-01-01T10:00:01.000Z level=ERROR source=sched.go:455 msg=\"error loading llama server\" error=\"llama runner process has terminated: exit status 2\""],
+     "config.model-load"),
+    # HCCL under any server on Ascend
+    (["RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:148 HCCL function error: "
+      "hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 7"],
+     "dist.nccl"),
+    # a server socket that cannot be bound, without an errno
+    (["0.00.065.436 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8083",
+      "0.00.065.581 E srv  llama_server: exiting due to HTTP server error"],
+     "net.port-in-use"),
+    # transformers' config lacks what the model code reads
+    (["Traceback (most recent call last):",
+      '  File "/srv/engine/model_agent.py", line 120, in build_model',
+      "    hidden = config.hidden_size",
+      "AttributeError: 'Qwen9VLConfig' object has no attribute 'hidden_size'"],
+     "config.model-load"),
+    # the CUDA runtime's error 803, whichever program called it
+    (["RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+      "NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination"],
+     "env.driver-too-old"),
+])
+def test_a_library_wording_names_the_cause_whichever_server_printed_it(lines, label):
+    res = _run(lines)
+    assert res["verdict"] == "failed" and res["root_cause"] == label, (res["root_cause"], res.get("evidence"))
