@@ -24,6 +24,8 @@ _WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blev
 # A Rust panic's location line whose message follows on the next line.
 _PANIC_AT = re.compile(r"\bthread '[^']{1,80}' panicked at \S+:\d+:\d+:\s*$")
 _SEPARATORS = frozenset({"--", "...", "…", "[...]"})  # what a paste leaves where it cut lines
+_NOT_PROOF = ("last-frame", "fragment")  # evidence roles that locate a failure without naming it
+_SOURCE_LINE = re.compile(r"^\s*raise \w")  # a frame's quoted source line that raises the exception
 _WRAPPER_BAND = 5  # wrappers' priority (signatures/deaths.yaml, wrappers.yaml); below it, the weakest signs
 _INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
 
@@ -99,6 +101,11 @@ def _worded(best: Hit, fails: list[Hit]) -> Hit:
     same = [h for h in fails if h.signature.id == best.signature.id and h is not best]
     if not same:
         return best
+    if _SOURCE_LINE.match(best.text):
+        # The quoted ``raise X("...")`` of a frame: the exception line it raised says it.
+        raised = [h for h in same if not _SOURCE_LINE.match(h.text) and not _BARE_EXCEPTION.match(h.text.strip())]
+        if raised:
+            return min(raised, key=lambda h: abs(h.line - best.line))
     if _BARE_EXCEPTION.match(best.text.strip()):
         worded = [h for h in same if not _BARE_EXCEPTION.match(h.text.strip())]
         if worded:
@@ -210,9 +217,13 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
     if not proofs:
         return
     cause = evidence[0] if evidence else None
+    if cause is not None and cause["role"] in _NOT_PROOF:
+        # A cut traceback's last frame says where, not what: the runtime's or the
+        # compiler's own error line goes ahead of it.
+        cause = None
     cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
         not outcome.is_compiler_error(cause["text"])
-    pos = 1 if evidence else 0
+    pos = 1 if cause is not None else 0
     for ev, cls in proofs:
         text = clip_message(ev.text)
         key = text.strip()

@@ -48,3 +48,24 @@ def test_a_rust_panic_is_proved_by_its_location_and_its_message_together():
 def test_a_library_wording_names_the_cause_whichever_server_printed_it(lines, label):
     res = _run(lines)
     assert res["verdict"] == "failed" and res["root_cause"] == label, (res["root_cause"], res.get("evidence"))
+
+
+def test_a_runtime_error_goes_ahead_of_a_cut_tracebacks_last_frame():
+    # The traceback was cut before its exception; the HIP runtime said what failed.
+    res = _run([
+        "INFO 01-01 10:00:00 [engine.py:100] Initializing engine",
+        "ERROR 01-01 10:00:05 [engine.py:448] HIP error: invalid device function",
+        "Traceback (most recent call last):",
+        '  File "/opt/venv/lib/python3.11/site-packages/vllm/engine/multiprocessing/engine.py", line 128, in from_vllm_config',
+        "    return cls(",
+    ])
+    assert res["evidence"][0]["text"].endswith("HIP error: invalid device function"), res["evidence"]
+
+
+def test_the_raised_exception_line_goes_ahead_of_the_quoted_raise():
+    res = _run([
+        'File "/usr/local/lib/python3.10/site-packages/vllm/config.py", line 1608, in __init__',
+        'raise RuntimeError("Failed to infer device type")',
+        "RuntimeError: Failed to infer device type",
+    ])
+    assert res["evidence"][0]["text"] == "RuntimeError: Failed to infer device type", res["evidence"]
