@@ -26,24 +26,21 @@ def test_a_rust_panic_is_proved_by_its_location_and_its_message_together():
       "llama_load_model_from_file: failed to load model",
       "time=2025-01-01T10:00:01.000Z level=ERROR source=sched.go:455 msg=\"error loading llama server\" error=\"llama runner process has terminated: exit status 2\""],
      "config.model-load"),
-    # HCCL under any server on Ascend
-    (["RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:148 HCCL function error: "
-      "hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 7"],
-     "dist.nccl"),
-    # a server socket that cannot be bound, without an errno
-    (["0.00.065.436 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8083",
-      "0.00.065.581 E srv  llama_server: exiting due to HTTP server error"],
-     "net.port-in-use"),
+    # the Ascend runtime's stream sync, whatever its error code
+    (["Traceback (most recent call last):",
+      '  File "/srv/engine/executor.py", line 88, in sync',
+      "    torch.npu.synchronize()",
+      "RuntimeError: ACL stream synchronize failed."],
+     "gpu.illegal-access"),
+    # the KV cache does not fit, in another engine's words
+    (["ERROR engine::kvcache_allocator: KVCache allocation failed: Insufficient GPU memory for KVCache allocation."],
+     "gpu.out-of-memory"),
     # transformers' config lacks what the model code reads
     (["Traceback (most recent call last):",
       '  File "/srv/engine/model_agent.py", line 120, in build_model',
       "    hidden = config.hidden_size",
       "AttributeError: 'Qwen9VLConfig' object has no attribute 'hidden_size'"],
      "config.model-load"),
-    # the CUDA runtime's error 803, whichever program called it
-    (["RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
-      "NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination"],
-     "env.driver-too-old"),
 ])
 def test_a_library_wording_names_the_cause_whichever_server_printed_it(lines, label):
     res = _run(lines)
