@@ -21,6 +21,11 @@ _MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )
                            r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
 _BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
 _WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
+# A Rust panic's location line whose message follows on the next line.
+_PANIC_AT = re.compile(r"\bthread '[^']{1,80}' panicked at \S+:\d+:\d+:\s*$")
+_SEPARATORS = frozenset({"--", "...", "…", "[...]"})  # what a paste leaves where it cut lines
+_NOT_PROOF = ("last-frame", "fragment")  # evidence roles that locate a failure without naming it
+_SOURCE_LINE = re.compile(r"^\s*raise \w")  # a frame's quoted source line that raises the exception
 _WRAPPER_BAND = 5  # wrappers' priority (signatures/deaths.yaml, wrappers.yaml); below it, the weakest signs
 _INNER_SCAN = 400  # lines of a build summary's message searched for the line that names the failure
 
@@ -30,6 +35,7 @@ def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_lin
     """The evidence list of one failure, the proving line first."""
     evidence = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
     if inc is not None:
+        _panic_message_first(inc, evidence)
         _add_proofs(inc, evidence, fail_line)
     _inner_proof_first(evidence, _cause_lines(best, fail_ev))
     return evidence
@@ -95,6 +101,11 @@ def _worded(best: Hit, fails: list[Hit]) -> Hit:
     same = [h for h in fails if h.signature.id == best.signature.id and h is not best]
     if not same:
         return best
+    if _SOURCE_LINE.match(best.text):
+        # The quoted ``raise X("...")`` of a frame: the exception line it raised says it.
+        raised = [h for h in same if not _SOURCE_LINE.match(h.text) and not _BARE_EXCEPTION.match(h.text.strip())]
+        if raised:
+            return min(raised, key=lambda h: abs(h.line - best.line))
     if _BARE_EXCEPTION.match(best.text.strip()):
         worded = [h for h in same if not _BARE_EXCEPTION.match(h.text.strip())]
         if worded:
@@ -168,6 +179,24 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
 
 
 
+def _panic_message_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
+    """Rust (1.73 on) prints a panic's location on one line and its message on the next:
+    ``thread 'main' panicked at src/server.rs:180:45:`` then what went wrong, whichever
+    program panicked (TGI's router and launcher, Dynamo, TEI, vllm-rs). The message proves
+    the failure together with where: the two are one entry, as older Rust printed them
+    on one line. The message is the next line (a paste's ``--`` or ``...`` between
+    skipped), among the last events the lifetime kept."""
+    if not evidence or not _PANIC_AT.search(evidence[0]["text"]):
+        return
+    st = inc.outcome
+    at = evidence[0]["line"]
+    for ev in sorted(st.recent if st is not None else (), key=lambda e: e.line):
+        text = ev.text.strip()
+        if at < ev.line <= at + 3 and text and text not in _SEPARATORS and not _PANIC_AT.search(text):
+            evidence[0]["text"] = clip_message(evidence[0]["text"].rstrip() + " " + text)
+            return
+
+
 def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
     end = tb.end_line or tb.line
     for other, _phase, _after in inc.tracebacks:
@@ -188,9 +217,13 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
     if not proofs:
         return
     cause = evidence[0] if evidence else None
+    if cause is not None and cause["role"] in _NOT_PROOF:
+        # A cut traceback's last frame says where, not what: the runtime's or the
+        # compiler's own error line goes ahead of it.
+        cause = None
     cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
         not outcome.is_compiler_error(cause["text"])
-    pos = 1 if evidence else 0
+    pos = 1 if cause is not None else 0
     for ev, cls in proofs:
         text = clip_message(ev.text)
         key = text.strip()

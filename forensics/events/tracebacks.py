@@ -37,6 +37,15 @@ STRICT_EXC = re.compile(
     r"|KeyboardInterrupt|StopIteration|GeneratorExit|BaseExceptionGroup|ExceptionGroup)(?:: |:$|$)"
 )
 _RAISE = re.compile(r"^\s{2,}raise [A-Za-z_][\w.]*")
+# What an exception line looks like when its name does not end in Error & co.
+# (``BackendCompilerFailed: ...``, ``RayTaskError(ValueError): ...``): a dotted
+# name, an optional parenthesised one, then a colon.
+# A line of Python's warnings module (``path.py:N: FutureWarning: ...``): another
+# thread's or a library's stderr written into a traceback being printed, not its end.
+_PY_WARNING = re.compile(r"^\S+\.py:\d+: [A-Za-z_]\w*Warning: ")
+# A ``--timestamps`` line (docker, kubectl) whose payload was empty: a blank line.
+_BARE_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*$")
+_EXC_SHAPE = re.compile(r"^[A-Za-z_][\w.]*(?:\([\w.]*\))?:(?: |$)")
 
 
 # Python classes even where this module is compiled (forensics.native): they are
@@ -65,6 +74,7 @@ class OpenTraceback:
     dropped: int = 0
     last_ttype: str | None = None
     in_group: bool = False
+    after_blank: bool = False  # a blank line inside the frames was held back
 
 
 def _group_strip(text: str) -> tuple[str, bool]:
@@ -115,6 +125,32 @@ def classify_line(text: str, state: str, last: str | None) -> str | None:
         return None
     # state == "exc": the exception message may run over several lines
     return "CONT"
+
+
+def _blank_in_frames(tb: "OpenTraceback", body: str) -> bool:
+    """A blank line among the frames, the first of its run: some loggers print one
+    between frames (TGI's and LoRAX's shards relayed by their launcher), and a
+    ``--timestamps`` log gives it a bare time stamp. One is held back; a second
+    in a row, or one after the exception line, ends the traceback as before."""
+    if tb.state != "frames" or tb.after_blank or tb.last_ttype not in ("HEADER", "FILE", "SOURCE", "CARET"):
+        return False
+    # Only an empty line: a whitespace-only one is a frame's blank source line, and
+    # holding it would join what follows (a SIGTERM handler's frames and its
+    # SystemExit) to the frames before it; that stays as it was.
+    return not body or _BARE_STAMP.match(body) is not None
+
+
+def _lost_indent_source(tb: "OpenTraceback", body: str) -> bool:
+    """A paste that lost its indentation (a web page's rendering, a chat) prints a
+    frame's source line flush left after its ``File`` line, where an exception line
+    would stand. Python puts the source line there whenever it has the file, so
+    such a line is the frame's source, unless it reads as an exception: the
+    frames and the exception line go on in order and the traceback stays whole
+    (an ``Exception in ASGI application`` stays a request handler's traceback)."""
+    prev = tb.tokens[-1][1] if tb.tokens else ""
+    if prev[:1] in (" ", "\t") or not prev.startswith('File "'):
+        return False  # the File line kept its indentation: the paste did not lose it
+    return not (STRICT_EXC.match(body) or _EXC_SHAPE.match(body))
 
 
 def _start_type(text: str) -> str | None:
@@ -178,7 +214,16 @@ class TracebackAssembler:
         # header the traceback's lines carry (vLLM); otherwise it is a new record.
         same_record = (not prefixed) or (tb.header is not None and header == tb.header)
         body, grouped = _group_strip(text) if tb.in_group else (text, False)
+        if same_record and _blank_in_frames(tb, body):
+            tb.after_blank = True  # held back: the next line says whether the traceback goes on
+            return True, out
         ttype = classify_line(body, tb.state, tb.last_ttype) if same_record else None
+        if ttype is not None and tb.after_blank:
+            tb.after_blank = False
+            if ttype == "EXC" and not (STRICT_EXC.match(body.lstrip()) or _EXC_SHAPE.match(body.lstrip())):
+                ttype = None  # after a blank line only more frames or the exception continue it
+        if ttype == "EXC" and _PY_WARNING.match(body):
+            ttype = None
         if ttype is None and same_record and HEADER_TEXT in text:
             ttype = "HEADER"
         if not same_record:
@@ -205,6 +250,8 @@ class TracebackAssembler:
             tb.tokens[-1] = (kind, prev + body.strip(), at)
             tb.last_line = line
             return True, out
+        if ttype == "EXC" and tb.last_ttype == "FILE" and _lost_indent_source(tb, body):
+            ttype = "SOURCE"
         self._add(tb, ttype, body, line)
         return True, out
 

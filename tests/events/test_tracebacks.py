@@ -32,3 +32,89 @@ def test_frames_after_an_exception_line_start_no_chain_in_that_traceback():
     assert tbs[0].text.startswith("RuntimeError: jaxlib/cuda/versions_helpers.cc:135")
     assert tbs[1].text == "RuntimeError: Unknown backend cuda. Available backends are ['cpu']"
     assert _run(lines)["verdict"] == "failed"
+
+
+def test_a_paste_that_lost_its_indentation_keeps_one_traceback():
+    # A web page's rendering lost every leading space: each frame's source line
+    # stands flush left after its File line, where an exception line would. The
+    # frames and the exception still follow the header in order: one traceback,
+    # a request handler's (uvicorn's run_asgi), which the server survives.
+    lines = [
+        "INFO: 127.0.0.1:46540 - \"POST /v1/chat/completions HTTP/1.1\" 500 Internal Server Error",
+        "ERROR: Exception in ASGI application",
+        "Traceback (most recent call last):",
+        'File "/opt/py3/lib/python3.10/site-packages/uvicorn/protocols/http/h11_impl.py", line 403, in run_asgi',
+        "result = await app( # type: ignore[func-returns-value]",
+        'File "/opt/py3/lib/python3.10/site-packages/fastapi/routing.py", line 212, in run_endpoint_function',
+        "return await dependant.call(**values)",
+        'File "/srv/api_server.py", line 527, in chat_completions_v1',
+        "choice_data = ChoiceModel(",
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for ChoiceModel",
+        "finish_reason",
+        "  Input should be 'stop' or 'length' [type=literal_error, input_value='error', input_type=str]",
+    ]
+    from forensics import parse
+
+    tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
+    assert [(t.line, t.end_line) for t in tbs] == [(3, 12)], [(t.line, t.end_line, t.text) for t in tbs]
+    assert tbs[0].data["exc_type"] == "pydantic_core._pydantic_core.ValidationError"
+    assert [f.function for f in tbs[0].data["frames"]] == ["run_asgi", "run_endpoint_function", "chat_completions_v1"]
+    assert not tbs[0].data["truncated"]
+    assert _run(lines)["verdict"] != "failed"
+
+
+def test_a_flush_left_exception_after_a_flush_left_file_line_still_ends_the_frames():
+    # No source line (the file was not readable): the exception follows the File line.
+    lines = [
+        "Traceback (most recent call last):",
+        'File "/srv/compile.py", line 9, in build',
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+    ]
+    from forensics import parse
+
+    tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
+    assert len(tbs) == 1 and tbs[0].data["exc_type"] == "torch._dynamo.exc.BackendCompilerFailed"
+
+
+def test_blank_lines_between_frames_keep_one_traceback():
+    # TGI's launcher relays a shard's traceback with a blank line between frames, and
+    # a --timestamps log gives each blank line a bare time stamp. A warning another
+    # part of the program printed meanwhile is not the exception.
+    lines = [
+        "Traceback (most recent call last):",
+        "",
+        '  File "/opt/conda/bin/text-generation-server", line 8, in <module>',
+        "    sys.exit(app())",
+        "2024-06-05T01:56:48.959585811Z",
+        '  File "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/__init__.py", line 775, in get_model',
+        '    raise NotImplementedError(FLASH_ATT_ERROR_MESSAGE.format("Sharded Mixtral"))',
+        "",
+        "NotImplementedError: Sharded Mixtral requires Flash Attention enabled models.",
+    ]
+    from forensics import parse
+
+    tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
+    assert [(t.line, t.end_line) for t in tbs] == [(1, 9)], [(t.line, t.end_line, t.text) for t in tbs]
+    assert tbs[0].data["exc_type"] == "NotImplementedError" and len(tbs[0].data["frames"]) == 2
+    warned = ["Traceback (most recent call last):",
+              '  File "/opt/conda/lib/python3.10/site-packages/typer/core.py", line 216, in _main',
+              "    rv = self.invoke(ctx)",
+              "/opt/conda/lib/python3.10/site-packages/huggingface_hub/file_download.py:1132: FutureWarning: "
+              "`resume_download` is deprecated"]
+    tbs = [e for e in parse("\n".join(warned) + "\n") if e.kind == "traceback"]
+    assert tbs[0].data["exc_type"] is None and tbs[0].data["truncated"]
+
+
+def test_two_blank_lines_end_a_cut_traceback():
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/srv/app.py", line 3, in <module>',
+        "    main()",
+        "",
+        "",
+        "Loading model shards",
+    ]
+    from forensics import parse
+
+    tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
+    assert len(tbs) == 1 and tbs[0].data["truncated"] and tbs[0].end_line == 3
