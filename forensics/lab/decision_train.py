@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from forensics.atomic import atomic_write_text
-from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, pair_vector
+from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
 from forensics.diagnosis.taxonomy import LABELS, PHASES
@@ -40,6 +40,9 @@ C_REGULARISATION = 1.0
 # held-out rows more often than the rule: one log in 610 either way is noise (the phase model
 # won 443 to 442 and cost a visible set a log).
 CLEAR_GAIN = 0.01
+# A kind of evidence gets its own softmax temperature only with this many out-of-fold answers
+# (fewer: the shared one); a temperature read off a handful of answers would be noise.
+KIND_TEMPERATURE_MIN = 30
 
 
 def clearly_better(learned: int, rules: int, n: int) -> bool:
@@ -133,6 +136,7 @@ class CalibratedChoice:
     classes_: list[str]
     weights_: list[float]
     temperature_: float
+    temperatures_: dict[str, float] | None = None  # per kind of evidence (``Choice.kind``)
 
 
 @dataclass(frozen=True)
@@ -141,9 +145,10 @@ class Choice:
     classes: tuple[str, ...]
     features: tuple[str, ...]
     pair: Any  # (case, candidate) -> list[float]
+    kind: Any = None  # case -> its kind of evidence, each calibrated apart (None: one temperature)
 
 
-LABEL_CHOICE = Choice(tuple(LABELS), FEATURES, pair_vector)
+LABEL_CHOICE = Choice(tuple(LABELS), FEATURES, pair_vector, evidence_kind)
 PHASE_CHOICE = Choice(tuple(PHASES), PHASE_FEATURES, phase_pair_vector)
 
 
@@ -205,7 +210,20 @@ def fit_choice(cases: list[Any], truths: list[str], choice: Choice, seed: int = 
         w = _fit_weights([cases[i] for i in tr], [truths[i] for i in tr], choice, seed)
         oof[te] = _logits(w, [cases[i] for i in te], choice)
     t = _temperature(oof, idx)
-    return CalibratedChoice(list(choice.classes), [float(v) for v in _fit_weights(cases, truths, choice, seed)], t)
+    return CalibratedChoice(list(choice.classes), [float(v) for v in _fit_weights(cases, truths, choice, seed)], t,
+                            _kind_temperatures(oof, idx, cases, choice))
+
+
+def _kind_temperatures(oof: Any, idx: Any, cases: list[Any], choice: Choice) -> dict[str, float] | None:
+    """Each kind of evidence's own temperature on the same out-of-fold answers (a strong signature
+    alone and the text classifier alone are not wrong equally often at the same logit)."""
+    import numpy as np
+
+    if choice.kind is None:
+        return None
+    kinds = np.array([choice.kind(c) for c in cases])
+    return {str(k): _temperature(oof[kinds == k], idx[kinds == k]) for k in sorted(set(kinds))
+            if (kinds == k).sum() >= KIND_TEMPERATURE_MIN}
 
 
 def fit(rows: list[Row], seed: int = 0, folds: int = 5) -> CalibratedChoice:
@@ -221,6 +239,7 @@ def export(model: CalibratedChoice, rows: list[Row], meta: dict[str, Any],
         "features": list(features), "classes": model.classes_,
         "weights": [round(v, 6) for v in model.weights_],
         "temperature": round(model.temperature_, 6),
+        "temperatures": {k: round(v, 6) for k, v in (model.temperatures_ or {}).items()},
         "unknown_below": unknown_below,
         "meta": meta,
     }
@@ -229,7 +248,7 @@ def export(model: CalibratedChoice, rows: list[Row], meta: dict[str, Any],
 def label_pair_model(data: dict[str, Any]) -> Any:
     from forensics.diagnosis.decision.pair_model import PairModel
 
-    return PairModel(data, FEATURES, pair_vector)
+    return PairModel(data, FEATURES, pair_vector, evidence_kind)
 
 
 def answer(model: Any, r: Row) -> tuple[str, float]:

@@ -82,13 +82,18 @@ def _score(row: dict[str, str], res: dict[str, Any] | None, sset: Any) -> dict[s
     early = row.get("early_warning_substring") or ""
     ew = {"ew_n": int(bool(early)), "ew_found": 0, "ew_live": 0}
     if res is None:
-        return {"n": 1, "top1": 0, "phase": 0, "evidence_first": 0, "failed": 0, **ew}
+        return {"n": 1, "top1": 0, "phase": 0, "evidence_first": 0, "failed": 0, "conf90": 0, "conf90_right": 0,
+                **ew}
     fatal = row.get("fatal_substring") or ""
     ev = res.get("evidence") or []
     if early:
         ew["ew_found"] = int(evidence_names(early, res.get("early_warnings") or [], row["_path"]))
         ew["ew_live"] = int(_live_hit(row, _live_warnings(Path(row["_path"]), sset)))
-    return {"n": 1, "top1": int((res.get("root_cause") or "none") == row["root_cause"]),
+    right = int((res.get("root_cause") or "none") == row["root_cause"])
+    # An answer given at >= 0.9 must be right >= 97% of the time (issue 27), here too: without the
+    # family's own signatures, the calibration is all that stands between a guess and certainty.
+    sure = int(float(res.get("confidence") or 0.0) >= 0.9)
+    return {"n": 1, "top1": right, "conf90": sure, "conf90_right": sure * right,
             "phase": int((res.get("phase") or "") == (row.get("phase") or "")),
             "evidence_first": int(bool(fatal and ev) and evidence_names(fatal, ev[:1], row["_path"])),
             "failed": int(res.get("verdict") == "failed"), **ew}
@@ -160,6 +165,8 @@ def render(out: dict[str, Any]) -> str:
         _add(held_t, h)
         lines.append(_line(fam, len(f["own"]), s, h))
     lines.append(_line("overall (public)", out["own"], seen_t, held_t))
+    lines.append(f"answers at confidence >= 0.9 right: held out {_pct(held_t['conf90_right'], held_t['conf90'])}, "
+                 f"seen {_pct(seen_t['conf90_right'], seen_t['conf90'])}")
     lines.append(f"{'(seen, for comparison)':<29}{'':>18}{_pct(seen_t['top1'], seen_t['n']):>18}"
                  f"{_pct(seen_t['phase'], seen_t['n']):>18}{_pct(seen_t['evidence_first'], seen_t['n']):>18}"
                  f"{_pct(seen_t['ew_found'], seen_t['ew_n']):>14}{_pct(seen_t['ew_live'], seen_t['ew_n']):>14}")

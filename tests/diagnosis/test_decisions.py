@@ -8,9 +8,9 @@ import pytest
 
 from conftest import run_cli
 from forensics.diagnosis.decision import death, learned
-from forensics.diagnosis.decision.label_features import DecisionInputs, pair_vector
+from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
 from forensics.diagnosis.decision.label_model import MODEL_PATH, label_model
-from forensics.diagnosis.decision.pair_model import MODEL_DIR
+from forensics.diagnosis.decision.pair_model import MODEL_DIR, PairModel
 from forensics.diagnosis.early_warnings.context import context_tokens, matching
 from forensics.diagnosis.arbitrate import Decision
 
@@ -50,6 +50,37 @@ def test_pair_features_differ_only_by_the_candidate():
     inp = DecisionInputs(rule_label="dist.nccl", rule_strength="weak", clf={"dist.nccl": 0.6, "hang.timeout": 0.4})
     assert pair_vector(inp, "dist.nccl") != pair_vector(inp, "hang.timeout")
     assert sum(pair_vector(inp, "env.abi-mismatch")) == 1.0  # only its bias
+
+
+def test_each_kind_of_evidence_is_named():
+    assert evidence_kind(DecisionInputs(rule_label="dist.nccl", rule_strength="strong")) == "strong"
+    assert evidence_kind(DecisionInputs(rule_label="dist.nccl", rule_strength="strong",
+                                        clf={"dist.nccl": 0.6})) == "strong+classifier"
+    assert evidence_kind(DecisionInputs(rule_label="dist.nccl", rule_strength="weak")) == "weak"
+    assert evidence_kind(DecisionInputs(clf={"dist.nccl": 0.6})) == "classifier"
+    assert evidence_kind(DecisionInputs()) == "none"
+
+
+def _toy_model(temperatures: dict[str, float] | None) -> PairModel:
+    weights = [0.0] * len(FEATURES)
+    weights[FEATURES.index("rule_strong")] = 4.0
+    weights[FEATURES.index("clf")] = 4.0
+    data = {"features": list(FEATURES), "classes": ["dist.nccl", "hang.timeout"], "weights": weights,
+            "temperature": 1.0}
+    if temperatures is not None:
+        data["temperatures"] = temperatures
+    return PairModel(data, FEATURES, pair_vector, evidence_kind)
+
+
+def test_a_kind_of_evidence_is_as_sure_as_its_own_temperature_says():
+    # The classifier alone was right less often held out than a strong signature at the same
+    # logit: its own, higher temperature makes it less sure; the strong signature's is untouched.
+    alone = DecisionInputs(clf={"dist.nccl": 1.0})
+    strong = DecisionInputs(rule_label="dist.nccl", rule_strength="strong")
+    shared, apart = _toy_model(None), _toy_model({"classifier": 2.0})
+    assert apart.proba(alone)["dist.nccl"] < shared.proba(alone)["dist.nccl"]
+    assert apart.proba(strong) == shared.proba(strong)
+    assert apart.temperature_of(DecisionInputs()) == 1.0  # a kind without its own: the shared one
 
 
 def test_the_death_detector_reads_real_failure_wording():

@@ -44,6 +44,23 @@ class DecisionInputs:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# What kind of evidence decided: one softmax temperature each, fitted out of fold (a strong
+# signature alone is right 98% of the time held out, the text classifier alone 64%: one
+# temperature for both made the classifier's best guesses 0.93 sure and right 91% of the time).
+EVIDENCE_KINDS = ("strong", "strong+classifier", "weak", "classifier", "none")
+
+
+def evidence_kind(inp: DecisionInputs) -> str:
+    """Which evidence the answer rests on: a conclusive strong signature, a strong one the
+    classifier was consulted beside (not conclusive: a cut traceback, a rival), a weak one,
+    the classifier alone, or nothing."""
+    if inp.rule_label is None:
+        return "classifier" if inp.clf else "none"
+    if inp.rule_strength != "strong":
+        return "weak"
+    return "strong+classifier" if inp.clf else "strong"
+
+
 def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
     """The features of ``label`` as the answer for this failure, in ``FEATURES`` order."""
     x = [0.0] * len(FEATURES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from forensics.diagnosis.decision.label_features import FEATURES, pair_vector
+from forensics.diagnosis.decision.label_features import FEATURES, evidence_kind, pair_vector
 from forensics.diagnosis.decision.pair_model import MODEL_DIR, PairModel, shipped
 
 MODEL_PATH = MODEL_DIR / "decision.json"
@@ -15,4 +15,4 @@ RECORDER: ContextVar[list | None] = ContextVar("forensics_decision_recorder", de
 
 def label_model() -> PairModel | None:
     """The shipped label model (``FORENSICS_DECISION_MODEL`` names another; ``off`` turns it off)."""
-    return shipped("decision.json", "FORENSICS_DECISION_MODEL", FEATURES, pair_vector)
+    return shipped("decision.json", "FORENSICS_DECISION_MODEL", FEATURES, pair_vector, evidence_kind)

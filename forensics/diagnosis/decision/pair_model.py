@@ -1,6 +1,6 @@
 """A choice among candidates (labels, phases) learned as shared weights over
 (case, candidate) pairs, a softmax over the candidates and a temperature fitted on
-out-of-fold answers; exported as plain numbers by ``forensics.lab.decision_train``,
+out-of-fold answers (one per kind of evidence, where the model names them); exported as plain numbers by ``forensics.lab.decision_train``,
 answered without scikit-learn."""
 from __future__ import annotations
 
@@ -17,20 +17,30 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "model"
 class PairModel:
     """P(candidate | case) for every candidate of ``classes``."""
 
-    def __init__(self, data: dict[str, Any], features: Sequence[str], pair_vector: Callable[[Any, str], list[float]]):
+    def __init__(self, data: dict[str, Any], features: Sequence[str], pair_vector: Callable[[Any, str], list[float]],
+                 kind: Callable[[Any], str] | None = None):
         if tuple(data["features"]) != tuple(features):
             raise ValueError("a decision model was trained on other features; retrain it (forensics train)")
         self.classes: list[str] = list(data["classes"])
         self.weights: list[float] = [float(w) for w in data["weights"]]
         self.temperature: float = float(data["temperature"])
+        # A kind of evidence with its own temperature (a model without them: one for all).
+        self.temperatures: dict[str, float] = {k: float(v) for k, v in (data.get("temperatures") or {}).items()}
+        self._kind = kind
         self.unknown_below: float = float(data.get("unknown_below", 0.0))
         self.meta: dict[str, Any] = data.get("meta", {})
         self.version: str = str(data.get("version", "?"))
         self._pair = pair_vector
 
+    def temperature_of(self, case: Any) -> float:
+        if self._kind is None or not self.temperatures:
+            return self.temperature
+        return self.temperatures.get(self._kind(case), self.temperature)
+
     def proba(self, case: Any) -> dict[str, float]:
         w = self.weights
-        z = [sum(wi * xi for wi, xi in zip(w, self._pair(case, c)) if xi) / self.temperature for c in self.classes]
+        t = self.temperature_of(case)
+        z = [sum(wi * xi for wi, xi in zip(w, self._pair(case, c)) if xi) / t for c in self.classes]
         top = max(z)
         e = [math.exp(v - top) for v in z]
         total = sum(e)
@@ -56,13 +66,13 @@ def load(name: str, env: str) -> dict[str, Any] | None:
 _SHIPPED: dict[tuple[str, int], PairModel] = {}
 
 
-def shipped(name: str, env: str, features: Sequence[str],
-            pair_vector: Callable[[Any, str], list[float]]) -> PairModel | None:
+def shipped(name: str, env: str, features: Sequence[str], pair_vector: Callable[[Any, str], list[float]],
+            kind: Callable[[Any], str] | None = None) -> PairModel | None:
     """The shipped model ``name`` (``env`` names another file; ``off`` turns it off), built once per file read."""
     data = load(name, env)
     if data is None:
         return None
     key = (name, id(data))
     if key not in _SHIPPED:
-        _SHIPPED[key] = PairModel(data, features, pair_vector)
+        _SHIPPED[key] = PairModel(data, features, pair_vector, kind)
     return _SHIPPED[key]
