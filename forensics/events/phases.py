@@ -46,7 +46,7 @@ _KEYWORDS = (
     "Connected", "Ready", "server is listening on", "HTTP server listening", "Listening on", "Deployed app",
     "is ready at ", "Starting HTTP service on", "in a browser for detailed api usage",
     "llama runner started", "llama_server: listening on", "cleaning up before exit", "Received second interrupt", "Shutdown initiated (timeout=", "Starting HTTP(S) service", "Router ready | workers", "BentoServer from",
-    "Please connect to custom endpoint", "API is listening!", "bound on host ", "Starting Xinference at endpoint", "Running on local URL", "ModelActor(", "Preparing model workspace", " OK ", "Request serving ", "Benchmark complete.", "Stopping LLM backend.", "Collecting last responses", "Output generated in", "tasks: [", "Processed prompts", "Processed requests", "Prefill. latency: ", "preprocess_ms: ", "{parameters=", "{total_time=",
+    "Please connect to custom endpoint", "API is listening!", "bound on host ", "Starting Xinference at endpoint", "Running on local URL", "ModelActor(", "LocalAI is started and running", "Running on http", "Ctrl-c to exit", "Preparing model workspace", " OK ", "Request serving ", "Benchmark complete.", "Stopping LLM backend.", "Collecting last responses", "Output generated in", "tasks: [", "Processed prompts", "Processed requests", "Prefill. latency: ", "preprocess_ms: ", "{parameters=", "{total_time=",
     "{default_return_full_text=", "processing task", "log_server_r:", "[GIN]", "POST /", "PUT /", "CALL __call__", "Decode batch", "Prefill batch",
     "Avg prompt throughput", "Shutting down", "SIGTERM", "Finished server process", "[shutdown]", "Gracefully stopping",
     "Stopping gracefully", "Terminating process group", "resource_tracker: There appear", "CANCELLED",
