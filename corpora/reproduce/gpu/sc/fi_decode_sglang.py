@@ -29,7 +29,7 @@ def batch(bs, pages_per_seq=5):
 
 def run_decode(flashinfer, wrapper, kv, bs, plan_args=None):
     if plan_args is not None:
-        wrapper.plan(*plan_args, HQ, HKV, D, PAGE, data_type=torch.bfloat16)
+        wrapper.plan(*plan_args, HQ, HKV, D, PAGE, q_data_type=torch.bfloat16, kv_data_type=torch.bfloat16)
     q = torch.randn(bs, HQ, D, dtype=torch.bfloat16, device="cuda")
     return wrapper.run(q, kv)
 
@@ -48,7 +48,7 @@ def capture(flashinfer, kv, ws):
             ws, "NHD", use_cuda_graph=True, paged_kv_indptr_buffer=ip_buf,
             paged_kv_indices_buffer=ix_buf, paged_kv_last_page_len_buffer=last_buf)
         args = (ip.cuda(), ix.cuda(), last.cuda()) if PLAN_IN_CAPTURE else (ip, ix.cuda(), last)
-        w.plan(*args, HQ, HKV, D, PAGE, data_type=torch.bfloat16)
+        w.plan(*args, HQ, HKV, D, PAGE, q_data_type=torch.bfloat16, kv_data_type=torch.bfloat16)
         with torch.cuda.stream(cap):
             for _ in range(2):
                 run_decode(flashinfer, w, kv, bs)
