@@ -153,7 +153,7 @@ def main(logs):
         shutil.copyfile(g, C / "gpu-pairs" / gname)
         shutil.copyfile(b, C / "gpu-pairs" / f"gpu-pair-{key}-bad.log")
         prows.append(dict(id=f"gpu-pair-{key}", root_cause=cause, good=gname, bad=f"gpu-pair-{key}-bad.log",
-                          change=change, early_warning_substring=ew, fatal_substring=fatal, script=SC + script, run="jit-1"))
+                          change=change, early_warning_substring=ew, fatal_substring=fatal, script=SC + script, run="jit-2" if bad.startswith("fi-") else "jit-1"))
     ph = ["id", "root_cause", "good", "bad", "change", "early_warning_substring", "fatal_substring", "script", "run"]
     print("gpu-pairs", add_rows(C / "gpu-pairs" / "pairs.csv", ph, prows), "pairs added")
 
