@@ -159,4 +159,8 @@ kill $psnap 2>/dev/null; wait $psnap 2>/dev/null
 cp $WORK/build.log $LOGS/_build.log
 cp "$SUM" "$OUTDIR/summary.txt"
 tar -czf "$OUTDIR/gpu-logs.tar.gz" -C "$WORK" logs summary.txt
+
+# ---------- JIT compilers (FlashInfer JIT, inductor, Triton autotune, dynamo): own driver, own tarball ----------
+# (OUTDIR/jit-logs.tar.gz; FlashInfer needs WHL=folder of wheels, see run_jit.sh; JIT=0 skips it)
+if [ "${JIT:-1}" = 1 ]; then bash "$HERE/run_jit.sh" "$OUTDIR"; fi
 ls -la "$OUTDIR"; cat "$SUM"
