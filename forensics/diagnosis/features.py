@@ -101,15 +101,19 @@ def incident_features(inc: Incident, phase: str | None, fail_line: int | None = 
     warn = [mask(ev.text[:200]) for ev in list(inc.warning_lines)[-10:]]
     exc = " \n ".join(exc_parts)
     proof = proof_text(inc, fail_line)
+    # An absent field stays empty, not a placeholder word: "NO_FRAMES" and the like were
+    # learned from the generated corpus, where NCCL failures come without frames, and sent
+    # real logs with no traceback (a glog check, a compiler's error, a Rust panic) to
+    # dist.nccl. Public failures, never trained on: 331 -> 342 of 462 classifier top-1.
     return {
         # One text field for exceptions and error lines alike: the same words
         # arrive as a traceback in one log and as a bare error line in another.
-        "text": " \n ".join([exc, *errors, *warn]).strip() or "NO_TEXT",
-        "exc": exc or "NO_TRACEBACK",
-        "modules": " ".join(modules) or "NO_FRAMES",
+        "text": " \n ".join([exc, *errors, *warn]).strip(),
+        "exc": exc,
+        "modules": " ".join(modules),
         "context": " ".join(context),
         # The proving line alone: its words decide, whatever context surrounds them.
-        "proof": mask(proof[:800]) if proof else "NO_PROOF",
+        "proof": mask(proof[:800]) if proof else "",
         # What the message catalogue says the failing lines are (package, exception, label).
         "catalogue": " ".join(catalogue_tokens(inc, proof)),
     }

@@ -20,7 +20,7 @@ from forensics.diagnosis.signatures import signature_set
 from forensics.ingest.sources import Source
 
 DEFAULT_CORPORA = ("corpora/generated", "corpora/cpu", "corpora/gpu")
-FEATURE_VERSION = 3
+FEATURE_VERSION = 4  # 4: absent fields empty, no NO_* placeholder words
 
 
 def build_pipeline(seed: int = 0) -> Any:

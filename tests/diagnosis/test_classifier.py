@@ -35,11 +35,11 @@ def test_compiled_scorer_equals_sklearn_pipeline():
          "proof": "RuntimeError: CUDA error: an illegal memory access was encountered",
          "catalogue": "catp_label_gpu.illegal-access catp_pkg_cuda-runtime catp_exc_cudaErrorIllegalAddress"},
         {"text": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory",
-         "exc": "OSError", "modules": "NO_FRAMES", "context": "phase_launch server_vllm",
+         "exc": "OSError", "modules": "", "context": "phase_launch server_vllm",
          "proof": "OSError: libfoo.so.3: cannot open shared object file: No such file or directory",
          "catalogue": "catp_none"},
-        {"text": "NO_TEXT", "exc": "NO_TRACEBACK", "modules": "NO_FRAMES", "context": "phase_none server_none",
-         "proof": "NO_PROOF", "catalogue": ""},
+        {"text": "", "exc": "", "modules": "", "context": "phase_none server_none",
+         "proof": "", "catalogue": ""},
     ]
     X = np.array([[d[k] for k in TEXT_FIELDS] for d in docs], dtype=object)
     ref = pipe.predict_proba(X)
