@@ -20,8 +20,11 @@ from forensics.events.types import Event
 WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
 # A level written into the text by loggers the envelope does not know (TGI's
 # " WARN ", NCCL's "NCCL WARN", glog "W0412", "warning:", Python warnings).
+# Two shapes of many programs: Go's logfmt (slog, logrus: Ollama, containerd, Kubernetes parts)
+# ``level=WARN``, and ggml's common log (llama.cpp and the servers built on it) ``0.00.747.142 W fn: ...``.
 _TEXT_LEVEL = re.compile(r"(?:^|[\s\]|:-])(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)(?=[\s:\]|-])|^[WE]\d{4} \d\d:|"
-                         r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):")
+                         r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):|"
+                         r"\blevel=[\"']?(?i:warn(?:ing)?|error|fatal|crit(?:ical)?)\b|^\d+\.\d\d\.\d{3}\.\d{3} [WE] \w")
 # Wording that means "something is not as it should be" whatever the level.
 CUE_RE = re.compile(
     r"(?i)warn|error|fail|fall(?:ing)? ?back|not installed|not (?:be )?compatible|incompatible|not set|disabled|"
@@ -38,12 +41,20 @@ CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled"
              "out of")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory", "system memory")
+# What a line says it needs, or a count of zero (resources.py's shortfall): words too common to make a line a candidate
+# on their own, so the line must also hold ARITH_RE's figures.
+NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0")
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
     r"kv cache is allocated|memory pool end|avail(?:able)? mem|# ?(?:gpu|cuda) blocks|gpu kv cache size|"
     r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device|"
-    r"explicitly set \(-?\d|msg=\"?system memory)")
+    r"explicitly set \(-?\d|msg=\"?system memory|"
+    # what a line says it needs, beside what it has (resources.py's shortfall)
+    r"\b(?:requested|required|requires|needs?|needed)\b[\"']?\s*[=:]?\s*[\"']?\d+(?:\.\d+)? ?[GMT]i?B\b|"
+    r"\d ?[GMT]i?B\b[\w ]{0,30}?\b(?:requires|needs|needed|required)\b|required (?:GPU|NPU|XPU|device|card|node)s? exceeds?|"
+    r"\brequires? \d+ (?:GPU|NPU|XPU|device|card)s?,? but only \d|\b(?:detected|found|initiali[sz]ed:?)\s+0\s+"
+    r"(?:compatible|usable|healthy|total)\b)")
 # Context facts (counts, budgets) that arithmetic needs; read from any line.
 FACT_RE = re.compile(
     r"(?i)(?:gpu_memory_utilization|mem_fraction_static)['\"]?\s*[=:]\s*(0?\.\d+|1\.0)|"
@@ -74,7 +85,11 @@ def text_level(ev: Event) -> str | None:
     if m is None:
         return lvl or None
     tok = m.group(0).strip(" :]|-\t").upper()
-    if tok.startswith(("ERROR", "CRITICAL", "FATAL")) or re.match(r"E\d{4}", tok):
+    if tok.startswith("LEVEL="):
+        tok = tok[6:].strip("\"'")
+    elif tok[:1].isdigit():
+        tok = tok.split(" ")[1]  # ggml's stamp, then its level letter
+    if tok.startswith(("ERROR", "CRITICAL", "CRIT", "FATAL")) or re.match(r"E\d{4}", tok) or tok == "E":
         return "ERROR"
     return "WARNING"
 
@@ -231,7 +246,8 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
         # A marker line its logger printed as a warning or an error ("FlashInfer JIT will look
         # for nvcc on PATH") is read as one: the level says more than the phrase it shares.
         low = head.lower()
-        if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
+        if not (any(map(low.__contains__, ARITH_WORDS)) or any(map(low.__contains__, NEED_WORDS))) \
+                or not ARITH_RE.search(head):
             return facts, None, None, False
         level: str | None = lvl
     elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
@@ -241,7 +257,8 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
     else:
         low = head.lower()
         if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
-                and not _TEXT_LEVEL.search(text[:160]):
+                and not _TEXT_LEVEL.search(text[:160]) \
+                and not (any(map(low.__contains__, NEED_WORDS)) and ARITH_RE.search(head)):
             return facts, None, None, False
         level = text_level(ev)
     if is_noise(head) or _is_config_dump(text):

@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
-from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, Notes, is_noise, template, text_level
+from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, NEED_WORDS, Notes, is_noise, template, text_level
 from forensics.diagnosis.early_warnings.context import matching
-from forensics.diagnosis.early_warnings.resources import arithmetic
+from forensics.diagnosis.early_warnings.resources import ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy
@@ -36,12 +36,13 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if signature_hit is not None:
         return _precursor_decision(ev, signature_hit.signature, facts or {}, base)
     head = text[:400]
-    arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
-        and ARITH_RE.search(head) else None
+    low = head.lower()
+    arith = arithmetic(text, facts or {}) if (any(map(low.__contains__, ARITH_WORDS))
+                                              or any(map(low.__contains__, NEED_WORDS))) and ARITH_RE.search(head) else None
+    if arith == ZERO_COUNT and ((base := base or baseline()).usual(template(text), server) or base.familiar(text)):
+        arith = None  # healthy start-ups print this count of zero too
     if arith is not None:
-        predicts = ["host.out-of-memory", "hang.timeout"] if "system memory" in arith else \
-            ["gpu.out-of-memory"] if "GiB" in arith or "KV" in arith else ["config.invalid-argument"]
-        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": predicts,
+        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": _arith_predicts(arith, text),
                 "subjects": sorted(subjects(text))[:12]}
     if kind == kinds.PHASE_MARKER:
         return None
@@ -68,6 +69,17 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {m.group(0)!r} about "
             f"{', '.join(subject_value(s) for s in strong[:3])}", "signature": None, "predicts": topics[:3],
             "subjects": sorted(subs)[:12]}
+
+
+def _arith_predicts(arith: str, text: str) -> list[str]:
+    """What a line whose numbers tripped the arithmetic predicts."""
+    if "system memory" in arith or "host memory" in arith:
+        return ["host.out-of-memory", "hang.timeout"]
+    if "GiB" in arith or "KV" in arith:
+        return ["gpu.out-of-memory"]
+    if arith == ZERO_COUNT:
+        return ["env.gpu-arch-unsupported"] if "compatible" in text.lower() else ["hang.timeout"]
+    return ["config.invalid-argument"]
 
 
 def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | None) -> dict[str, Any] | None:

@@ -7,9 +7,9 @@ from typing import Any, Iterable
 
 from forensics.diagnosis.early_warnings.baseline import Baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Candidate, template
-from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
+from forensics.diagnosis.early_warnings.resources import _START_GPU, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
-from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, OVERRIDE_RE
+from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, MEMORY_SHORT_RE, OVERRIDE_RE
 from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.textmemo import remember
 
@@ -102,8 +102,8 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
                    if any(r != label for r in rivals) else 0.0)
     kinds, _rx = LABEL_TOPICS[label]
     score = 0.0
-    if any(s.split(":", 1)[0] in kinds for s in subs):
-        score += 0.6
+    if any(s.split(":", 1)[0] in kinds for s in subs) or label in MEMORY_LABELS and MEMORY_SHORT_RE.search(text):
+        score += 0.6  # (a memory label: its quantities, or wording that says memory falls short)
     if label in _topic_words(text):
         score += 0.4
     return score
@@ -221,6 +221,8 @@ def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any]
     usual = base.usual(template(text), server)
     has_arith, has_gpu, cue, has_qty = _traits(text)
     arith = arithmetic(text, facts, fail.text) if has_arith or has_gpu else None
+    if arith == ZERO_COUNT and usual:
+        arith = None  # healthy start-ups print this count of zero too
     if arith is None and fail.label in MEMORY_LABELS and has_arith and has_qty:
         reasons_extra = ["memory figure before a memory failure"]
     else:

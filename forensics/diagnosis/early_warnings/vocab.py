@@ -118,6 +118,14 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
     "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
 }
 
+# Wording that says memory falls short (any program: llama.cpp's "failed to fit params to free device
+# memory", NIM's "not runnable due to low free GPU memory", "not enough memory", "insufficient VRAM"):
+# a line about the memory topic as much as one that states a quantity.
+MEMORY_SHORT_RE = _lazy(
+    r"(?i)(?:fail(?:ed|s)? to fit|does(?:n't| not) fit|won't fit|not enough|insufficient|too (?:large|big) for|"
+    r"low free|short of|(?:cannot|unable to|failed to) allocate)\b.{0,40}?\b(?:memory|VRAM|RAM)\b|"
+    r"\b(?:memory|VRAM|RAM)\b.{0,30}?\b(?:not enough|insufficient|too (?:small|low)|exhausted|exceed(?:s|ed)?)\b")
+
 # Subject relations: one subsystem that programs name in many ways, so a line
 # about one of its parts and a failure about another are about the same thing.
 # (Built from what the programs print; each entry says which.)
