@@ -15,11 +15,11 @@ from forensics.events.textmemo import remember
 
 KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
                "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5,
-               "fam": 0.8}
+               "fam": 0.8, "ident": 0.8}
 KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package", "mod": "module", "lib": "library", "tool": "tool", "env": "environment variable",
              "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
              "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings",
-             "fam": "subsystem"}
+             "fam": "subsystem", "ident": "identifier"}
 LIST_THRESHOLD = 1.7
 MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
 STRONG = 5.0
@@ -156,7 +156,7 @@ def _why_shared(shared: list[str]) -> str:
         kind, val = s.split(":", 1)
         by_kind.setdefault(KIND_WORD.get(kind, kind), []).append(val)
     order = ["package", "library", "tool", "environment variable", "GPU architecture", "model type", "quantity",
-             "GPU", "module", "subsystem"]
+             "GPU", "module", "subsystem", "identifier"]
     kinds = sorted(by_kind, key=lambda k: order.index(k) if k in order else len(order))[:2]
     return "; ".join([f"same {k} as the failure: {', '.join(dict.fromkeys(by_kind[k]))}" for k in kinds] + out)
 

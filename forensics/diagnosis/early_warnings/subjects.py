@@ -38,6 +38,9 @@ _QTY = Guarded(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b", ("B
 _ADDR = Guarded(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
                 r"(\d{2,5})\)", (":", "("))
 _BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
+# An identifier a message quotes (an attribute, a parameter, a config key): snake_case, two words at
+# least ("has not defined `packed_modules_mapping`" then "has no attribute 'packed_modules_mapping'").
+_QUOTED_IDENT = Guarded(r"[`'\"]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[`'\"]", ("_",))
 _CPP_OP = Guarded(r"\b(_?[A-Za-z]\w*)::(\w+)", ("::",))
 _WORD_SPLIT = _lazy(r"[A-Za-z_][\w]*")
 _QUANT_RE = Guarded(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])", QUANT, fold=True)
@@ -251,7 +254,7 @@ def _hardware_subjects(out: set[str], text: str) -> None:
 
 
 def _vocabulary_subjects(out: set[str], text: str, low: str) -> None:
-    """Model types, quantisation methods, backends, collectives, C++ ops."""
+    """Model types, quantisation methods, backends, collectives, quoted identifiers, C++ ops."""
     for m in _MODEL.finditer(text):
         name = next((g for g in m.groups() if g), None)
         if name and len(name) > 2:
@@ -268,6 +271,9 @@ def _vocabulary_subjects(out: set[str], text: str, low: str) -> None:
         out.add("backend:attention")
     for m in _COLL_RE.finditer(text):
         out.add("coll:" + COLLECTIVES[m.group(1).lower()])
+    for m in _QUOTED_IDENT.finditer(text):
+        if len(m.group(1)) >= 8:
+            out.add("ident:" + m.group(1))
     for m in _CPP_OP.finditer(text):
         ns, op = _norm(m.group(1)), _norm(m.group(2))
         if ns not in GENERIC and ns not in ("std", "c10", "at", "torch"):

@@ -126,6 +126,28 @@ MEMORY_SHORT_RE = _lazy(
     r"low free|short of|(?:cannot|unable to|failed to) allocate)\b.{0,40}?\b(?:memory|VRAM|RAM)\b|"
     r"\b(?:memory|VRAM|RAM)\b.{0,30}?\b(?:not enough|insufficient|too (?:small|low)|exhausted|exceed(?:s|ed)?)\b")
 
+# CUDA's error codes (the driver API's CUDA_ERROR_*, the runtime's cudaError*: cuda.h and
+# driver_types.h of CUDA 11-13), what each proves when a program that went on printed it.
+CUDA_ERROR_LABELS: tuple[tuple[Any, str], ...] = tuple((_lazy(rx), label) for rx, label in (
+    (r"CUDA_ERROR_STREAM_CAPTURE_\w+|cudaErrorStreamCapture\w+|CUDA_ERROR_CAPTURED_EVENT|cudaErrorCapturedEvent",
+     "gpu.cuda-graph-capture"),
+    (r"CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation", "gpu.out-of-memory"),
+    (r"CUDA_ERROR_NO_BINARY_FOR_GPU|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|cudaErrorNoKernelImageForDevice|"
+     r"cudaErrorUnsupportedPtxVersion", "env.gpu-arch-unsupported"),
+    (r"CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|COMPAT_NOT_SUPPORTED_ON_DEVICE|NO_DEVICE)|"
+     r"cudaError(?:InsufficientDriver|SystemDriverMismatch|CompatNotSupportedOnDevice|NoDevice)", "env.driver-too-old"),
+    (r"CUDA_ERROR_ILLEGAL_ADDRESS|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorIllegalAddress|cudaErrorMisalignedAddress",
+     "gpu.illegal-access"),
+))
+
+
+def cuda_error_label(text: str) -> str | None:
+    """The label a CUDA error code on this line proves, or None."""
+    if "CUDA_ERROR_" not in text and "cudaError" not in text:
+        return None
+    return next((label for rx, label in CUDA_ERROR_LABELS if rx.search(text)), None)
+
+
 # Subject relations: one subsystem that programs name in many ways, so a line
 # about one of its parts and a failure about another are about the same thing.
 # (Built from what the programs print; each entry says which.)
@@ -159,6 +181,14 @@ FAMILIES: dict[str, Any] = {
         r"INSUFFICIENT_DRIVER|COMPAT_NOT_SUPPORTED_ON_DEVICE|SYSTEM_DRIVER_MISMATCH)|cudaGetDeviceCount|\bNVML\b|"
         r"forward compatibility|no CUDA GPUs|Found no NVIDIA driver|libcuda\.so|unsupported display driver|"
         r"CUDA initialization", re.I),
+    # The CPU's instruction set: the extensions a build of ggml, llama.cpp, Ollama's runners, PyTorch's
+    # CPU kernels or ONNX Runtime was compiled for (x86 AVX/AVX2/AVX-512/AVX-VNNI/AMX, SSE, FMA, F16C;
+    # Arm NEON/SVE; "CPU does not have vector extensions", llama.cpp's "system_info: ... AVX2 = 0"), and
+    # the signal a CPU raises on an instruction it lacks (SIGILL, the shell's "Illegal instruction (core
+    # dumped)"). CUDA's "an illegal instruction was encountered" is a GPU kernel's, not this.
+    "cpu-isa": _lazy(
+        r"\bAVX(?:2|512\w*|[-_]?VNNI)?\b|\bSSE[234]?(?:\.\d)?\b|\bSSSE3\b|\bF16C\b|\bAMX\w*\b|\bNEON\b|\bSVE2?\b|"
+        r"\bvector extensions?\b|\binstruction set\b|\bSIGILL\b|Illegal instruction \(core dumped\)"),
     # Access to the model hub a server fetches config, tokenizer and weights
     # from: its credentials (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, "huggingface-cli
     # login" / "hf auth login"), gated and missing repositories (GatedRepoError
