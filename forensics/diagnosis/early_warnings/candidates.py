@@ -32,19 +32,19 @@ CUE_RE = re.compile(
     r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
     r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
     r"does not support|does not have|doesn't have|\black(?:s|ing)?\b|only supported|below|requires?\b|out of memory|"
-    r"ran out of|exhausted")
+    r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|time(?:d)? ?out\b")
 # The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
 # match contains; the regexes confirm at link time.
 CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
              "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
              "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
              "ignor", "skipp", "requested for", "does not", "doesn't", "lack", "only supported", "below", "require",
-             "no platform", "out of")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
+             "no platform", "out of", "hang", "hung", "stuck", "deadlock", "timeout", "timed out", "time out")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory", "system memory")
-# What a line says it needs, or a count of zero (resources.py's shortfall): words too common to make a line a candidate
+# What a line says it needs, a count of zero, a throughput (resources.py's shortfall): words too common to make a line a candidate
 # on their own, so the line must also hold ARITH_RE's figures.
-NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0")
+NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0", "throughput")
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
@@ -55,7 +55,14 @@ ARITH_RE = re.compile(
     r"\b(?:requested|required|requires|needs?|needed)\b[\"']?\s*[=:]?\s*[\"']?\d+(?:\.\d+)? ?[GMT]i?B\b|"
     r"\d ?[GMT]i?B\b[\w ]{0,30}?\b(?:requires|needs|needed|required)\b|required (?:GPU|NPU|XPU|device|card|node)s? exceeds?|"
     r"\brequires? \d+ (?:GPU|NPU|XPU|device|card)s?,? but only \d|\b(?:detected|found|initiali[sz]ed:?)\s+0\s+"
-    r"(?:compatible|usable|healthy|total)\b)")
+    r"(?:compatible|usable|healthy|total)\b|"
+    r"generation throughput: 0\.0+ tokens/s, running: [1-9]|#running-req: [1-9]\d*,.{0,200}?gen throughput \(token/s\): 0\.00?\b)")
+# An engine that generates nothing while requests run (vLLM's metrics "Avg generation throughput:
+# 0.0 tokens/s, Running: 1 reqs", SGLang's "Decode batch. #running-req: 2, ... gen throughput
+# (token/s): 0.00"): counted per incident (``facts['stalls']``), read by resources.py.
+STALL_PATTERN = (r"(?i)generation throughput: 0\.0+ tokens/s, Running: [1-9]\d* reqs|"
+                 r"#running-req: [1-9]\d*,.{0,200}?gen throughput \(token/s\): 0\.00?\b")
+_STALL = re.compile(STALL_PATTERN)
 # Context facts (counts, budgets) that arithmetic needs; read from any line.
 FACT_RE = re.compile(
     r"(?i)(?:gpu_memory_utilization|mem_fraction_static)['\"]?\s*[=:]\s*(0?\.\d+|1\.0)|"
@@ -207,6 +214,8 @@ def collect(inc: Any, ev: Event) -> None:
         notes.facts["context"] = notes.facts.get("context", frozenset()) | ctx
     if key is None:
         return
+    if "throughput" in text and _STALL.search(text[:400]):
+        notes.facts["stalls"] = notes.facts.get("stalls", 0) + 1
     cands = notes.templates.get(key)
     if cands is not None:
         if len(cands) < PER_TEMPLATE and per_gpu and not any(c.event.text == text for c in cands):

@@ -6,7 +6,7 @@ from typing import Any
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, NEED_WORDS, Notes, is_noise, template, text_level
 from forensics.diagnosis.early_warnings.context import matching
-from forensics.diagnosis.early_warnings.resources import ZERO_COUNT, arithmetic
+from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
@@ -98,6 +98,8 @@ def _arith_predicts(arith: str, text: str) -> list[str]:
         return ["host.out-of-memory", "hang.timeout"]
     if "GiB" in arith or "KV" in arith:
         return ["gpu.out-of-memory"]
+    if arith == STALLED:
+        return ["hang.timeout", "dist.nccl"]
     if arith == ZERO_COUNT:
         return ["env.gpu-arch-unsupported"] if "compatible" in text.lower() else ["hang.timeout"]
     return ["config.invalid-argument"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from forensics.diagnosis.early_warnings.candidates import _read_facts
+from forensics.diagnosis.early_warnings.candidates import STALL_PATTERN, _read_facts
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiSet
@@ -14,9 +14,12 @@ _RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.y
 _WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK, _DEVICES_SHORT, _ZERO = (
     _RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu", "host_free", "need_key_value",
                            "need_value_key", "devices_short", "zero_count"))
+_STALLED = _lazy(STALL_PATTERN)
 # Which of them can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
 _ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK,
-                                           _DEVICES_SHORT, _ZERO)])
+                                           _DEVICES_SHORT, _ZERO, _STALLED)])
+STALLED = "no tokens generated while requests run, report after report (the engine is stalled)"
+STALLS = 2  # one report of no progress is a long prefill as often as not; two in a row are a stall
 _HAVE_WORDS = ("available", "free", "usable")
 _HOST_WORDS = re.compile(r"(?i)\bsystem\b|\bhost\b|\bRAM\b|\bCPU\b|\bswap\b")
 # The wording of what a shortfall predicts: a count of zero is news only against the healthy baseline
@@ -84,7 +87,7 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         free, need = to_gib(m.group(1), m.group(2)), float(facts["cpu_weights_gib"])
         if need > free:
             return f"the weights on the CPU take {need:.2f} GiB, more than the {free:.2f} GiB of system memory free"
-    short = _shortfall(text, live)
+    short = _shortfall(text, live, facts)
     if short is not None:
         return short
     visible = facts.get("visible")
@@ -101,9 +104,10 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     return None
 
 
-def _shortfall(text: str, live: Any) -> str | None:
+def _shortfall(text: str, live: Any, facts: dict[str, Any]) -> str | None:
     """A line that states what it needs against what it has (memory asked for vs available, devices
-    required vs there), or that none of what it looks for was found."""
+    required vs there), that none of what it looks for was found, or that an engine with requests
+    running generated nothing, report after report (``facts['stalls']``: such reports so far)."""
     if 5 in live or 6 in live:
         need: list[float] = []
         have: list[float] = []
@@ -119,4 +123,6 @@ def _shortfall(text: str, live: Any) -> str | None:
         return "more devices required than are available"
     if 8 in live and _ZERO.search(text):
         return ZERO_COUNT
+    if 9 in live and facts.get("stalls", 0) >= STALLS:
+        return STALLED
     return None

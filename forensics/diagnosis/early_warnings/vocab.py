@@ -115,7 +115,8 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
         r"(?i)exceed|invalid|not supported|must be|gpu #|device|argument|\b(?:tp|dp|pp)[_ ]size|placement")),
     "net.port-in-use": (frozenset(), _lazy(r"(?i)port|address|bind|listen")),
     "host.out-of-memory": (frozenset({"qty"}), _lazy(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
-    "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
+    "hang.timeout": (frozenset({"coll"}), _lazy(
+        r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck|\bhang(?:s|ing)?\b|\bhung\b|deadlock")),
 }
 
 # Wording that says memory falls short (any program: llama.cpp's "failed to fit params to free device
@@ -181,6 +182,9 @@ FAMILIES: dict[str, Any] = {
         r"INSUFFICIENT_DRIVER|COMPAT_NOT_SUPPORTED_ON_DEVICE|SYSTEM_DRIVER_MISMATCH)|cudaGetDeviceCount|\bNVML\b|"
         r"forward compatibility|no CUDA GPUs|Found no NVIDIA driver|libcuda\.so|unsupported display driver|"
         r"CUDA initialization", re.I),
+    # A wait that ran out, however a program words it: Python's TimeoutError and asyncio's, "timed out",
+    # a worker or heartbeat "timeout", gRPC's DEADLINE_EXCEEDED, a collective's watchdog timeout.
+    "timeouts": _lazy(r"(?i)\btime(?:d)? ?out\b|\bTimeoutError\b|\bDEADLINE_EXCEEDED\b|\bdeadline exceeded\b"),
     # The CPU's instruction set: the extensions a build of ggml, llama.cpp, Ollama's runners, PyTorch's
     # CPU kernels or ONNX Runtime was compiled for (x86 AVX/AVX2/AVX-512/AVX-VNNI/AMX, SSE, FMA, F16C;
     # Arm NEON/SVE; "CPU does not have vector extensions", llama.cpp's "system_info: ... AVX2 = 0"), and
