@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from forensics.diagnosis.early_warnings.vocab import (
-    ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
+    ARCH_GENERATIONS, ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
     QUANT, TOOLS, _lazy)
 from forensics.diagnosis.guarded import AsciiSet, Guarded, GuardGate
 from forensics.events.textmemo import remember
@@ -241,6 +241,10 @@ def _hardware_subjects(out: set[str], text: str) -> None:
             out.add("arch:" + normalise_arch(major, "0"))
         elif minor is not None:
             out.add("arch:" + normalise_arch(major, minor))
+    for a in [a for a in out if a.startswith("arch:sm_")]:
+        gen = ARCH_GENERATIONS.get(a[5:].rstrip("af"))
+        if gen is not None:
+            out.add("arch:" + gen)
     for m in _ARCH_GFX.finditer(text):
         out.add("arch:" + m.group(1).lower())
     for m in _DEV.finditer(text):

@@ -68,6 +68,18 @@ COLLECTIVES = {
     "placement group": "placement_group", "symm_mem": "symm_mem", "mooncake": "mooncake", "rdma": "rdma",
     "c10d": "c10d", "tcpstore": "c10d", "rendezvous": "c10d", "distributed_c10d": "c10d",
 }
+# NVIDIA GPU generations by SM version (CUDA's compute capabilities): a line naming sm_120 and a start-up
+# that says "Blackwell" (or a failure about "this architecture" on a Blackwell host) are about one part.
+ARCH_GENERATIONS = {"sm_70": "volta", "sm_72": "volta", "sm_75": "turing", "sm_80": "ampere", "sm_86": "ampere",
+                    "sm_87": "ampere", "sm_89": "ada", "sm_90": "hopper", "sm_100": "blackwell", "sm_101": "blackwell",
+                    "sm_103": "blackwell", "sm_110": "blackwell", "sm_120": "blackwell", "sm_121": "blackwell"}
+
+# A failure about "this" GPU's architecture that names none ("Unsupported architecture", "no kernel image
+# is available for execution on the device"): it is about the architecture the start-up stated.
+UNNAMED_ARCH_FAILURE = _lazy(
+    r"(?i)unsupported (?:gpu |cuda |device )?arch|arch(?:itecture)? (?:is )?not supported|no kernel image|"
+    r"not supported on this (?:gpu|device|arch)")
+
 # Dotted names and words that are everywhere and say nothing about a cause.
 GENERIC = frozenset({
     "py", "so", "utils", "util", "layers", "models", "model", "core", "main", "init", "__init__", "base", "config",
@@ -135,8 +147,10 @@ CUDA_ERROR_LABELS: tuple[tuple[Any, str], ...] = tuple((_lazy(rx), label) for rx
     (r"CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation", "gpu.out-of-memory"),
     (r"CUDA_ERROR_NO_BINARY_FOR_GPU|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|cudaErrorNoKernelImageForDevice|"
      r"cudaErrorUnsupportedPtxVersion", "env.gpu-arch-unsupported"),
-    (r"CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|COMPAT_NOT_SUPPORTED_ON_DEVICE|NO_DEVICE)|"
-     r"cudaError(?:InsufficientDriver|SystemDriverMismatch|CompatNotSupportedOnDevice|NoDevice)", "env.driver-too-old"),
+    # (not CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: NVIDIA's container entrypoint reports a forward
+    # compatibility it tried and goes on with the host driver, which is new enough as often as not)
+    (r"CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|NO_DEVICE)|"
+     r"cudaError(?:InsufficientDriver|SystemDriverMismatch|NoDevice)", "env.driver-too-old"),
     (r"CUDA_ERROR_ILLEGAL_ADDRESS|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorIllegalAddress|cudaErrorMisalignedAddress",
      "gpu.illegal-access"),
 ))
