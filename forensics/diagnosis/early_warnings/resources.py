@@ -90,9 +90,14 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     short = _shortfall(text, live, facts)
     if short is not None:
         return short
+    return _gpu_index(text, facts, failure_text) if 3 in live else None
+
+
+def _gpu_index(text: str, facts: dict[str, Any], failure_text: str) -> str | None:
+    """A GPU index at or beyond the GPUs there are (or that an invalid-ordinal failure names)."""
     visible = facts.get("visible")
     tp = facts.get("tp")
-    for m in (_START_GPU.finditer(text) if 3 in live else ()):
+    for m in _START_GPU.finditer(text):
         idx = int(m.group(1))
         if visible is not None and idx >= visible:
             return f"GPU index {idx} is at or beyond the {visible} GPUs visible"
