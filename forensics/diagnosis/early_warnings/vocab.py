@@ -145,12 +145,12 @@ CUDA_ERROR_LABELS: tuple[tuple[Any, str], ...] = tuple((_lazy(rx), label) for rx
     (r"CUDA_ERROR_STREAM_CAPTURE_\w+|cudaErrorStreamCapture\w+|CUDA_ERROR_CAPTURED_EVENT|cudaErrorCapturedEvent",
      "gpu.cuda-graph-capture"),
     (r"CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation", "gpu.out-of-memory"),
-    (r"CUDA_ERROR_NO_BINARY_FOR_GPU|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|cudaErrorNoKernelImageForDevice|"
-     r"cudaErrorUnsupportedPtxVersion", "env.gpu-arch-unsupported"),
+    ((r"CUDA_ERROR_NO_BINARY_FOR_GPU|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|cudaErrorNoKernelImageForDevice|"
+      r"cudaErrorUnsupportedPtxVersion"), "env.gpu-arch-unsupported"),
     # (not CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: NVIDIA's container entrypoint reports a forward
     # compatibility it tried and goes on with the host driver, which is new enough as often as not)
-    (r"CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|NO_DEVICE)|"
-     r"cudaError(?:InsufficientDriver|SystemDriverMismatch|NoDevice)", "env.driver-too-old"),
+    ((r"CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|NO_DEVICE)|"
+      r"cudaError(?:InsufficientDriver|SystemDriverMismatch|NoDevice)"), "env.driver-too-old"),
     (r"CUDA_ERROR_ILLEGAL_ADDRESS|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorIllegalAddress|cudaErrorMisalignedAddress",
      "gpu.illegal-access"),
 ))
