@@ -32,14 +32,16 @@ CUE_RE = re.compile(
     r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
     r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
     r"does not support|does not have|doesn't have|\black(?:s|ing)?\b|only supported|below|requires?\b|out of memory|"
-    r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|time(?:d)? ?out\b")
+    r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|\btime(?:d)? ?out\b")
 # The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
 # match contains; the regexes confirm at link time.
 CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
              "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
              "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
-             "ignor", "skipp", "requested for", "does not", "doesn't", "lack", "only supported", "below", "require",
-             "no platform", "out of", "hang", "hung", "stuck", "deadlock", "timeout", "timed out", "time out")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
+             "ignor", "skipp", "requested for", "does not", "doesn't", " lack", "only supported", "below", "require",
+             "no platform", "out of", " hang", " hung", "stuck", "deadlock", "timeout", "timed out", "time out")
+# ("out of memory", "ran out of"; "exhausted" is always printed at an error level; a space before the
+# short words: "Blackwell" holds "lack", "change" holds "hang")
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory", "system memory")
 # What a line says it needs, a count of zero, a throughput (resources.py's shortfall): words too common to make a line a candidate

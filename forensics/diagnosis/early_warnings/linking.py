@@ -58,17 +58,23 @@ def record_key(ev: Event) -> tuple | None:
     return (site, ev.ts, stamp.group(0) if stamp else None, ev.pid, ev.rank, ev.level)
 
 
+CHAINED = 4  # lines between a traceback and the next when Python chains them ("During handling of ...")
+
+
 def _handled_tracebacks(inc: Any, fail: Failure, death: int = 0) -> Iterator[Candidate]:
     """Tracebacks before the failure that the process survived: warnings too
     (one per distinct message, the latest few: a serving log can hold dozens
     of request errors). After the first evidence line, only those that say
     the program went on (a handled error that fell back), before it died."""
     latest: dict[str, tuple[Event, Any]] = {}
-    for ev, _phase, _after in getattr(inc, "tracebacks", ()):
+    tbs = getattr(inc, "tracebacks", ())
+    starts = sorted(ev.line for ev, _p, _a in tbs)
+    for ev, _phase, _after in tbs:
         end = ev.end_line or ev.line
         chain = ev.data.get("chain") or ()
-        if not chain:
-            continue
+        if not chain or any(end < s <= end + CHAINED for s in starts) \
+                and not SURVIVED_RE.search(chain[-1].rendered[:1000]):
+            continue  # (another follows at once, "During handling of the above exception": one report, unless it went on)
         if (end >= fail.line or ev.line == fail.line) and (end >= death
                                                            or not SURVIVED_RE.search(chain[-1].rendered[:1000])):
             continue

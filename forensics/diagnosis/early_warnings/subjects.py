@@ -38,9 +38,12 @@ _QTY = Guarded(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b", ("B
 _ADDR = Guarded(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
                 r"(\d{2,5})\)", (":", "("))
 _BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
-# An identifier a message quotes (an attribute, a parameter, a config key): snake_case, two words at
-# least ("has not defined `packed_modules_mapping`" then "has no attribute 'packed_modules_mapping'").
-_QUOTED_IDENT = Guarded(r"[`'\"]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[`'\"]", ("_",))
+# An identifier a message names as one (in backticks, or quoted after "attribute", "argument",
+# "parameter", "field", "option", "setting"): snake_case, two words at least ("has not defined
+# `packed_modules_mapping`" then "has no attribute 'packed_modules_mapping'"). Not any quoted name:
+# a model's name is on every line about it.
+_QUOTED_IDENT = Guarded(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`|\b(?:attribute|argument|parameter|field|option|setting)s?"
+                        r" ['\"]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)['\"]", ("_",))
 _CPP_OP = Guarded(r"\b(_?[A-Za-z]\w*)::(\w+)", ("::",))
 _WORD_SPLIT = _lazy(r"[A-Za-z_][\w]*")
 _QUANT_RE = Guarded(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])", QUANT, fold=True)
@@ -276,8 +279,9 @@ def _vocabulary_subjects(out: set[str], text: str, low: str) -> None:
     for m in _COLL_RE.finditer(text):
         out.add("coll:" + COLLECTIVES[m.group(1).lower()])
     for m in _QUOTED_IDENT.finditer(text):
-        if len(m.group(1)) >= 8:
-            out.add("ident:" + m.group(1))
+        name = m.group(1) or m.group(2)
+        if len(name) >= 8:
+            out.add("ident:" + name)
     for m in _CPP_OP.finditer(text):
         ns, op = _norm(m.group(1)), _norm(m.group(2))
         if ns not in GENERIC and ns not in ("std", "c10", "at", "torch"):
