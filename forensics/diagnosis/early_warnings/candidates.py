@@ -20,30 +20,51 @@ from forensics.events.types import Event
 WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
 # A level written into the text by loggers the envelope does not know (TGI's
 # " WARN ", NCCL's "NCCL WARN", glog "W0412", "warning:", Python warnings).
+# Two shapes of many programs: Go's logfmt (slog, logrus: Ollama, containerd, Kubernetes parts)
+# ``level=WARN``, and ggml's common log (llama.cpp and the servers built on it) ``0.00.747.142 W fn: ...``.
 _TEXT_LEVEL = re.compile(r"(?:^|[\s\]|:-])(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)(?=[\s:\]|-])|^[WE]\d{4} \d\d:|"
-                         r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):")
+                         r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):|"
+                         r"\blevel=[\"']?(?i:warn(?:ing)?|error|fatal|crit(?:ical)?)\b|^\d+\.\d\d\.\d{3}\.\d{3} [WE] \w")
 # Wording that means "something is not as it should be" whatever the level.
 CUE_RE = re.compile(
     r"(?i)warn|error|fail|fall(?:ing)? ?back|not installed|not (?:be )?compatible|incompatible|not set|disabled|"
     r"exceed|deprecat|could not|couldn't|cannot|can't|unable|retry|retrying|not supported|unsupported|not found|"
     r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
     r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
-    r"does not support|only supported|below|requires?\b|out of memory|ran out of|exhausted")
+    r"does not support|does not have|doesn't have|\black(?:s|ing)?\b|only supported|below|requires?\b|out of memory|"
+    r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|\btime(?:d)? ?out\b")
 # The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
 # match contains; the regexes confirm at link time.
 CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
              "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
              "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
-             "ignor", "skipp", "requested for", "does not", "only supported", "below", "require", "no platform",
-             "out of")  # ("out of memory", "ran out of"; "exhausted" is always printed at an error level)
+             "ignor", "skipp", "requested for", "does not", "doesn't", " lack", "only supported", "below", "require",
+             "no platform", "out of", " hang", " hung", "stuck", "deadlock", "timeout", "timed out", "time out")
+# ("out of memory", "ran out of"; "exhausted" is always printed at an error level; a space before the
+# short words: "Blackwell" holds "lack", "change" holds "hang")
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory", "system memory")
+# What a line says it needs, a count of zero, a throughput (resources.py's shortfall): words too common to make a line a candidate
+# on their own, so the line must also hold ARITH_RE's figures.
+NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0", "throughput")
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
     r"kv cache is allocated|memory pool end|avail(?:able)? mem|# ?(?:gpu|cuda) blocks|gpu kv cache size|"
     r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device|"
-    r"explicitly set \(-?\d|msg=\"?system memory)")
+    r"explicitly set \(-?\d|msg=\"?system memory|"
+    # what a line says it needs, beside what it has (resources.py's shortfall)
+    r"\b(?:requested|required|requires|needs?|needed)\b[\"']?\s*[=:]?\s*[\"']?\d+(?:\.\d+)? ?[GMT]i?B\b|"
+    r"\d ?[GMT]i?B\b[\w ]{0,30}?\b(?:requires|needs|needed|required)\b|required (?:GPU|NPU|XPU|device|card|node)s? exceeds?|"
+    r"\brequires? \d+ (?:GPU|NPU|XPU|device|card)s?,? but only \d|\b(?:detected|found|initiali[sz]ed:?)\s+0\s+"
+    r"(?:compatible|usable|healthy|total)\b|"
+    r"generation throughput: 0\.0+ tokens/s, running: [1-9]|#running-req: [1-9]\d*,.{0,200}?gen throughput \(token/s\): 0\.00?\b)")
+# An engine that generates nothing while requests run (vLLM's metrics "Avg generation throughput:
+# 0.0 tokens/s, Running: 1 reqs", SGLang's "Decode batch. #running-req: 2, ... gen throughput
+# (token/s): 0.00"): counted per incident (``facts['stalls']``), read by resources.py.
+STALL_PATTERN = (r"(?i)generation throughput: 0\.0+ tokens/s, Running: [1-9]\d* reqs|"
+                 r"#running-req: [1-9]\d*,.{0,200}?gen throughput \(token/s\): 0\.00?\b")
+_STALL = re.compile(STALL_PATTERN)
 # Context facts (counts, budgets) that arithmetic needs; read from any line.
 FACT_RE = re.compile(
     r"(?i)(?:gpu_memory_utilization|mem_fraction_static)['\"]?\s*[=:]\s*(0?\.\d+|1\.0)|"
@@ -74,7 +95,11 @@ def text_level(ev: Event) -> str | None:
     if m is None:
         return lvl or None
     tok = m.group(0).strip(" :]|-\t").upper()
-    if tok.startswith(("ERROR", "CRITICAL", "FATAL")) or re.match(r"E\d{4}", tok):
+    if tok.startswith("LEVEL="):
+        tok = tok[6:].strip("\"'")
+    elif tok[:1].isdigit():
+        tok = tok.split(" ")[1]  # ggml's stamp, then its level letter
+    if tok.startswith(("ERROR", "CRITICAL", "CRIT", "FATAL")) or re.match(r"E\d{4}", tok) or tok == "E":
         return "ERROR"
     return "WARNING"
 
@@ -191,6 +216,8 @@ def collect(inc: Any, ev: Event) -> None:
         notes.facts["context"] = notes.facts.get("context", frozenset()) | ctx
     if key is None:
         return
+    if "throughput" in text and _STALL.search(text[:400]):
+        notes.facts["stalls"] = notes.facts.get("stalls", 0) + 1
     cands = notes.templates.get(key)
     if cands is not None:
         if len(cands) < PER_TEMPLATE and per_gpu and not any(c.event.text == text for c in cands):
@@ -231,7 +258,8 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
         # A marker line its logger printed as a warning or an error ("FlashInfer JIT will look
         # for nvcc on PATH") is read as one: the level says more than the phrase it shares.
         low = head.lower()
-        if not any(map(low.__contains__, ARITH_WORDS)) or not ARITH_RE.search(head):
+        if not (any(map(low.__contains__, ARITH_WORDS)) or any(map(low.__contains__, NEED_WORDS))) \
+                or not ARITH_RE.search(head):
             return facts, None, None, False
         level: str | None = lvl
     elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
@@ -241,7 +269,8 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
     else:
         low = head.lower()
         if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
-                and not _TEXT_LEVEL.search(text[:160]):
+                and not _TEXT_LEVEL.search(text[:160]) \
+                and not (any(map(low.__contains__, NEED_WORDS)) and ARITH_RE.search(head)):
             return facts, None, None, False
         level = text_level(ev)
     if is_noise(head) or _is_config_dump(text):

@@ -12,7 +12,7 @@ from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
     FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
 from forensics.diagnosis.early_warnings.subjects import subjects
-from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, _lazy
+from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, UNNAMED_ARCH_FAILURE, _lazy
 from forensics.events import types as kinds
 from forensics.events.textmemo import memo_by_text
 from forensics.events.types import Event
@@ -58,17 +58,23 @@ def record_key(ev: Event) -> tuple | None:
     return (site, ev.ts, stamp.group(0) if stamp else None, ev.pid, ev.rank, ev.level)
 
 
+CHAINED = 4  # lines between a traceback and the next when Python chains them ("During handling of ...")
+
+
 def _handled_tracebacks(inc: Any, fail: Failure, death: int = 0) -> Iterator[Candidate]:
     """Tracebacks before the failure that the process survived: warnings too
     (one per distinct message, the latest few: a serving log can hold dozens
     of request errors). After the first evidence line, only those that say
     the program went on (a handled error that fell back), before it died."""
     latest: dict[str, tuple[Event, Any]] = {}
-    for ev, _phase, _after in getattr(inc, "tracebacks", ()):
+    tbs = getattr(inc, "tracebacks", ())
+    starts = sorted(ev.line for ev, _p, _a in tbs)
+    for ev, _phase, _after in tbs:
         end = ev.end_line or ev.line
         chain = ev.data.get("chain") or ()
-        if not chain:
-            continue
+        if not chain or any(end < s <= end + CHAINED for s in starts) \
+                and not SURVIVED_RE.search(chain[-1].rendered[:1000]):
+            continue  # (another follows at once, "During handling of the above exception": one report, unless it went on)
         if (end >= fail.line or ev.line == fail.line) and (end >= death
                                                            or not SURVIVED_RE.search(chain[-1].rendered[:1000])):
             continue
@@ -96,6 +102,8 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
     fail.rivals = tuple(c["label"] for c in rivals if c.get("label") not in (None, "unknown"))[:3]
     notes: Notes | None = getattr(inc, "ew_notes", None)
     if notes is not None:
+        _stated_arch(fail, notes.facts.get("context", frozenset()))
+    if notes is not None:
         notes.failure = (label, fail_line, fail_ts, evidence, list(rivals))
     survivors, death = survived_evidence(evidence, fail_line)
     linker = _Linker(inc, label, fail, base, _evidence_lines(inc, evidence) - set(survivors), use_signatures,
@@ -113,6 +121,16 @@ def link(inc: Any, label: str | None, fail_line: int, fail_ts: Any, evidence: It
         if p["line"] not in lines:
             out.append(_complete_prior(p, linker.scored.get(p["line"]), label))
     return sorted(out, key=lambda w: w["line"])
+
+
+def _stated_arch(fail: Failure, context: frozenset[str]) -> None:
+    """A failure about an architecture it does not name is about the one the start-up stated
+    (``arch:blackwell`` from the GPU's name or capability): a warning naming that GPU's SM
+    version shares it."""
+    if not any(s.startswith("arch:") for s in fail.subjects) and UNNAMED_ARCH_FAILURE.search(fail.text[:2000]):
+        stated = {t for t in context if t.startswith("arch:")}
+        if stated:
+            fail.subjects = fail.subjects | stated
 
 
 def _fatal_failure(fail_line: int, evidence: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:

@@ -4,22 +4,36 @@ from __future__ import annotations
 from typing import Any
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
-from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, Notes, is_noise, template, text_level
+from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, NEED_WORDS, Notes, is_noise, template, text_level
 from forensics.diagnosis.early_warnings.context import matching
-from forensics.diagnosis.early_warnings.resources import arithmetic
+from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
-from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy
+from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
 from forensics.events import types as kinds
 from forensics.events.types import Event
 
 PYTHON_WARNING = _lazy(r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b")
-# Wording that says a failure will follow, not merely that something is off.
+# Wording that says a failure will follow, not merely that something is off: a library that will not
+# load or run here, a shortfall, a peer connection that broke (torch c10d's store, NCCL's sockets), a
+# CUDA driver or runtime error code returned to a program that went on.
 LIVE_CUE = _lazy(
     r"(?i)not compatible with|incompatible|no kernel image|not supported (?:on|by|for) (?:this|the current|your)|"
     r"only supported on|undefined symbol|cannot open shared object|no module named|exceeds? the|"
     r"lower than the required|requires? .{0,40} but found|no platform detected|failed to (?:import|load|initiali[sz]e)|"
-    r"is not installed|not found in path|could not import|mismatch|negative|out of memory|ran out of memory")
+    r"is not installed|not found in path|could not import|mismatch|negative|out of memory|ran out of memory|"
+    r"failed to (?:recv|send)\b|connection (?:was )?(?:likely )?closed|connection reset|broken pipe|"
+    r"(?-i:\bCUDA_ERROR_[A-Z_]{4,}|\bcudaError[A-Z]\w+)")
+# A peer connection that broke (not one still being tried: rendezvous retries "failed to connect" and
+# "connection refused" on healthy start-ups): about the collective it served, a subject of its own.
+NET_BREAK = _lazy(r"(?i)failed to (?:recv|send)\b|connection (?:was )?(?:likely )?closed|connection reset|broken pipe")
+# What a program copes with and still warns of: a native library built against another ABI (its other
+# entry points fail later too; vllm-ascend's custom ops "undefined symbol ... Sleep mode will be disabled").
+HARD_BREAK = _lazy(r"undefined symbol")
+# The subject kinds a live warning must name one of (rare in healthy start-ups): what a failure is
+# about -- a package, module, library, tool, GPU architecture, variable, model type (and, for a broken
+# peer connection, the collective it served).
+STRONG_KINDS = frozenset({"pkg", "mod", "lib", "tool", "arch", "env", "model"})
 
 
 def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
@@ -36,38 +50,59 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if signature_hit is not None:
         return _precursor_decision(ev, signature_hit.signature, facts or {}, base)
     head = text[:400]
-    arith = arithmetic(text, facts or {}) if any(map(head.lower().__contains__, ARITH_WORDS)) \
-        and ARITH_RE.search(head) else None
+    low = head.lower()
+    arith = arithmetic(text, facts or {}) if (any(map(low.__contains__, ARITH_WORDS))
+                                              or any(map(low.__contains__, NEED_WORDS))) and ARITH_RE.search(head) else None
+    if arith == ZERO_COUNT and ((base := base or baseline()).usual(template(text), server) or base.familiar(text)):
+        arith = None  # healthy start-ups print this count of zero too
     if arith is not None:
-        predicts = ["host.out-of-memory", "hang.timeout"] if "system memory" in arith else \
-            ["gpu.out-of-memory"] if "GiB" in arith or "KV" in arith else ["config.invalid-argument"]
-        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": predicts,
+        return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": _arith_predicts(arith, text),
                 "subjects": sorted(subjects(text))[:12]}
     if kind == kinds.PHASE_MARKER:
         return None
-    level = text_level(ev)
-    if level not in ("WARNING", "ERROR"):
+    return _unusual_decision(ev, server, base or baseline())
+
+
+def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str, Any] | None:
+    """A warning no precursor names: news when healthy start-ups do not print it, its wording says a
+    failure will follow, and it is about a rare subject of a failure's topic (or names a CUDA error)."""
+    text = ev.text
+    code = cuda_error_label(text)  # a CUDA error code is an error whatever level its line was printed at
+    if code is None and text_level(ev) not in ("WARNING", "ERROR"):
         return None
-    base = base or baseline()
     if base.usual(template(text), server) or base.familiar(text):
         return None
     m = LIVE_CUE.search(text)
-    if m is None or DEGRADED_RE.search(text) or PYTHON_WARNING.search(text[:400]):
-        # (a line that says how the program copes announces a degraded start, not a failure; a
-        # library's Python warning at import time is about its optional parts: torchvision's image
-        # extension, a plugin of modelopt. Either is news only where a precursor names it.)
+    if m is None or DEGRADED_RE.search(text) and not HARD_BREAK.search(text) or PYTHON_WARNING.search(text[:400]):
+        # (a line that says how the program copes announces a degraded start, not a failure -- unless
+        # what it copes with is a native library built against another ABI; a library's Python warning
+        # at import time is about its optional parts: torchvision's image extension, a plugin of
+        # modelopt. Either is news only where a precursor names it.)
         return None
     subs = subjects(text)
-    strong = [s for s in subs if s.split(":", 1)[0] in ("pkg", "mod", "lib", "tool", "arch", "env", "model")
-              and base.rarity(s) >= 0.5]
+    kinds_ = STRONG_KINDS | {"coll"} if NET_BREAK.search(text) else STRONG_KINDS
+    strong = [s for s in subs if s.split(":", 1)[0] in kinds_ and base.rarity(s) >= 0.5]
     if not strong:
         return None
-    topics = [lab for lab, (kinds, rx) in LABEL_TOPICS.items() if _topic(lab, subs, text) >= 1.0]
+    topics = [code] if code else [lab for lab in LABEL_TOPICS if _topic(lab, subs, text) >= 1.0]
     if not topics:
         return None
     return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {m.group(0)!r} about "
             f"{', '.join(subject_value(s) for s in strong[:3])}", "signature": None, "predicts": topics[:3],
             "subjects": sorted(subs)[:12]}
+
+
+def _arith_predicts(arith: str, text: str) -> list[str]:
+    """What a line whose numbers tripped the arithmetic predicts."""
+    if "system memory" in arith or "host memory" in arith:
+        return ["host.out-of-memory", "hang.timeout"]
+    if "GiB" in arith or "KV" in arith:
+        return ["gpu.out-of-memory"]
+    if arith == STALLED:
+        return ["hang.timeout", "dist.nccl"]
+    if arith == ZERO_COUNT:
+        return ["env.gpu-arch-unsupported"] if "compatible" in text.lower() else ["hang.timeout"]
+    return ["config.invalid-argument"]
 
 
 def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | None) -> dict[str, Any] | None:

@@ -4,17 +4,27 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from forensics.diagnosis.early_warnings.candidates import _read_facts
+from forensics.diagnosis.early_warnings.candidates import STALL_PATTERN, _read_facts
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import joined, load_table
 
 _RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.yaml").items()}
-_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE = (
-    _RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu", "host_free"))
-# Which of the five can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
-_ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE)])
+_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK, _DEVICES_SHORT, _ZERO = (
+    _RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu", "host_free", "need_key_value",
+                           "need_value_key", "devices_short", "zero_count"))
+_STALLED = _lazy(STALL_PATTERN)
+# Which of them can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
+_ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK,
+                                           _DEVICES_SHORT, _ZERO, _STALLED)])
+STALLED = "no tokens generated while requests run, report after report (the engine is stalled)"
+STALLS = 2  # one report of no progress is a long prefill as often as not; two in a row are a stall
+_HAVE_WORDS = ("available", "free", "usable")
+_HOST_WORDS = re.compile(r"(?i)\bsystem\b|\bhost\b|\bRAM\b|\bCPU\b|\bswap\b")
+# The wording of what a shortfall predicts: a count of zero is news only against the healthy baseline
+# (vLLM's "Triton is installed but 0 active driver(s)" is printed by healthy API servers)
+ZERO_COUNT = "none of what the start-up looks for was found"
 
 
 AFTER_WEIGHTS_FREE = 0.05  # of the memory the weights left plus took
@@ -77,9 +87,17 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
         free, need = to_gib(m.group(1), m.group(2)), float(facts["cpu_weights_gib"])
         if need > free:
             return f"the weights on the CPU take {need:.2f} GiB, more than the {free:.2f} GiB of system memory free"
+    short = _shortfall(text, live, facts)
+    if short is not None:
+        return short
+    return _gpu_index(text, facts, failure_text) if 3 in live else None
+
+
+def _gpu_index(text: str, facts: dict[str, Any], failure_text: str) -> str | None:
+    """A GPU index at or beyond the GPUs there are (or that an invalid-ordinal failure names)."""
     visible = facts.get("visible")
     tp = facts.get("tp")
-    for m in (_START_GPU.finditer(text) if 3 in live else ()):
+    for m in _START_GPU.finditer(text):
         idx = int(m.group(1))
         if visible is not None and idx >= visible:
             return f"GPU index {idx} is at or beyond the {visible} GPUs visible"
@@ -88,4 +106,28 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
             return f"GPU index {idx} with {tp} GPUs per replica, and the failure is an invalid device ordinal"
         if visible is None and idx > 0 and re.search(r"(?i)invalid device ordinal", failure_text):
             return f"GPU index {idx}, and the failure is an invalid device ordinal"
+    return None
+
+
+def _shortfall(text: str, live: Any, facts: dict[str, Any]) -> str | None:
+    """A line that states what it needs against what it has (memory asked for vs available, devices
+    required vs there), that none of what it looks for was found, or that an engine with requests
+    running generated nothing, report after report (``facts['stalls']``: such reports so far)."""
+    if 5 in live or 6 in live:
+        need: list[float] = []
+        have: list[float] = []
+        for m in _NEED_KV.finditer(text) if 5 in live else ():
+            (have if m.group(1).lower() in _HAVE_WORDS else need).append(to_gib(m.group(2), m.group(3)))
+        for m in _NEED_VK.finditer(text) if 6 in live else ():
+            (have if m.group(3).lower() in _HAVE_WORDS else need).append(to_gib(m.group(1), m.group(2)))
+        if need and have and max(need) > max(have) > 0:
+            where = "host" if _HOST_WORDS.search(text) else "device"
+            return f"{max(need):.2f} GiB needed, {max(have):.2f} GiB available ({where} memory)"
+    m = _DEVICES_SHORT.search(text) if 7 in live else None
+    if m is not None and (m.group(1) is None or int(m.group(1)) > int(m.group(2))):
+        return "more devices required than are available"
+    if 8 in live and _ZERO.search(text):
+        return ZERO_COUNT
+    if 9 in live and facts.get("stalls", 0) >= STALLS:
+        return STALLED
     return None

@@ -7,19 +7,19 @@ from typing import Any, Iterable
 
 from forensics.diagnosis.early_warnings.baseline import Baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Candidate, template
-from forensics.diagnosis.early_warnings.resources import _START_GPU, arithmetic
+from forensics.diagnosis.early_warnings.resources import _START_GPU, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
-from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, OVERRIDE_RE
+from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, MEMORY_SHORT_RE, OVERRIDE_RE
 from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.textmemo import remember
 
 KIND_WEIGHT = {"addr": 1.0, "port": 0.6, "num": 1.0, "pkg": 1.0, "mod": 1.0, "lib": 1.0, "tool": 1.0, "env": 1.0, "arch": 1.0, "model": 1.0, "qty": 0.9,
                "dev": 0.6, "count": 0.6, "quant": 0.6, "backend": 0.7, "coll": 0.5, "envfam": 0.3, "ver": 0.5,
-               "fam": 0.8}
+               "fam": 0.8, "ident": 0.8}
 KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package", "mod": "module", "lib": "library", "tool": "tool", "env": "environment variable",
              "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
              "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings",
-             "fam": "subsystem"}
+             "fam": "subsystem", "ident": "identifier"}
 LIST_THRESHOLD = 1.7
 MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
 STRONG = 5.0
@@ -102,8 +102,8 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
                    if any(r != label for r in rivals) else 0.0)
     kinds, _rx = LABEL_TOPICS[label]
     score = 0.0
-    if any(s.split(":", 1)[0] in kinds for s in subs):
-        score += 0.6
+    if any(s.split(":", 1)[0] in kinds for s in subs) or label in MEMORY_LABELS and MEMORY_SHORT_RE.search(text):
+        score += 0.6  # (a memory label: its quantities, or wording that says memory falls short)
     if label in _topic_words(text):
         score += 0.4
     return score
@@ -156,7 +156,7 @@ def _why_shared(shared: list[str]) -> str:
         kind, val = s.split(":", 1)
         by_kind.setdefault(KIND_WORD.get(kind, kind), []).append(val)
     order = ["package", "library", "tool", "environment variable", "GPU architecture", "model type", "quantity",
-             "GPU", "module", "subsystem"]
+             "GPU", "module", "subsystem", "identifier"]
     kinds = sorted(by_kind, key=lambda k: order.index(k) if k in order else len(order))[:2]
     return "; ".join([f"same {k} as the failure: {', '.join(dict.fromkeys(by_kind[k]))}" for k in kinds] + out)
 
@@ -221,6 +221,8 @@ def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any]
     usual = base.usual(template(text), server)
     has_arith, has_gpu, cue, has_qty = _traits(text)
     arith = arithmetic(text, facts, fail.text) if has_arith or has_gpu else None
+    if arith == ZERO_COUNT and usual:
+        arith = None  # healthy start-ups print this count of zero too
     if arith is None and fail.label in MEMORY_LABELS and has_arith and has_qty:
         reasons_extra = ["memory figure before a memory failure"]
     else:

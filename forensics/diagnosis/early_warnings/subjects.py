@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from forensics.diagnosis.early_warnings.vocab import (
-    ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
+    ARCH_GENERATIONS, ATTENTION_BACKENDS, BACKENDS, BOILERPLATE_ENV, COLLECTIVES, DIST_TO_IMPORT, FAMILIES, GENERIC, KNOWN_PACKAGES,
     QUANT, TOOLS, _lazy)
 from forensics.diagnosis.guarded import AsciiSet, Guarded, GuardGate
 from forensics.events.textmemo import remember
@@ -38,6 +38,12 @@ _QTY = Guarded(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b", ("B
 _ADDR = Guarded(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
                 r"(\d{2,5})\)", (":", "("))
 _BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
+# An identifier a message names as one (in backticks, or quoted after "attribute", "argument",
+# "parameter", "field", "option", "setting"): snake_case, two words at least ("has not defined
+# `packed_modules_mapping`" then "has no attribute 'packed_modules_mapping'"). Not any quoted name:
+# a model's name is on every line about it.
+_QUOTED_IDENT = Guarded(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`|\b(?:attribute|argument|parameter|field|option|setting)s?"
+                        r" ['\"]([a-z][a-z0-9]*(?:_[a-z0-9]+)+)['\"]", ("_",))
 _CPP_OP = Guarded(r"\b(_?[A-Za-z]\w*)::(\w+)", ("::",))
 _WORD_SPLIT = _lazy(r"[A-Za-z_][\w]*")
 _QUANT_RE = Guarded(r"(?i)(?<![\w-])(" + "|".join(re.escape(q) for q in QUANT) + r")(?![\w-])", QUANT, fold=True)
@@ -238,6 +244,10 @@ def _hardware_subjects(out: set[str], text: str) -> None:
             out.add("arch:" + normalise_arch(major, "0"))
         elif minor is not None:
             out.add("arch:" + normalise_arch(major, minor))
+    for a in [a for a in out if a.startswith("arch:sm_")]:
+        gen = ARCH_GENERATIONS.get(a[5:].rstrip("af"))
+        if gen is not None:
+            out.add("arch:" + gen)
     for m in _ARCH_GFX.finditer(text):
         out.add("arch:" + m.group(1).lower())
     for m in _DEV.finditer(text):
@@ -251,7 +261,7 @@ def _hardware_subjects(out: set[str], text: str) -> None:
 
 
 def _vocabulary_subjects(out: set[str], text: str, low: str) -> None:
-    """Model types, quantisation methods, backends, collectives, C++ ops."""
+    """Model types, quantisation methods, backends, collectives, quoted identifiers, C++ ops."""
     for m in _MODEL.finditer(text):
         name = next((g for g in m.groups() if g), None)
         if name and len(name) > 2:
@@ -268,6 +278,10 @@ def _vocabulary_subjects(out: set[str], text: str, low: str) -> None:
         out.add("backend:attention")
     for m in _COLL_RE.finditer(text):
         out.add("coll:" + COLLECTIVES[m.group(1).lower()])
+    for m in _QUOTED_IDENT.finditer(text):
+        name = m.group(1) or m.group(2)
+        if len(name) >= 8:
+            out.add("ident:" + name)
     for m in _CPP_OP.finditer(text):
         ns, op = _norm(m.group(1)), _norm(m.group(2))
         if ns not in GENERIC and ns not in ("std", "c10", "at", "torch"):

@@ -68,6 +68,18 @@ COLLECTIVES = {
     "placement group": "placement_group", "symm_mem": "symm_mem", "mooncake": "mooncake", "rdma": "rdma",
     "c10d": "c10d", "tcpstore": "c10d", "rendezvous": "c10d", "distributed_c10d": "c10d",
 }
+# NVIDIA GPU generations by SM version (CUDA's compute capabilities): a line naming sm_120 and a start-up
+# that says "Blackwell" (or a failure about "this architecture" on a Blackwell host) are about one part.
+ARCH_GENERATIONS = {"sm_70": "volta", "sm_72": "volta", "sm_75": "turing", "sm_80": "ampere", "sm_86": "ampere",
+                    "sm_87": "ampere", "sm_89": "ada", "sm_90": "hopper", "sm_100": "blackwell", "sm_101": "blackwell",
+                    "sm_103": "blackwell", "sm_110": "blackwell", "sm_120": "blackwell", "sm_121": "blackwell"}
+
+# A failure about "this" GPU's architecture that names none ("Unsupported architecture", "no kernel image
+# is available for execution on the device"): it is about the architecture the start-up stated.
+UNNAMED_ARCH_FAILURE = _lazy(
+    r"(?i)unsupported (?:gpu |cuda |device )?arch|arch(?:itecture)? (?:is )?not supported|no kernel image|"
+    r"not supported on this (?:gpu|device|arch)")
+
 # Dotted names and words that are everywhere and say nothing about a cause.
 GENERIC = frozenset({
     "py", "so", "utils", "util", "layers", "models", "model", "core", "main", "init", "__init__", "base", "config",
@@ -115,8 +127,41 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
         r"(?i)exceed|invalid|not supported|must be|gpu #|device|argument|\b(?:tp|dp|pp)[_ ]size|placement")),
     "net.port-in-use": (frozenset(), _lazy(r"(?i)port|address|bind|listen")),
     "host.out-of-memory": (frozenset({"qty"}), _lazy(r"(?i)swap|memory|\bram\b|cpu|host|pin_memory|shm")),
-    "hang.timeout": (frozenset({"coll"}), _lazy(r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck")),
+    "hang.timeout": (frozenset({"coll"}), _lazy(
+        r"(?i)timeout|timed out|waiting|retry|health|heartbeat|stuck|\bhang(?:s|ing)?\b|\bhung\b|deadlock")),
 }
+
+# Wording that says memory falls short (any program: llama.cpp's "failed to fit params to free device
+# memory", NIM's "not runnable due to low free GPU memory", "not enough memory", "insufficient VRAM"):
+# a line about the memory topic as much as one that states a quantity.
+MEMORY_SHORT_RE = _lazy(
+    r"(?i)(?:fail(?:ed|s)? to fit|does(?:n't| not) fit|won't fit|not enough|insufficient|too (?:large|big) for|"
+    r"low free|short of|(?:cannot|unable to|failed to) allocate)\b.{0,40}?\b(?:memory|VRAM|RAM)\b|"
+    r"\b(?:memory|VRAM|RAM)\b.{0,30}?\b(?:not enough|insufficient|too (?:small|low)|exhausted|exceed(?:s|ed)?)\b")
+
+# CUDA's error codes (the driver API's CUDA_ERROR_*, the runtime's cudaError*: cuda.h and
+# driver_types.h of CUDA 11-13), what each proves when a program that went on printed it.
+CUDA_ERROR_LABELS: tuple[tuple[Any, str], ...] = tuple((_lazy(rx), label) for rx, label in (
+    (r"CUDA_ERROR_STREAM_CAPTURE_\w+|cudaErrorStreamCapture\w+|CUDA_ERROR_CAPTURED_EVENT|cudaErrorCapturedEvent",
+     "gpu.cuda-graph-capture"),
+    (r"CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation", "gpu.out-of-memory"),
+    ((r"CUDA_ERROR_NO_BINARY_FOR_GPU|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|cudaErrorNoKernelImageForDevice|"
+      r"cudaErrorUnsupportedPtxVersion"), "env.gpu-arch-unsupported"),
+    # (not CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: NVIDIA's container entrypoint reports a forward
+    # compatibility it tried and goes on with the host driver, which is new enough as often as not)
+    ((r"CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|NO_DEVICE)|"
+      r"cudaError(?:InsufficientDriver|SystemDriverMismatch|NoDevice)"), "env.driver-too-old"),
+    (r"CUDA_ERROR_ILLEGAL_ADDRESS|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorIllegalAddress|cudaErrorMisalignedAddress",
+     "gpu.illegal-access"),
+))
+
+
+def cuda_error_label(text: str) -> str | None:
+    """The label a CUDA error code on this line proves, or None."""
+    if "CUDA_ERROR_" not in text and "cudaError" not in text:
+        return None
+    return next((label for rx, label in CUDA_ERROR_LABELS if rx.search(text)), None)
+
 
 # Subject relations: one subsystem that programs name in many ways, so a line
 # about one of its parts and a failure about another are about the same thing.
@@ -151,6 +196,17 @@ FAMILIES: dict[str, Any] = {
         r"INSUFFICIENT_DRIVER|COMPAT_NOT_SUPPORTED_ON_DEVICE|SYSTEM_DRIVER_MISMATCH)|cudaGetDeviceCount|\bNVML\b|"
         r"forward compatibility|no CUDA GPUs|Found no NVIDIA driver|libcuda\.so|unsupported display driver|"
         r"CUDA initialization", re.I),
+    # A wait that ran out, however a program words it: Python's TimeoutError and asyncio's, "timed out",
+    # a worker or heartbeat "timeout", gRPC's DEADLINE_EXCEEDED, a collective's watchdog timeout.
+    "timeouts": _lazy(r"(?i)\btime(?:d)? ?out\b|\bTimeoutError\b|\bDEADLINE_EXCEEDED\b|\bdeadline exceeded\b"),
+    # The CPU's instruction set: the extensions a build of ggml, llama.cpp, Ollama's runners, PyTorch's
+    # CPU kernels or ONNX Runtime was compiled for (x86 AVX/AVX2/AVX-512/AVX-VNNI/AMX, SSE, FMA, F16C;
+    # Arm NEON/SVE; "CPU does not have vector extensions", llama.cpp's "system_info: ... AVX2 = 0"), and
+    # the signal a CPU raises on an instruction it lacks (SIGILL, the shell's "Illegal instruction (core
+    # dumped)"). CUDA's "an illegal instruction was encountered" is a GPU kernel's, not this.
+    "cpu-isa": _lazy(
+        r"\bAVX(?:2|512\w*|[-_]?VNNI)?\b|\bSSE[234]?(?:\.\d)?\b|\bSSSE3\b|\bF16C\b|\bAMX\w*\b|\bNEON\b|\bSVE2?\b|"
+        r"\bvector extensions?\b|\binstruction set\b|\bSIGILL\b|Illegal instruction \(core dumped\)"),
     # Access to the model hub a server fetches config, tokenizer and weights
     # from: its credentials (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, "huggingface-cli
     # login" / "hf auth login"), gated and missing repositories (GatedRepoError

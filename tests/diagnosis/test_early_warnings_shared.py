@@ -1,0 +1,147 @@
+"""Early warnings that carry across server families (issue 28): what the
+program that printed a line shares with other servers, not one family's wording.
+
+* line shapes many programs print: ggml's common log (llama.cpp and the servers
+  built on it, ``0.00.747.142 W fn: ...``) and Go's logfmt (Ollama, containerd:
+  ``level=WARN``);
+* resource arithmetic on one line: memory needed against memory available,
+  devices required beyond those there, a count of zero of what a start-up looks
+  for, an engine that generates nothing while requests run (report after report);
+* shared libraries' wording: a CUDA error code a program went on after, a peer
+  connection that broke (torch c10d), an undefined symbol in a native library;
+* subjects that relate a warning to a failure: a quoted identifier, the CPU's
+  instruction set, a wait that ran out, a GPU generation and the architecture a
+  start-up stated.
+
+Lines are built around the messages the programs print (Ollama's scheduler
+``server.go``, llama.cpp ``common/log.cpp``, torch ``TCPStore.cpp``, vLLM's
+``llm_engine.py`` metrics, SGLang's scheduler metrics, CUDA's ``cuda.h``).
+"""
+from __future__ import annotations
+
+from forensics.diagnosis import early_warnings as E
+from forensics.diagnosis.early_warnings.baseline import Baseline
+from forensics.diagnosis.early_warnings.linking import _stated_arch
+from forensics.diagnosis.early_warnings.live import live_decision
+from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT
+from forensics.diagnosis.early_warnings.scoring import Failure, _topic
+from forensics.diagnosis.early_warnings.vocab import cuda_error_label
+from forensics.events import types as kinds
+from forensics.events.types import Event
+
+EMPTY = Baseline(frozenset(), {}, {}, 0)  # no healthy start-up printed anything: every line is news
+
+
+def _ev(text: str, level: str | None = None) -> Event:
+    return Event(kinds.LOG, 7, text, level=level)
+
+
+def test_ggml_and_logfmt_levels_are_read():
+    assert E.text_level(_ev("0.00.747.142 W common_fit_params: failed to fit params to free device memory")) == "WARNING"
+    assert E.text_level(_ev("0.24.923.820 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 887.99 MiB")) \
+        == "ERROR"
+    assert E.text_level(_ev("0.00.408.510 I srv    load_model: loading model 'x'")) is None
+    assert E.text_level(_ev('time=2025-10-19T15:17:57.097+08:00 level=WARN source=server.go:540 msg="x"')) == "WARNING"
+    assert E.text_level(_ev('time=2025-10-19T15:17:57.097+08:00 level=ERROR source=sched.go:1 msg="x"')) == "ERROR"
+    assert E.text_level(_ev('time=2025-10-19T15:17:57.097+08:00 level=INFO source=sched.go:1 msg="x"')) is None
+
+
+def test_memory_needed_against_available_on_one_line():
+    ollama = ('time=2025-10-19T15:17:57.097+08:00 level=WARN source=server.go:540 msg="model request too large for '
+              'system" requested="5.5 GiB" available="3.4 GiB" total="6.0 GiB" free="3.4 GiB" swap="0 B"')
+    why = E.arithmetic(ollama, {})
+    assert why is not None and "5.50 GiB needed" in why and "host memory" in why
+    d = live_decision(_ev(ollama), base=EMPTY)
+    assert d is not None and d["predicts"][0] == "host.out-of-memory"
+    # the same program's healthy placement: needed below what is there
+    assert E.arithmetic('msg="offload to gpu" layers=33 required="4765.5 MiB" used="4765.5 MiB" '
+                        'available="73728.0 MiB" kv="1024.0 MiB"', {}) is None
+    assert E.arithmetic("the model requires 120.0 GiB, 78.7 GiB of device memory free", {}) is not None
+    # a threshold a program decides by is no need: it keeps the weights elsewhere and goes on
+    assert E.arithmetic("keeps its DiT resident with 78.7 GiB of device memory available, below the 120.0 GiB "
+                        "this model declares as its threshold", {}) is None
+
+
+def test_devices_and_counts():
+    assert E.arithmetic("The number of required NPUs exceeds the total number of available NPUs in the "
+                        "placement group", {}) == "more devices required than are available"
+    assert E.arithmetic("Placement group requires 8 GPUs but only 4 are available", {}) is not None
+    assert E.arithmetic("Placement group requires 4 GPUs but only 8 are available", {}) is None
+    assert E.arithmetic("INFO 11-12 22:55:02.833 ngc_profile.py:224] Detected 0 compatible profile(s).", {}) \
+        == ZERO_COUNT
+    assert E.arithmetic("Detected 2 compatible profile(s).", {}) is None
+    d = live_decision(_ev("Detected 0 compatible profile(s)."), base=EMPTY)
+    assert d is not None and d["predicts"] == ["env.gpu-arch-unsupported"]
+
+
+def test_a_count_of_zero_that_healthy_start_ups_print_is_not_news():
+    line = "Workers initialized: 0 total, 0 healthy"
+    familiar = Baseline(frozenset({E.template(line)}), {}, {}, 10)
+    assert live_decision(_ev(line), base=familiar) is None
+    assert live_decision(_ev(line), base=EMPTY) is not None
+
+
+def test_a_stall_is_two_reports_of_no_progress():
+    vllm = ("INFO 02-03 13:14:04 llm_engine.py:706] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+            "throughput: 0.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs")
+    assert E.arithmetic(vllm, {"stalls": 1}) is None  # one interval is a long prefill as often as not
+    assert E.arithmetic(vllm, {"stalls": 2}) == STALLED
+    assert E.arithmetic(vllm.replace("Running: 1", "Running: 0"), {"stalls": 2}) is None
+    sglang = ("[2026-01-01 10:00:00 TP0] Decode batch. #running-req: 2, #token: 300, token usage: 0.01, "
+              "gen throughput (token/s): 0.00, #queue-req: 0")
+    assert E.arithmetic(sglang, {"stalls": 2}) == STALLED
+    assert E.arithmetic(sglang.replace("0.00, #queue", "41.20, #queue"), {"stalls": 2}) is None
+
+
+def test_shared_library_wording_is_live():
+    # a CUDA driver error code returned to a program that went on: the label it proves
+    nvshare = "[NVSHARE][WARN]: cuCtxSynchronize returned CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: operation not permitted"
+    assert cuda_error_label(nvshare) == "gpu.cuda-graph-capture"
+    d = live_decision(_ev(nvshare), base=EMPTY)
+    assert d is not None and d["predicts"] == ["gpu.cuda-graph-capture"]
+    assert cuda_error_label("Forward compatibility was attempted on non supported HW "
+                            "(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE) cuInit()=804") is None
+    # torch c10d: a peer connection that broke, not one still being tried
+    c10d = ("[c10d] recvValue failed on SocketImpl(fd=25, addr=[host-a]:53759, remote=[host-a]:53758): Failed to "
+            "recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?")
+    d = live_decision(_ev(c10d, "WARNING"), base=EMPTY)
+    assert d is not None and "dist.nccl" in d["predicts"]
+    assert live_decision(_ev("[c10d] The client socket has failed to connect to [host-a]:55240 (system error: "
+                             "10049).", "WARNING"), base=EMPTY) is None
+    # an undefined symbol is news even where the program disables a feature and goes on
+    ascend = ("Failed to import vllm_ascend_C:/usr/lib/python3.11/site-packages/vllm_ascend/vllm_ascend_C.cpython-311"
+              "-aarch64-linux-gnu.so: undefined symbol: _ZN2fe13PlatFormInfos. Sleep mode will be disabled.")
+    assert live_decision(_ev(ascend, "WARNING"), base=EMPTY) is not None
+    assert live_decision(_ev("Failed to import flash_attn: libfoo.so: cannot open shared object file. Falling back "
+                             "to the Triton kernels.", "WARNING"), base=EMPTY) is None
+
+
+def test_subjects_that_relate_a_warning_to_its_failure():
+    warn = E.subjects("The model class DeepseekV3ForCausalLM has not defined `packed_modules_mapping`, this may "
+                      "lead to incorrect mapping of quantized or ignored modules")
+    fail = E.subjects("AttributeError: 'AscendQuantConfig' object has no attribute 'packed_modules_mapping'")
+    assert "ident:packed_modules_mapping" in warn & fail
+    assert "fam:cpu-isa" in E.subjects("cpu_common.go:18: INFO CPU does not have vector extensions") \
+        & E.subjects("SIGILL: illegal instruction")
+    assert "fam:cpu-isa" not in E.subjects("CUDA error: an illegal instruction was encountered")
+    assert "fam:timeouts" in E.subjects("Worker timeout. address: 127.0.0.1:27734, check count remaining 4...") \
+        & E.subjects("asyncio.exceptions.TimeoutError")
+    assert {"arch:sm_120", "arch:blackwell"} <= E.subjects("SymmMemCommunicator: Device capability 12.0 not "
+                                                          "supported, communicator is not available.")
+
+
+def test_a_failure_about_an_unnamed_architecture_is_about_the_stated_one():
+    fail = Failure("env.gpu-arch-unsupported", 9, None, "RuntimeError: Assertion error (hyperconnection.hpp:56): "
+                   "Unsupported architecture", frozenset())
+    _stated_arch(fail, frozenset({"arch:blackwell", "backend:flashinfer"}))
+    assert fail.subjects == frozenset({"arch:blackwell"})
+    named = Failure("env.gpu-arch-unsupported", 9, None, "no kernel image is available for sm_90",
+                    frozenset({"arch:sm_90"}))
+    _stated_arch(named, frozenset({"arch:blackwell"}))
+    assert named.subjects == frozenset({"arch:sm_90"})
+
+
+def test_memory_shortage_wording_is_the_memory_topic():
+    line = "0.00.747.142 W common_fit_params: failed to fit params to free device memory: n_gpu_layers already set"
+    assert _topic("gpu.out-of-memory", E.subjects(line), line) >= 1.0
+    assert _topic("gpu.out-of-memory", frozenset(), "Memory profiling takes 3.1 seconds") < 1.0
