@@ -173,6 +173,10 @@ class SignatureSet:
             raise SignatureError(f"signatures: {e}") from None
         self._text = next((m for f, m in self._fields if f == "text"), None)
         self._only_text = all(f in ("text", "exc_type", "exc_message") for f, _ in self._fields)
+        # A plain line's one view holds its text, level, logger and kind (no exception, no
+        # frames): only those fields can match it, and its answer is a function of them.
+        self._line_fields = [(f, m) for f, m in self._fields if f in _LINE_FIELDS]
+        self._line_key = tuple(f for f, _ in self._line_fields if f != "text")
         # pattern id -> the conditions that need it (a condition is looked at only once one of its patterns is found)
         self._conds_of: dict[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
         for cond in conds:
@@ -233,19 +237,34 @@ class SignatureSet:
         return [(sig, first[idx[id(sig)]]) for sig in candidates if idx.get(id(sig)) in first]
 
     def match_event(self, ev: Event) -> list[tuple[Signature, int]]:
-        if ev.kind != kinds.TRACEBACK and self._only_text:
-            # a plain line: only its text can match (exc_* fields exist on tracebacks only)
-            if self._text is None:
-                return []
-            text = ev.text
-            got = self._line_memo.get(text)
-            if got is None:
-                found = self._text.scan(M.prepare(text))
-                got = tuple(sorted(self._sigs_of(found))) if found else ()
-                if len(text) <= LINE_MEMO_LEN:
-                    remember(self._line_memo, text, got, LINE_MEMO)
-            return [(self.signatures[si], 0) for si in got]
-        return self.match_views(event_views(ev))
+        if ev.kind == kinds.TRACEBACK:
+            return self.match_views(event_views(ev))
+        # a plain line: ``match_views`` of its one view, without building it
+        text = ev.text
+        values = [_line_value(ev, f) for f in self._line_key]
+        key: Any = (text, *values) if values else text
+        got = self._line_memo.get(key)
+        if got is None:
+            if self._only_text:
+                found: Any = self._text.scan(M.prepare(text)) if self._text is not None else ()
+            else:
+                found = set()
+                for fname, fm in self._line_fields:
+                    value = text if fname == "text" else _line_value(ev, fname)
+                    if value is not None:
+                        found.update(self._scan(fname, fm, value))
+            got = tuple(sorted(self._sigs_of(found))) if found else ()
+            if len(text) <= LINE_MEMO_LEN:
+                remember(self._line_memo, key, got, LINE_MEMO)
+        return [(self.signatures[si], 0) for si in got]
+
+
+_LINE_FIELDS = ("text", "level", "logger", "event_kind")  # what a plain line's view holds (event_views)
+
+
+def _line_value(ev: Event, field: str) -> str | None:
+    """The value of ``field`` in a plain line's view (``event_views``)."""
+    return ev.kind if field == "event_kind" else getattr(ev, field)
 
 
 # ---------------------------------------------------------------- loading
