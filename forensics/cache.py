@@ -19,6 +19,7 @@ from pathlib import Path
 
 MAX_ENTRIES = 8  # entries of a kind kept, e.g. signature sets (each test's or user's custom set makes one): the oldest go
 PREFIX = b"forensics-cache 1\n"
+DIGEST_LINE = 80  # the digest's line: 64 hex digits and a newline
 
 
 def cache_dir(create: bool = False) -> Path | None:
@@ -61,13 +62,13 @@ def read_entry(kind: str, key: str, max_bytes: int = 64 << 20) -> bytes | None:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode) or not _private(path, st) or st.st_size > max_bytes:
                 return None
-            raw = f.read()
+            if f.readline(len(PREFIX)) != PREFIX:
+                return None
+            digest = f.readline(DIGEST_LINE)
+            body = f.read()  # (read apart from its head: a large entry is held once, not copied)
     except OSError:
         return None
-    if not raw.startswith(PREFIX):
-        return None
-    digest, _, body = raw[len(PREFIX):].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    if not digest.endswith(b"\n") or hashlib.sha256(body).hexdigest().encode() != digest[:-1]:
         return None
     return body
 

@@ -198,15 +198,25 @@ class CatalogueIndex:
             n += count
 
     def _read_index(self, ipath: Path) -> list:
-        # one C-speed decompress and a few splits: no object per template or key
-        head, templates, keys, ids = gunzip(ipath.read_bytes()).split(b"\n")[:4]
+        from forensics.events import catalogue_cache
+
+        raw = ipath.read_bytes()
+        key = catalogue_cache.key_of(raw)
+        got = catalogue_cache.read(key)  # the tables as unpacked by an earlier run
+        if got is not None:
+            head, self._templates, self._ids = got
+        else:
+            # one C-speed decompress and a few splits: no object per template or key
+            head, templates, keys, ids = gunzip(raw).split(b"\n")[:4]
+            del raw
+            self._templates = PackedStrings.split(templates)  # decoded when a candidate
+            # key -> "i,j": the numbers are parsed when the key occurs in a line
+            self._ids = KeyTable.split(keys, ids)
+            catalogue_cache.write(key, head, self._templates, self._ids)
         header = json.loads(head)
         for pkg, info in (header.get("blocks") or {}).items():
             if pkg in self.files:
                 self.files[pkg].blocks = info
-        self._templates = PackedStrings.split(templates)  # decoded when a candidate
-        # key -> "i,j": the numbers are parsed when the key occurs in a line
-        self._ids = KeyTable.split(keys, ids)
         return header["packages"]
 
     def _build_index(self) -> list:

@@ -80,6 +80,13 @@ class PackedStrings(Sequence):
     def of(cls, items: Sequence[bytes]) -> "PackedStrings":
         return cls(SEP.join(items), map(len, items))
 
+    @classmethod
+    def at(cls, blob: bytes, cum: array) -> "PackedStrings":
+        """Items whose running totals ``cum`` are given (offset by where they start in ``blob``)."""
+        out = cls.__new__(cls)
+        out.blob, out._cum = blob, cum
+        return out
+
     def __len__(self) -> int:
         return len(self._cum) - 1
 
@@ -114,6 +121,15 @@ class KeyTable:
             order = sorted(range(len(crcs)), key=crcs.__getitem__)
             self._order = array(_U32, order)
         self._crcs = array(_U32, in_order)
+
+    @classmethod
+    def of_arrays(cls, keys: PackedStrings, values: PackedStrings, crcs: array, order: array | None) -> "KeyTable":
+        """A table as ``__init__`` left one: ``crcs`` sorted, ``order`` their keys' places (or None)."""
+        if not len(keys) == len(values) == len(crcs) or order is not None and len(order) != len(crcs):
+            raise ValueError("catalogue index: as many keys as entry lists")
+        out = cls.__new__(cls)
+        out.keys, out.values, out._crcs, out._order = keys, values, crcs, order
+        return out
 
     @classmethod
     def split(cls, keys: bytes, values: bytes) -> "KeyTable":

@@ -45,7 +45,7 @@ MAX_NGRAM = 16
 # ones (what ``train`` uses, and scikit-learn's default) are accepted, so a
 # scorer file cannot smuggle in a catastrophic regex.
 SAFE_TOKEN_PATTERNS = frozenset({r"[A-Za-z_][A-Za-z0-9_]+", r"\S+", r"(?u)\b\w\w+\b"})
-WORD_MEMO = 8192  # char_wb words remembered per vectoriser (cleared when full)
+WORD_MEMO = 4096  # char_wb words remembered per vectoriser (cleared when full)
 WORD_MEMO_LEN = 64  # longer words are split every time
 
 
