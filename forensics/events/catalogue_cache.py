@@ -21,9 +21,10 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from forensics.events.catalogue_packed import KeyTable, PackedStrings
+from forensics.events.catalogue_packed import FunctionTable, KeyTable, PackedStrings
 
 KIND = "catalogue-index"
+FUNCTIONS_KIND = "catalogue-functions"
 FORMAT = 1
 
 
@@ -101,3 +102,33 @@ def write(key: str, head: bytes, templates: PackedStrings, table: KeyTable) -> N
     put(meta)
     put(len(meta).to_bytes(8, "little"))
     write_entry(KIND, key, b"".join(parts))
+
+
+def read_functions(key: str) -> FunctionTable | None:
+    """The function table as ``FunctionTable`` packed it (names, spans, compressed runs), or None."""
+    from forensics.cache import read_entry
+
+    body = read_entry(FUNCTIONS_KIND, key, max_bytes=64 << 20)
+    if body is None:
+        return None
+    try:
+        blob, cum, at, runs = marshal.loads(body)
+        names = PackedStrings.at(blob, _array(cum, (cum[:1].decode("ascii"), 1, len(cum))))
+        return FunctionTable.of_parts(names, _array(at, (at[:1].decode("ascii"), 1, len(at))), list(runs))
+    except (ValueError, EOFError, TypeError, IndexError, OverflowError, UnicodeDecodeError):
+        return None
+
+
+def write_functions(key: str, table: FunctionTable) -> None:
+    from forensics.cache import write_entry
+
+    parts = table.parts()
+    if parts is None:
+        return
+    names, at, runs = parts
+    try:
+        body = marshal.dumps((names.blob, names._cum.typecode.encode() + names._cum.tobytes(),
+                              at.typecode.encode() + at.tobytes(), tuple(runs)))
+    except ValueError:
+        return
+    write_entry(FUNCTIONS_KIND, key, body)

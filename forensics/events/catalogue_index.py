@@ -245,9 +245,17 @@ class CatalogueIndex:
     def functions(self) -> FunctionTable:
         """module -> {function: phase}, over every function the mined sources define."""
         if self._functions is None:
+            from forensics.events import catalogue_cache
+
             fpath = self.directory / "functions.json.gz"
-            text = gunzip(fpath.read_bytes()) if fpath.is_file() else b"{}"
-            self._functions = FunctionTable(text)
+            raw = fpath.read_bytes() if fpath.is_file() else None
+            key = catalogue_cache.key_of(raw) if raw is not None else None
+            table = catalogue_cache.read_functions(key) if key is not None else None
+            if table is None:  # (not unpacked by an earlier run)
+                table = FunctionTable(gunzip(raw) if raw is not None else b"{}")
+                if key is not None:
+                    catalogue_cache.write_functions(key, table)
+            self._functions = table
         return self._functions
 
     def entry(self, i: int) -> CatalogueEntry:

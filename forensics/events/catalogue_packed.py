@@ -213,6 +213,20 @@ class FunctionTable(Mapping):
         self._at = array(_U32)  # per module: its run, and its object's start and end in the run
         self._pack_runs(text, objs)
 
+    @classmethod
+    def of_parts(cls, names: PackedStrings, at: array, runs: list[bytes]) -> "FunctionTable":
+        """A table as ``__init__`` packed one (``parts`` gives them)."""
+        if len(at) != 3 * len(names) or any(r >= len(runs) for r in at[::3]):
+            raise ValueError("function table: a module's run is missing")
+        out = cls.__new__(cls)
+        out._parsed, out._whole, out._run = {}, None, (-1, b"")
+        out._names, out._at, out._runs = names, at, runs
+        return out
+
+    def parts(self) -> tuple[PackedStrings, array, list[bytes]] | None:
+        """What ``of_parts`` takes, or None for a table parsed whole."""
+        return None if self._whole is not None else (self._names, self._at, self._runs)
+
     def _pack_runs(self, text: bytes, objs: array) -> None:
         start = 0  # where the run being filled starts in text
         for k in range(0, len(objs), 2):

@@ -83,3 +83,28 @@ def test_an_index_in_another_key_order(tmp_path: Path, monkeypatch: pytest.Monke
     assert idx._ids._order is not None
     assert (list(idx._templates), dict(idx._ids.items())) == want
     assert [idx._ids.get(k) for k in keys] == ["0", "1", "0,1", "1", "0"]
+
+
+def test_the_cached_function_table_is_the_unpacked_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = json.loads(gzip.decompress((CAT_DIR / "functions.json.gz").read_bytes()))
+    monkeypatch.setenv("FORENSICS_CACHE_DIR", str(tmp_path))
+    first = CatalogueIndex(CAT_DIR).functions  # a miss: packed, then written
+    (entry,) = tmp_path.glob(f"{catalogue_cache.FUNCTIONS_KIND}-*.json")
+    table = CatalogueIndex(CAT_DIR).functions  # a hit
+    assert table.parts() is not None and table is not first
+    assert list(table) == list(want) and len(table) == len(want) > 5000
+    assert all(table[m] == f for m, f in want.items())
+    assert table.get("no.such.module") is None
+    entry.write_bytes(entry.read_bytes()[:-3])  # damaged: a miss, packed again
+    assert dict(CatalogueIndex(CAT_DIR).functions.items()) == want
+
+
+def test_a_function_table_parsed_whole_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cat_dir = tmp_path / "cat"
+    cat_dir.mkdir()
+    (cat_dir / "functions.json.gz").write_bytes(gzip.compress(b'{"b": {"f": "serving"}, "a": {"g": "launch"}}'))
+    monkeypatch.setenv("FORENSICS_CACHE_DIR", str(tmp_path / "cache"))
+    for _ in range(2):
+        table = CatalogueIndex(cat_dir).functions
+        assert table.parts() is None and dict(table.items()) == {"b": {"f": "serving"}, "a": {"g": "launch"}}
+    assert not list((tmp_path / "cache").glob(f"{catalogue_cache.FUNCTIONS_KIND}-*.json"))
