@@ -17,8 +17,11 @@ from forensics import native as _native
 _native.install()  # before any compiled module can load: compiled or pure, decided once
 from forensics import re_cache as _re_cache
 
-if _re_cache.wanted():  # the forensics command only: a library's host keeps its own re
+if _re_cache.wanted():  # the forensics command only: a library's host keeps its own re and dataclasses
     _re_cache.install()  # before the modules that compile patterns on import
+    from forensics import code_cache as _code_cache
+
+    _code_cache.install()  # ... and before those that define dataclasses
 
 from forensics.api import batch, classify, classify_text, diff, parse, read_events
 from forensics.versions import TAXONOMY_VERSION, __version__

@@ -19,6 +19,7 @@ from pathlib import Path
 
 MAX_ENTRIES = 8  # entries of a kind kept, e.g. signature sets (each test's or user's custom set makes one): the oldest go
 PREFIX = b"forensics-cache 1\n"
+DIGEST_LINE = 65  # the digest's line: SHA-256 in 64 hex digits, and a newline
 
 
 def cache_dir(create: bool = False) -> Path | None:
@@ -57,17 +58,18 @@ def read_entry(kind: str, key: str, max_bytes: int = 64 << 20) -> bytes | None:
     try:
         if not _private(d, d.stat()):
             return None
-        with open(path, "rb") as f:
+        # unbuffered: the body is read into one buffer of its size (a large entry is held once, not copied)
+        with open(path, "rb", buffering=0) as f:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode) or not _private(path, st) or st.st_size > max_bytes:
                 return None
-            raw = f.read()
+            head = f.read(len(PREFIX) + DIGEST_LINE)
+            body = f.readall()
     except OSError:
         return None
-    if not raw.startswith(PREFIX):
+    if len(head) != len(PREFIX) + DIGEST_LINE or not head.startswith(PREFIX) or not head.endswith(b"\n"):
         return None
-    digest, _, body = raw[len(PREFIX):].partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    if hashlib.sha256(body).hexdigest().encode() != head[len(PREFIX):-1]:
         return None
     return body
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO
 
 PKG = REPO / "forensics"
-BASE = ("errors", "exitcodes", "versions", "extras", "atomic", "cache", "native", "compile", "re_cache")
+BASE = ("errors", "exitcodes", "versions", "extras", "atomic", "cache", "native", "compile", "re_cache", "code_cache")
 # The one-way order; a module may import its own stage, an earlier one, or a base module.
 STAGES = ("base", "ingest", "envelope", "events", "incidents", "diagnosis", "report", "pipeline", "drivers",
           "api", "root", "lab", "cli")

@@ -20,6 +20,7 @@ literal (the shipped sets have none: ~20 ms less at every start).
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,11 +30,13 @@ GATE_MIN = 3  # a literal at least this long (shorter ones would let most lines 
 # costs 3x what it does in 4 MB.
 GATE_BUDGETS = (4 << 20, 8 << 20)
 # One pattern's set: program and DFA cache (the first budget it compiles in),
-# and how many are kept compiled at a time (all dropped when full, compiled
-# again when asked, ~50 µs each): the JSON report of the 1,000-lifetime crash
-# loop asks for 230 of the 380 text patterns, and memory must not grow with
-# the lifetimes (10,000 lifetimes peaked at 57 MiB with 64 kept in 256 KB
-# each, 59 MiB with 256 kept, the same CPU; main: 59 MiB).
+# and how many are kept compiled at a time (the least recently used dropped
+# when full, compiled again when asked, ~130 µs each): the JSON report of the
+# 1,000-lifetime crash loop asks for 261 of the 380 text patterns, and memory
+# must not grow with the lifetimes (10,000 lifetimes peaked at 57 MiB with 64
+# kept in 256 KB each, 59 MiB with 256 kept, the same CPU; main: 59 MiB).
+# Dropping all of them when full compiled 2,096 sets over that JSON report;
+# least recently used first, 1,769.
 ONE_BUDGETS = (256 << 10, 1 << 20, 8 << 20)
 ONE_KEPT = 64
 # The characters outside ASCII that RE2's case folding relates to an ASCII
@@ -145,14 +148,14 @@ def _set_match(patterns: Sequence[str], budgets: tuple[int, ...]) -> Any:
 class LiteralGate:
     """``scan(ascii_text)``: indexes of the patterns found, as the field's set finds them."""
 
-    __slots__ = ("_lits", "_live", "_one", "_pats_of", "patterns")
+    __slots__ = ("_lits", "_one", "_pats_of", "patterns")
 
     def __init__(self, patterns: Sequence[str], lits: list[str], pats_of: list[tuple[int, ...]], lits_match: Any):
         self.patterns = list(patterns)
         self._lits = lits_match
         self._pats_of = pats_of  # literal index -> the patterns that require it (among others)
-        self._one: list[Any] = [None] * len(patterns)  # a pattern's own set, compiled on first use
-        self._live = 0  # how many are compiled
+        # pattern index -> its own set, compiled on first use; least recently used first
+        self._one: OrderedDict[int, Any] = OrderedDict()
 
     @classmethod
     def of(cls, patterns: Sequence[str]) -> LiteralGate | None:
@@ -187,13 +190,15 @@ class LiteralGate:
         return [i for i in sorted(cands) if self._one_match(i)(data)]
 
     def _one_match(self, i: int) -> Any:
-        got = self._one[i]
-        if got is None:
-            if self._live >= ONE_KEPT:  # bounded memory: compiled again when asked (~50 µs each)
-                self._one = [None] * len(self._one)
-                self._live = 0
-            got = self._one[i] = _set_match([self.patterns[i]], ONE_BUDGETS)
-            self._live += 1
-            if got is None:  # pragma: no cover - it compiled in the field's set, so alone it fits
-                raise RuntimeError(f"RE2 cannot compile {self.patterns[i]!r} alone")
+        one = self._one
+        got = one.get(i)
+        if got is not None:
+            one.move_to_end(i)
+            return got
+        if len(one) >= ONE_KEPT:  # bounded memory: the least recently used, compiled again when asked
+            one.popitem(last=False)
+        got = _set_match([self.patterns[i]], ONE_BUDGETS)
+        if got is None:  # pragma: no cover - it compiled in the field's set, so alone it fits
+            raise RuntimeError(f"RE2 cannot compile {self.patterns[i]!r} alone")
+        one[i] = got
         return got

@@ -19,6 +19,7 @@ from forensics.diagnosis import matcher as M
 from forensics.diagnosis import literal_gate, sigcache
 from forensics.diagnosis.sigcache import LazyPattern
 from forensics.diagnosis.taxonomy import LABEL_SET, PHASES
+from forensics.diagnosis.views import LINE_FIELDS, View, event_views, line_value  # (View: re-exported)
 from forensics.events.textmemo import remember
 
 
@@ -89,46 +90,6 @@ class MatchWarning:
     message: str
 
 
-class View:
-    """What a condition looks at: one line, or one exception of a chain."""
-
-    __slots__ = ("text", "exc_type", "exc_message", "frame_file", "frame_function", "level", "logger", "event_kind")
-
-    def __init__(self, text: str, exc_type: str | None = None, exc_message: str | None = None,
-                 frame_file: tuple[str, ...] = (), frame_function: tuple[str, ...] = (),
-                 level: str | None = None, logger: str | None = None, event_kind: str = kinds.MESSAGE) -> None:
-        self.text = text
-        self.exc_type = exc_type
-        self.exc_message = exc_message
-        self.frame_file = frame_file
-        self.frame_function = frame_function
-        self.level = level
-        self.logger = logger
-        self.event_kind = event_kind
-
-
-def event_views(ev: Event) -> list[View]:
-    if ev.kind != kinds.TRACEBACK:
-        return [View(ev.text, level=ev.level, logger=ev.logger, event_kind=ev.kind)]
-    views: list[View] = []
-    chain = ev.data.get("chain") or ()
-    for exc in chain:
-        files = tuple(f.file for f in exc.frames)
-        funcs = tuple(f.function for f in exc.frames if f.function)
-        views.append(View(exc.rendered, exc.exc_type, exc.exc_message, files, funcs, ev.level, ev.logger, kinds.TRACEBACK))
-    if not chain:
-        frames = ev.data.get("frames") or ()
-        files = tuple(f.file for f in frames)
-        funcs = tuple(f.function for f in frames if f.function)
-        texts = list(ev.data.get("orphan_source") or []) or [ev.text]
-        for t in texts:
-            views.append(View(t, None, None, files, funcs, ev.level, ev.logger, kinds.TRACEBACK))
-    carrier = ev.data.get("carrier")
-    if carrier:
-        views.append(View(carrier, level=ev.level, logger=ev.logger, event_kind=kinds.LOG))
-    return views
-
-
 _SCALAR_FIELDS = ("text", "exc_type", "exc_message", "level", "logger", "event_kind")
 
 
@@ -173,6 +134,10 @@ class SignatureSet:
             raise SignatureError(f"signatures: {e}") from None
         self._text = next((m for f, m in self._fields if f == "text"), None)
         self._only_text = all(f in ("text", "exc_type", "exc_message") for f, _ in self._fields)
+        # A plain line's one view holds its text, level, logger and kind (no exception, no
+        # frames): only those fields can match it, and its answer is a function of them.
+        self._line_fields = [(f, m) for f, m in self._fields if f in LINE_FIELDS]
+        self._line_key = tuple(f for f, _ in self._line_fields if f != "text")
         # pattern id -> the conditions that need it (a condition is looked at only once one of its patterns is found)
         self._conds_of: dict[int, list[tuple[int, tuple[int, ...], tuple[int, ...]]]] = {}
         for cond in conds:
@@ -233,19 +198,26 @@ class SignatureSet:
         return [(sig, first[idx[id(sig)]]) for sig in candidates if idx.get(id(sig)) in first]
 
     def match_event(self, ev: Event) -> list[tuple[Signature, int]]:
-        if ev.kind != kinds.TRACEBACK and self._only_text:
-            # a plain line: only its text can match (exc_* fields exist on tracebacks only)
-            if self._text is None:
-                return []
-            text = ev.text
-            got = self._line_memo.get(text)
-            if got is None:
-                found = self._text.scan(M.prepare(text))
-                got = tuple(sorted(self._sigs_of(found))) if found else ()
-                if len(text) <= LINE_MEMO_LEN:
-                    remember(self._line_memo, text, got, LINE_MEMO)
-            return [(self.signatures[si], 0) for si in got]
-        return self.match_views(event_views(ev))
+        if ev.kind == kinds.TRACEBACK:
+            return self.match_views(event_views(ev))
+        # a plain line: ``match_views`` of its one view, without building it
+        text = ev.text
+        values = [line_value(ev, f) for f in self._line_key]
+        key: Any = (text, *values) if values else text
+        got = self._line_memo.get(key)
+        if got is None:
+            if self._only_text:
+                found: Any = self._text.scan(M.prepare(text)) if self._text is not None else ()
+            else:
+                found = set()
+                for fname, fm in self._line_fields:
+                    value = text if fname == "text" else line_value(ev, fname)
+                    if value is not None:
+                        found.update(self._scan(fname, fm, value))
+            got = tuple(sorted(self._sigs_of(found))) if found else ()
+            if len(text) <= LINE_MEMO_LEN:
+                remember(self._line_memo, key, got, LINE_MEMO)
+        return [(self.signatures[si], 0) for si in got]
 
 
 # ---------------------------------------------------------------- loading

@@ -198,15 +198,25 @@ class CatalogueIndex:
             n += count
 
     def _read_index(self, ipath: Path) -> list:
-        # one C-speed decompress and a few splits: no object per template or key
-        head, templates, keys, ids = gunzip(ipath.read_bytes()).split(b"\n")[:4]
+        from forensics.events import catalogue_cache
+
+        raw = ipath.read_bytes()
+        key = catalogue_cache.key_of(raw)
+        got = catalogue_cache.read(key)  # the tables as unpacked by an earlier run
+        if got is not None:
+            head, self._templates, self._ids = got
+        else:
+            # one C-speed decompress and a few splits: no object per template or key
+            head, templates, keys, ids = gunzip(raw).split(b"\n")[:4]
+            del raw
+            self._templates = PackedStrings.split(templates)  # decoded when a candidate
+            # key -> "i,j": the numbers are parsed when the key occurs in a line
+            self._ids = KeyTable.split(keys, ids)
+            catalogue_cache.write(key, head, self._templates, self._ids)
         header = json.loads(head)
         for pkg, info in (header.get("blocks") or {}).items():
             if pkg in self.files:
                 self.files[pkg].blocks = info
-        self._templates = PackedStrings.split(templates)  # decoded when a candidate
-        # key -> "i,j": the numbers are parsed when the key occurs in a line
-        self._ids = KeyTable.split(keys, ids)
         return header["packages"]
 
     def _build_index(self) -> list:
@@ -235,9 +245,17 @@ class CatalogueIndex:
     def functions(self) -> FunctionTable:
         """module -> {function: phase}, over every function the mined sources define."""
         if self._functions is None:
+            from forensics.events import catalogue_cache
+
             fpath = self.directory / "functions.json.gz"
-            text = gunzip(fpath.read_bytes()) if fpath.is_file() else b"{}"
-            self._functions = FunctionTable(text)
+            raw = fpath.read_bytes() if fpath.is_file() else None
+            key = catalogue_cache.key_of(raw) if raw is not None else None
+            table = catalogue_cache.read_functions(key) if key is not None else None
+            if table is None:  # (not unpacked by an earlier run)
+                table = FunctionTable(gunzip(raw) if raw is not None else b"{}")
+                if key is not None:
+                    catalogue_cache.write_functions(key, table)
+            self._functions = table
         return self._functions
 
     def entry(self, i: int) -> CatalogueEntry:

@@ -80,6 +80,13 @@ class PackedStrings(Sequence):
     def of(cls, items: Sequence[bytes]) -> "PackedStrings":
         return cls(SEP.join(items), map(len, items))
 
+    @classmethod
+    def at(cls, blob: bytes, cum: array) -> "PackedStrings":
+        """Items whose running totals ``cum`` are given (offset by where they start in ``blob``)."""
+        out = cls.__new__(cls)
+        out.blob, out._cum = blob, cum
+        return out
+
     def __len__(self) -> int:
         return len(self._cum) - 1
 
@@ -114,6 +121,15 @@ class KeyTable:
             order = sorted(range(len(crcs)), key=crcs.__getitem__)
             self._order = array(_U32, order)
         self._crcs = array(_U32, in_order)
+
+    @classmethod
+    def of_arrays(cls, keys: PackedStrings, values: PackedStrings, crcs: array, order: array | None) -> "KeyTable":
+        """A table as ``__init__`` left one: ``crcs`` sorted, ``order`` their keys' places (or None)."""
+        if not len(keys) == len(values) == len(crcs) or order is not None and len(order) != len(crcs):
+            raise ValueError("catalogue index: as many keys as entry lists")
+        out = cls.__new__(cls)
+        out.keys, out.values, out._crcs, out._order = keys, values, crcs, order
+        return out
 
     @classmethod
     def split(cls, keys: bytes, values: bytes) -> "KeyTable":
@@ -196,6 +212,20 @@ class FunctionTable(Mapping):
         self._names = PackedStrings.of([text[names[k]:names[k + 1]] for k in range(0, len(names), 2)])
         self._at = array(_U32)  # per module: its run, and its object's start and end in the run
         self._pack_runs(text, objs)
+
+    @classmethod
+    def of_parts(cls, names: PackedStrings, at: array, runs: list[bytes]) -> "FunctionTable":
+        """A table as ``__init__`` packed one (``parts`` gives them)."""
+        if len(at) != 3 * len(names) or any(r >= len(runs) for r in at[::3]):
+            raise ValueError("function table: a module's run is missing")
+        out = cls.__new__(cls)
+        out._parsed, out._whole, out._run = {}, None, (-1, b"")
+        out._names, out._at, out._runs = names, at, runs
+        return out
+
+    def parts(self) -> tuple[PackedStrings, array, list[bytes]] | None:
+        """What ``of_parts`` takes, or None for a table parsed whole."""
+        return None if self._whole is not None else (self._names, self._at, self._runs)
 
     def _pack_runs(self, text: bytes, objs: array) -> None:
         start = 0  # where the run being filled starts in text

@@ -45,6 +45,8 @@ MAX_NGRAM = 16
 # ones (what ``train`` uses, and scikit-learn's default) are accepted, so a
 # scorer file cannot smuggle in a catastrophic regex.
 SAFE_TOKEN_PATTERNS = frozenset({r"[A-Za-z_][A-Za-z0-9_]+", r"\S+", r"(?u)\b\w\w+\b"})
+WORD_MEMO = 4096  # char_wb words remembered per vectoriser (cleared when full)
+WORD_MEMO_LEN = 64  # longer words are split every time
 
 
 class _Vectorizer:
@@ -59,6 +61,40 @@ class _Vectorizer:
         self.vocab: dict[str, int] = d["vocab"]
         self.idf = d["idf"]
         self.offset = offset
+        # char_wb: a word -> its n-grams in the vocabulary, in order (the failing
+        # lifetimes of a crash loop repeat their words; bounded, cleared when full)
+        self._word_terms: dict[str, tuple[str, ...]] = {}
+
+    def _known_terms(self, doc: str) -> Any:
+        """The terms of ``doc`` that are in the vocabulary, in ``_terms``' order."""
+        if self.analyzer != "char_wb":
+            return filter(self.vocab.__contains__, self._terms(doc))
+        if self.lowercase:
+            doc = doc.lower()
+        memo = self._word_terms
+        out: list[str] = []
+        for w in _WHITE.sub(" ", doc).split():
+            got = memo.get(w)
+            if got is None:
+                got = tuple(filter(self.vocab.__contains__, self._word_grams(w)))
+                if len(w) <= WORD_MEMO_LEN:
+                    if len(memo) >= WORD_MEMO:
+                        memo.clear()
+                    memo[w] = got
+            out.extend(got)
+        return out
+
+    def _word_grams(self, w: str) -> list[str]:
+        """char_wb's n-grams of one word (sklearn's loop)."""
+        out: list[str] = []
+        w = " " + w + " "
+        wl = len(w)
+        for n in range(self.min_n, self.max_n + 1):
+            if n >= wl:  # the whole padded word, once, and no longer n-grams
+                out.append(w)
+                break
+            out.extend([w[i:i + n] for i in range(wl - n + 1)])
+        return out
 
     def _terms(self, doc: str) -> list[str]:
         if self.lowercase:
@@ -87,7 +123,7 @@ class _Vectorizer:
         return out
 
     def transform(self, doc: str) -> dict[int, float]:
-        counts = Counter(filter(self.vocab.__contains__, self._terms(doc)))
+        counts = Counter(self._known_terms(doc))
         vec: dict[int, float] = {}
         for term, c in counts.items():
             j = self.vocab[term]
