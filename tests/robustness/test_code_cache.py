@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cache_entries import DAMAGES, damage
 
 ROOT = Path(__file__).resolve().parents[2]
 # The package's own dataclasses, then one defined here: its methods behave as written.
@@ -44,18 +45,12 @@ def test_library_host_keeps_its_dataclasses(tmp_path: Path) -> None:
     assert (new, on) == ("0", "False")
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "foreign"])
-def test_damaged_table_is_a_miss(tmp_path: Path, damage: str) -> None:
+@pytest.mark.parametrize("how", DAMAGES)
+def test_damaged_table_is_a_miss(tmp_path: Path, how: str) -> None:
     cache = tmp_path / "cache"
     _run(cache)
     (entry,) = cache.glob("dataclass-code-*.json")
-    raw = entry.read_bytes()
-    if damage == "flip":
-        entry.write_bytes(raw[:-50] + bytes([raw[-50] ^ 4]) + raw[-49:])
-    elif damage == "truncate":
-        entry.write_bytes(raw[:1000])
-    else:
-        entry.chmod(0o666)  # writable by others: not read
+    damage(entry, how)
     new, on, _ = _run(cache)
     assert int(new) > 50 and on == "True"  # compiled again
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from forensics import re_cache
+from cache_entries import DAMAGES, damage
 
 ROOT = Path(__file__).resolve().parents[2]
 _RUN = ("import re, forensics, forensics.re_cache as c; from re import _compiler; "
@@ -32,18 +33,12 @@ def test_second_start_reads_the_table(tmp_path: Path) -> None:
     assert _run(cache) == ["0", "True"]  # every pattern from the table
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "foreign"])
-def test_damaged_table_is_a_miss(tmp_path: Path, damage: str) -> None:
+@pytest.mark.parametrize("how", DAMAGES)
+def test_damaged_table_is_a_miss(tmp_path: Path, how: str) -> None:
     cache = tmp_path / "cache"
     _run(cache)
     (entry,) = cache.glob("re-*.json")
-    raw = entry.read_bytes()
-    if damage == "flip":
-        entry.write_bytes(raw[:-50] + bytes([raw[-50] ^ 4]) + raw[-49:])
-    elif damage == "truncate":
-        entry.write_bytes(raw[:1000])
-    else:
-        entry.chmod(0o666)  # writable by others: not read
+    damage(entry, how)
     new, on = _run(cache)
     assert int(new) > 50 and on == "True"  # compiled by re again
 
