@@ -251,7 +251,7 @@ def test_remediation_names_what_the_message_names():
                                              ["ImportError: libnuma.so.1: cannot open shared object file"])
 
 
-def test_a_classifier_decided_missing_ninja_says_install_ninja():
+def test_a_missing_ninja_says_install_ninja_into_the_environment():
     lines = [
         "[2026-05-21 03:13:38] Capture cuda graph begin. This can take up to several minutes. avail mem=7.61 GB",
         "[2026-05-21 03:13:39] Scheduler hit an exception: Traceback (most recent call last):",
