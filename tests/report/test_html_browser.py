@@ -127,7 +127,10 @@ def test_batch_page_charts_sort_and_open_an_incident(browser, batch_page):
     source = row.locator("td").first.inner_text()
     row.locator("a").click()
     detail = page.locator("#detail")
-    assert detail.is_visible() and source in detail.inner_text()
+    # The click's handler shows the panel on the page's next turn: wait for it (a loaded CI machine
+    # once looked before it had run), then read it.
+    detail.wait_for(state="visible", timeout=15000)
+    assert source in detail.inner_text()
     assert "Evidence" in detail.inner_text() and detail.locator("ul.evidence li").count() >= 1
     screenshot(opened, "report-batch")
 
