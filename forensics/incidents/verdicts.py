@@ -73,9 +73,22 @@ def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = Non
     if not died(inc, line):
         # A request handler's traceback means a server was up and answering (an excerpt may
         # start after its ready line): one request failed, the process did not.
-        if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)):
+        if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)) \
+                or asgi_report_before(inc, line):
             return False
     return True
+
+
+def asgi_report_before(inc: Incident, line: int) -> bool:
+    """uvicorn's "Exception in ASGI application" on the line before a traceback that did not
+    take it as its carrier (a logger prefix on every line, or a paste, cost the frames their
+    indentation): the traceback is still one request handler's."""
+    for ev in reversed(inc.error_lines):
+        if ev.line < line - 2:
+            return False
+        if ev.line < line and ev.text.rstrip().endswith("Exception in ASGI application"):
+            return True
+    return False
 
 
 def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:

@@ -58,6 +58,25 @@ def test_a_clients_error_status_is_the_servers_answer_not_its_failure():
     assert _run(refused)["verdict"] == "failed"  # nothing answered: not a server's reply
 
 
+
+def test_uvicorns_asgi_report_before_a_traceback_that_lost_its_frames_is_one_requests():
+    """A logger that prefixes every line (tabbyAPI's) strips the frames' indentation, so the
+    traceback does not take uvicorn's "Exception in ASGI application" as its carrier: the line
+    before it still says one request failed."""
+    stamp = "2025-05-07 14:50:47.950 ERROR:    "
+    lines = [
+        '2025-05-07 14:50:47.943 INFO:     127.0.0.1:58408 - "POST /v1/chat/completions HTTP/1.1" 500',
+        stamp + "Exception in ASGI application",
+        stamp + "Traceback (most recent call last):",
+        stamp + '  File "/opt/venv/lib/python3.12/site-packages/uvicorn/protocols/http/httptools_impl.py", line 409, in run_asgi',
+        stamp + "    result = await app(  # type: ignore[func-returns-value]",
+    ]
+    assert _run(lines)["verdict"] != "failed"
+    # The same traceback with no such report before it, in a start-up, is a failure.
+    started = [VLLM_START[0], stamp + "Traceback (most recent call last):", *lines[3:],
+               stamp + "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    assert _run(started)["verdict"] == "failed"
+
 WEBUI_UP = [
     "main: server is listening on http://127.0.0.1:40123 - starting the main loop",
     "10:00:05-100000 INFO     Loading the extension \"memory\"",
