@@ -13,6 +13,7 @@ needs as if there were no cache. A cache never changes an answer.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import stat
 from pathlib import Path
@@ -93,6 +94,28 @@ def write_entry(kind: str, key: str, body: bytes) -> None:
                 tmp.unlink()
             except OSError:
                 pass
+
+
+def read_table(kind: str, key: str, max_bytes: int) -> dict | None:
+    """A dict kept as marshal data (the start-up tables of ``re_cache`` and ``code_cache``),
+    or None when there is none or it does not read as one."""
+    body = read_entry(kind, key, max_bytes=max_bytes)
+    if body is None:
+        return None
+    try:
+        table = marshal.loads(body)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return table if type(table) is dict else None
+
+
+def write_table(kind: str, key: str, table: dict) -> None:
+    """Keep ``table`` as marshal data (best effort: a value marshal cannot write keeps nothing)."""
+    try:
+        body = marshal.dumps(table)
+    except ValueError:
+        return
+    write_entry(kind, key, body)
 
 
 def _prune(d: Path, kind: str, keep: str) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import atexit
 import builtins
 import hashlib
-import marshal
 import sys
 from types import CodeType
 from typing import Any
@@ -44,18 +43,13 @@ def install() -> None:
     (once a process; not when caching is off)."""
     import dataclasses
 
-    from forensics.cache import cache_dir, read_entry
+    from forensics.cache import cache_dir, read_table
 
     if getattr(vars(dataclasses).get("exec"), "_forensics", False) or cache_dir() is None:
         return
-    body = read_entry(KIND, _key(), max_bytes=8 << 20)
-    if body is not None:
-        try:
-            table = marshal.loads(body)
-        except (ValueError, EOFError, TypeError):
-            table = None
-        if type(table) is dict and all(type(k) is str and type(v) is CodeType for k, v in table.items()):
-            _codes.update(table)
+    table = read_table(KIND, _key(), max_bytes=8 << 20)
+    if table is not None and all(type(k) is str and type(v) is CodeType for k, v in table.items()):
+        _codes.update(table)
 
     def exec_(source: Any, globals: Any = None, locals: Any = None) -> None:  # (exec's own names)
         if type(source) is str:
@@ -80,12 +74,7 @@ def _code(source: str) -> CodeType:
 
 
 def _save() -> None:
-    if not _new:
-        return
-    from forensics.cache import write_entry
+    if _new:
+        from forensics.cache import write_table
 
-    try:
-        body = marshal.dumps(_codes)
-    except ValueError:
-        return
-    write_entry(KIND, _key(), body)
+        write_table(KIND, _key(), _codes)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import marshal
 import sys
 from array import array
 from typing import Any
@@ -59,20 +58,15 @@ def install() -> None:
     when caching is off or the interpreter's ``re`` is not the shape known here)."""
     from re import _compiler
 
-    from forensics.cache import cache_dir, read_entry
+    from forensics.cache import cache_dir, read_table
 
     if getattr(_compiler.compile, "_forensics", False) or cache_dir() is None:
         return
     if not all(hasattr(_compiler, n) for n in ("_code", "_parser", "_sre", "isstring", "SRE_FLAG_DEBUG")):
         return
-    body = read_entry(KIND, _key(), max_bytes=16 << 20)
-    if body is not None:
-        try:
-            table = marshal.loads(body)
-            if type(table) is dict:
-                _table.update(table)
-        except (ValueError, EOFError, TypeError):
-            pass
+    table = read_table(KIND, _key(), max_bytes=16 << 20)
+    if table is not None:
+        _table.update(table)
     original = _compiler.compile
 
     def compile(p: Any, flags: int = 0) -> Any:
@@ -117,12 +111,7 @@ def _record(original: Any, p: str, flags: int) -> Any:
 
 
 def _save() -> None:
-    if not _new:
-        return
-    from forensics.cache import write_entry
+    if _new:
+        from forensics.cache import write_table
 
-    try:
-        body = marshal.dumps(_table)
-    except ValueError:
-        return
-    write_entry(KIND, _key(), body)
+        write_table(KIND, _key(), _table)
