@@ -118,3 +118,27 @@ def test_two_blank_lines_end_a_cut_traceback():
 
     tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
     assert len(tbs) == 1 and tbs[0].data["truncated"] and tbs[0].end_line == 3
+
+
+def test_a_traceback_under_fastchat_s_stderr_prefix_is_one_traceback():
+    # FastChat's workers relay stderr through their logger: every line of a
+    # traceback gets "DATE TIME | ERROR | stderr | " before its own indentation.
+    # The prefix ends at the one space after the last bar; the indentation is the
+    # message's, so every line carries the same prefix and the frames stay one
+    # traceback whose exception is the operator's Ctrl-C (a stop, not a failure).
+    head = "2025-05-15 04:58:27 | ERROR | stderr | "
+    lines = [
+        "2025-05-15 04:58:24 | INFO | model_worker | Loading the model ['Qwen2.5-7B'] on worker eab961bd ...",
+        head + "Traceback (most recent call last):",
+        head + '  File "/env/lib/python3.10/site-packages/fastchat/model/model_adapter.py", line 353, in load_model',
+        head + "    model, tokenizer = adapter.load_model(model_path, kwargs)",
+        head + '  File "/env/lib/python3.10/site-packages/transformers/modeling_utils.py", line 789, in _load_state_dict_into_meta_model',
+        head + "    param = param.to(casting_dtype)",
+        head + "KeyboardInterrupt",
+    ]
+    from forensics import parse
+
+    tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
+    assert [(t.line, t.end_line, t.exceptions[-1].exc_type, len(t.exceptions[-1].frames)) for t in tbs] == [
+        (2, 7, "KeyboardInterrupt", 2)]
+    assert _run(lines)["verdict"] != "failed"
