@@ -1,6 +1,7 @@
 """Prospective warnings (``watch``): a pure decision per line."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
@@ -11,6 +12,7 @@ from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
 from forensics.events import types as kinds
+from forensics.events.tables import load_table
 from forensics.events.types import Event
 
 PYTHON_WARNING = _lazy(r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b")
@@ -34,6 +36,24 @@ HARD_BREAK = _lazy(r"undefined symbol")
 # about -- a package, module, library, tool, GPU architecture, variable, model type (and, for a broken
 # peer connection, the collective it served).
 STRONG_KINDS = frozenset({"pkg", "mod", "lib", "tool", "arch", "env", "model"})
+
+
+@lru_cache(maxsize=1)
+def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool], ...]:
+    """``wording.yaml``: (id, regex, what it predicts, read at any level) per class."""
+    raw = load_table(__file__, "wording.yaml")
+    return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")))
+                 for c in raw["classes"])
+
+
+def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool] | None:
+    """The first class of ``wording.yaml`` whose wording this line holds: (id, the words, predicts, any level)."""
+    head = text[:400]
+    for cid, rx, predicts, any_level in _wording():
+        m = rx.search(head)
+        if m is not None:
+            return cid, m.group(0), predicts, any_level
+    return None
 
 
 def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
@@ -68,10 +88,16 @@ def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str
     failure will follow, and it is about a rare subject of a failure's topic (or names a CUDA error)."""
     text = ev.text
     code = cuda_error_label(text)  # a CUDA error code is an error whatever level its line was printed at
-    if code is None and text_level(ev) not in ("WARNING", "ERROR"):
+    said = wording_class(text)  # so is a shortfall a program states (wording.yaml's any_level classes)
+    if code is None and not (said and said[3]) and text_level(ev) not in ("WARNING", "ERROR"):
         return None
     if base.usual(template(text), server) or base.familiar(text):
         return None
+    if said is not None:
+        # wording any program uses to say what follows: it names the failure itself, no subject needed
+        return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {said[1]!r} says a "
+                f"failure follows ({said[0]})", "signature": None, "predicts": list(said[2]),
+                "subjects": sorted(subjects(text))[:12]}
     m = LIVE_CUE.search(text)
     if m is None or DEGRADED_RE.search(text) and not HARD_BREAK.search(text) or PYTHON_WARNING.search(text[:400]):
         # (a line that says how the program copes announces a degraded start, not a failure -- unless
