@@ -57,7 +57,7 @@ def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool] | None:
 
 
 def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
-                  server: str | None = None, base: Baseline | None = None) -> dict[str, Any] | None:
+                  server: str | None = None, base: Baseline | None = None, ready: bool = False) -> dict[str, Any] | None:
     """Should ``watch`` print this line now as an early warning? Pure: a
     precursor signature names it, or resource arithmetic trips, or it is
     unusual against the healthy baseline *and* about a failure topic."""
@@ -68,7 +68,8 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if is_noise(text):
         return None
     if signature_hit is not None:
-        return _precursor_decision(ev, signature_hit.signature, facts or {}, base)
+        d = _precursor_decision(ev, signature_hit.signature, facts or {}, base)
+        return d if d is not None else _gate_decision(ev, signature_hit.signature, facts or {}, base, ready)
     head = text[:400]
     low = head.lower()
     arith = arithmetic(text, facts or {}) if (any(map(low.__contains__, ARITH_WORDS))
@@ -158,6 +159,35 @@ def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseli
             "subjects": sorted(subjects(text))[:12]}
 
 
+def _gate_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | None,
+                   ready: bool) -> dict[str, Any] | None:
+    """A precursor line the rules keep quiet, weighed by the learned gate (``live_gate.py``) in the
+    context the start-up stated; the lab's recorder sees every such line."""
+    from forensics.diagnosis.early_warnings.live_gate import RECORDER, features, live_gate
+
+    rec, gate = RECORDER.get(), live_gate()
+    if rec is None and gate is None:
+        return None
+    text = ev.text
+    have = facts.get("context", frozenset())
+    b = base or baseline()
+    head = text[:400]
+    judged = {"familiar": b.familiar(text), "usual": b.usual(template(text), None), "after_ready": ready,
+              "quiet_context": bool(sig.quiet_when and matching(sig.quiet_when, have)),
+              "wording_class": wording_class(text) is not None, "live_cue": LIVE_CUE.search(head) is not None,
+              "degraded": DEGRADED_RE.search(head) is not None}
+    f = features(sig, text_level(ev), have, judged)
+    if rec is not None:
+        rec.append({"line": ev.line, "text": text, "signature": sig.id, "features": f})
+    p = gate.probability(f) if gate is not None else 0.0
+    if gate is None or p < gate.threshold:
+        return None
+    return {"line": ev.line, "text": text, "signature": sig.id, "predicts": list(sig.predicts),
+            "why": f"precursor {sig.id}; healthy runs print it too, but in this context it precedes "
+                   f"{', '.join(sig.predicts) or sig.root_cause} (learned, p={p:.2f})",
+            "subjects": sorted(subjects(text))[:12]}
+
+
 def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, Any]]:
     """The early warnings ``watch`` prints for the event that just arrived
     (``announced`` remembers what was printed, so each is printed once)."""
@@ -170,7 +200,8 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
         announced.add(f"line:{h.line}")
         notes_now: Notes | None = getattr(inc, "ew_notes", None)
         d = live_decision(ev if h.line == ev.line else Event(kinds.LOG, h.line, h.text, h.event.ts), h,
-                          notes_now.facts if notes_now is not None else None)
+                          notes_now.facts if notes_now is not None else None,
+                          ready=getattr(inc, "ready_line", None) is not None)
         if d is not None:
             out.append(d)
     if hits:
