@@ -28,7 +28,7 @@ def test_every_example(cid: str, text: str, hit: bool) -> None:
 def test_classes_name_labels_and_are_unique() -> None:
     ids = [cid for cid, _rx, _p, _a in _wording()]
     assert len(ids) == len(set(ids))
-    assert all(predicts for _c, _rx, predicts, _a in _wording())
+    assert all(isinstance(predicts, tuple) for _c, _rx, predicts, _a in _wording())
 
 
 def test_a_shortfall_is_news_at_any_level_unless_healthy_runs_print_it() -> None:
@@ -53,3 +53,20 @@ def test_a_cpu_only_host_is_no_driver_error() -> None:
     assert wording_class(ok) is None
     d = live_decision(Event(kinds.LOG, 3, bad), base=EMPTY)
     assert d is not None and d["predicts"] == ["env.driver-too-old"]
+
+
+def test_a_stated_consequence_predicts_what_its_subjects_are_about() -> None:
+    line = ("The model class DeepseekV3ForCausalLM has not defined `packed_modules_mapping`, "
+            "this may lead to incorrect mapping of quantized or ignored modules")
+    d = live_decision(Event(kinds.LOG, 3, line, level="WARNING"), base=EMPTY)
+    assert d is not None and "consequence-stated" in d["why"] and "config.model-load" in d["predicts"]
+    # at INFO it is the program's note, not a warning
+    assert live_decision(Event(kinds.LOG, 3, line, level="INFO"), base=EMPTY) is None
+
+
+def test_an_older_gpu_without_an_optional_communicator_is_no_news() -> None:
+    old = "SymmMemCommunicator: Device capability 8.6 not supported, communicator is not available."
+    assert live_decision(Event(kinds.LOG, 3, old, level="WARNING"), base=EMPTY) is None
+    new = old.replace("8.6", "12.0")
+    d = live_decision(Event(kinds.LOG, 3, new, level="WARNING"), base=EMPTY)
+    assert d is not None and d["predicts"] == ["env.gpu-arch-unsupported"]

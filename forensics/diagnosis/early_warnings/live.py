@@ -95,10 +95,14 @@ def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str
     if base.usual(template(text), server) or base.familiar(text):
         return None
     if said is not None:
-        # wording any program uses to say what follows: it names the failure itself, no subject needed
-        return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {said[1]!r} says a "
-                f"failure follows ({said[0]})", "signature": None, "predicts": list(said[2]),
-                "subjects": sorted(subjects(text))[:12]}
+        # wording any program uses to say what follows: it names the failure itself (or its subjects
+        # say which: a consequence stated in general words), no rare subject needed
+        subs = subjects(text)
+        predicts = list(said[2]) or [lab for lab in LABEL_TOPICS if _topic(lab, subs, text) >= 1.0][:3]
+        if predicts:
+            return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {said[1]!r} says a "
+                    f"failure follows ({said[0]})", "signature": None, "predicts": predicts,
+                    "subjects": sorted(subs)[:12]}
     m = LIVE_CUE.search(text)
     if m is None or DEGRADED_RE.search(text) and not HARD_BREAK.search(text) or PYTHON_WARNING.search(text[:400]):
         # (a line that says how the program copes announces a degraded start, not a failure -- unless
