@@ -26,9 +26,9 @@ def test_every_example(cid: str, text: str, hit: bool) -> None:
 
 
 def test_classes_name_labels_and_are_unique() -> None:
-    ids = [cid for cid, _rx, _p, _a in _wording()]
+    ids = [c[0] for c in _wording()]
     assert len(ids) == len(set(ids))
-    assert all(isinstance(predicts, tuple) for _c, _rx, predicts, _a in _wording())
+    assert all(isinstance(c[2], tuple) and c[4] for c in _wording())
 
 
 def test_a_shortfall_is_news_at_any_level_unless_healthy_runs_print_it() -> None:
@@ -70,3 +70,10 @@ def test_an_older_gpu_without_an_optional_communicator_is_no_news() -> None:
     new = old.replace("8.6", "12.0")
     d = live_decision(Event(kinds.LOG, 3, new, level="WARNING"), base=EMPTY)
     assert d is not None and d["predicts"] == ["env.gpu-arch-unsupported"]
+
+
+def test_every_match_holds_a_hint() -> None:
+    for c in CLASSES:
+        for t in c["examples"]["match"]:
+            assert any(h in t.lower() for h in c["hints"]), (c["id"], t)
+            assert all(h == h.lower() for h in c["hints"])

@@ -39,17 +39,21 @@ STRONG_KINDS = frozenset({"pkg", "mod", "lib", "tool", "arch", "env", "model"})
 
 
 @lru_cache(maxsize=1)
-def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool], ...]:
-    """``wording.yaml``: (id, regex, what it predicts, read at any level) per class."""
+def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...]], ...]:
+    """``wording.yaml``: (id, regex, what it predicts, read at any level, hints) per class."""
     raw = load_table(__file__, "wording.yaml")
-    return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")))
-                 for c in raw["classes"])
+    return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")),
+                  tuple(c["hints"])) for c in raw["classes"])
 
 
 def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool] | None:
-    """The first class of ``wording.yaml`` whose wording this line holds: (id, the words, predicts, any level)."""
+    """The first class of ``wording.yaml`` whose wording this line holds: (id, the words, predicts, any level).
+    (watch asks this of every line: a class's regex runs only where one of its hints is in the line.)"""
     head = text[:400]
-    for cid, rx, predicts, any_level in _wording():
+    low = head.lower()
+    for cid, rx, predicts, any_level, hints in _wording():
+        if not any(map(low.__contains__, hints)):
+            continue
         m = rx.search(head)
         if m is not None:
             return cid, m.group(0), predicts, any_level
