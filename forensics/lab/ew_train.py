@@ -180,7 +180,8 @@ def crossval(failures: list[Failure], seed: int = 0) -> dict[str, Any]:
 def train_listing_model(out: Path = MODEL_PATH, seed: int = 0, failures: list[Failure] | None = None,
                         recall: bool = True) -> dict[str, Any]:
     """Fit, cross-validate and write the listing model; with ``recall``, its card also holds
-    the early warnings found and printed live per held-out family (``ew_heldout``)."""
+    the early warnings found and printed live per held-out family (``ew_heldout``), and the live
+    gate is trained beside it (``ew_live_train``: its own file, its figures in this card too)."""
     failures = failures if failures is not None else collect()
     cv = crossval(failures, seed)
     w, b = fit(failures, seed)
@@ -195,6 +196,11 @@ def train_listing_model(out: Path = MODEL_PATH, seed: int = 0, failures: list[Fa
         from forensics.lab.ew_heldout import held_out_recall
 
         data["meta"]["held_out_recall"] = held_out_recall()  # type: ignore[index]
+        if out == MODEL_PATH:  # (a listing model written elsewhere is an experiment: the shipped gate stays)
+            from forensics.lab.ew_live_train import train_live_gate
+
+            gate = train_live_gate(seed=seed)
+            data["meta"]["live_gate"] = {"ships": gate["ships"], **gate["crossval"]["overall"]}  # type: ignore[index]
     atomic_write_text(out, json.dumps(data, indent=0) + "\n")
     return data["meta"]
 
@@ -221,6 +227,11 @@ def main() -> None:
     meta = train_listing_model()
     print(json.dumps({"ships": meta["ships"], **{k: meta["crossval"][k] for k in ("overall", "overall_public")}}, indent=1))
     print(recall_table(meta["held_out_recall"]))
+    if "live_gate" in meta:
+        g = meta["live_gate"]
+        print(f"live gate, held out: {g['added_live']} labelled warnings added live ({g['rules_live']} of "
+              f"{g['labelled']} by the rules), {g['added_false']} lines added on {g['healthy']} healthy logs "
+              f"({g['rules_false']} by the rules); {'ships' if g['ships'] else 'not shipped'}")
 
 
 if __name__ == "__main__":

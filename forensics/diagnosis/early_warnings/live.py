@@ -1,6 +1,7 @@
 """Prospective warnings (``watch``): a pure decision per line."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
@@ -11,6 +12,7 @@ from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
 from forensics.events import types as kinds
+from forensics.events.tables import load_table
 from forensics.events.types import Event
 
 PYTHON_WARNING = _lazy(r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b")
@@ -36,8 +38,30 @@ HARD_BREAK = _lazy(r"undefined symbol")
 STRONG_KINDS = frozenset({"pkg", "mod", "lib", "tool", "arch", "env", "model"})
 
 
+@lru_cache(maxsize=1)
+def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...]], ...]:
+    """``wording.yaml``: (id, regex, what it predicts, read at any level, hints) per class."""
+    raw = load_table(__file__, "wording.yaml")
+    return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")),
+                  tuple(c["hints"])) for c in raw["classes"])
+
+
+def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool] | None:
+    """The first class of ``wording.yaml`` whose wording this line holds: (id, the words, predicts, any level).
+    (watch asks this of every line: a class's regex runs only where one of its hints is in the line.)"""
+    head = text[:400]
+    low = head.lower()
+    for cid, rx, predicts, any_level, hints in _wording():
+        if not any(map(low.__contains__, hints)):
+            continue
+        m = rx.search(head)
+        if m is not None:
+            return cid, m.group(0), predicts, any_level
+    return None
+
+
 def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
-                  server: str | None = None, base: Baseline | None = None) -> dict[str, Any] | None:
+                  server: str | None = None, base: Baseline | None = None, ready: bool = False) -> dict[str, Any] | None:
     """Should ``watch`` print this line now as an early warning? Pure: a
     precursor signature names it, or resource arithmetic trips, or it is
     unusual against the healthy baseline *and* about a failure topic."""
@@ -48,7 +72,8 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     if is_noise(text):
         return None
     if signature_hit is not None:
-        return _precursor_decision(ev, signature_hit.signature, facts or {}, base)
+        d = _precursor_decision(ev, signature_hit.signature, facts or {}, base)
+        return d if d is not None else _gate_decision(ev, signature_hit.signature, facts or {}, base, ready)
     head = text[:400]
     low = head.lower()
     arith = arithmetic(text, facts or {}) if (any(map(low.__contains__, ARITH_WORDS))
@@ -68,10 +93,20 @@ def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str
     failure will follow, and it is about a rare subject of a failure's topic (or names a CUDA error)."""
     text = ev.text
     code = cuda_error_label(text)  # a CUDA error code is an error whatever level its line was printed at
-    if code is None and text_level(ev) not in ("WARNING", "ERROR"):
+    said = wording_class(text)  # so is a shortfall a program states (wording.yaml's any_level classes)
+    if code is None and not (said and said[3]) and text_level(ev) not in ("WARNING", "ERROR"):
         return None
     if base.usual(template(text), server) or base.familiar(text):
         return None
+    if said is not None:
+        # wording any program uses to say what follows: it names the failure itself (or its subjects
+        # say which: a consequence stated in general words), no rare subject needed
+        subs = subjects(text)
+        predicts = list(said[2]) or [lab for lab in LABEL_TOPICS if _topic(lab, subs, text) >= 1.0][:3]
+        if predicts:
+            return {"line": ev.line, "text": text, "why": f"unusual for a healthy start-up; {said[1]!r} says a "
+                    f"failure follows ({said[0]})", "signature": None, "predicts": predicts,
+                    "subjects": sorted(subs)[:12]}
     m = LIVE_CUE.search(text)
     if m is None or DEGRADED_RE.search(text) and not HARD_BREAK.search(text) or PYTHON_WARNING.search(text[:400]):
         # (a line that says how the program copes announces a degraded start, not a failure -- unless
@@ -132,6 +167,35 @@ def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseli
             "subjects": sorted(subjects(text))[:12]}
 
 
+def _gate_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | None,
+                   ready: bool) -> dict[str, Any] | None:
+    """A precursor line the rules keep quiet, weighed by the learned gate (``live_gate.py``) in the
+    context the start-up stated; the lab's recorder sees every such line."""
+    from forensics.diagnosis.early_warnings.live_gate import RECORDER, features, live_gate
+
+    rec, gate = RECORDER.get(), live_gate()
+    if rec is None and gate is None:
+        return None
+    text = ev.text
+    have = facts.get("context", frozenset())
+    b = base or baseline()
+    head = text[:400]
+    judged = {"familiar": b.familiar(text), "usual": b.usual(template(text), None), "after_ready": ready,
+              "quiet_context": bool(sig.quiet_when and matching(sig.quiet_when, have)),
+              "wording_class": wording_class(text) is not None, "live_cue": LIVE_CUE.search(head) is not None,
+              "degraded": DEGRADED_RE.search(head) is not None}
+    f = features(sig, text_level(ev), have, judged)
+    if rec is not None:
+        rec.append({"line": ev.line, "text": text, "signature": sig.id, "features": f})
+    p = gate.probability(f) if gate is not None else 0.0
+    if gate is None or p < gate.threshold:
+        return None
+    return {"line": ev.line, "text": text, "signature": sig.id, "predicts": list(sig.predicts),
+            "why": f"precursor {sig.id}; healthy runs print it too, but in this context it precedes "
+                   f"{', '.join(sig.predicts) or sig.root_cause} (learned, p={p:.2f})",
+            "subjects": sorted(subjects(text))[:12]}
+
+
 def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, Any]]:
     """The early warnings ``watch`` prints for the event that just arrived
     (``announced`` remembers what was printed, so each is printed once)."""
@@ -144,7 +208,8 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
         announced.add(f"line:{h.line}")
         notes_now: Notes | None = getattr(inc, "ew_notes", None)
         d = live_decision(ev if h.line == ev.line else Event(kinds.LOG, h.line, h.text, h.event.ts), h,
-                          notes_now.facts if notes_now is not None else None)
+                          notes_now.facts if notes_now is not None else None,
+                          ready=getattr(inc, "ready_line", None) is not None)
         if d is not None:
             out.append(d)
     if hits:

@@ -1,0 +1,93 @@
+"""The learned live gate (``early_warnings/live_gate.py``, trained by ``forensics/lab/ew_live_train.py``):
+a precursor line the rules keep quiet is weighed in its context; without a shipped gate the rules
+decide alone, and the lab's recorder sees every quiet line."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from forensics.diagnosis.early_warnings import live_gate as G
+from forensics.diagnosis.early_warnings.baseline import Baseline
+from forensics.diagnosis.early_warnings.live import live_decision
+from forensics.events import types as kinds
+from forensics.events.types import Event
+from forensics.lab import ew_live_train as T
+
+EMPTY = Baseline(frozenset(), {}, {}, 0)
+LINE = "0.00.747.142 W common_fit_params: failed to fit params to free device memory: n_gpu_layers already set"
+
+
+def _hit(strength: str = "weak", live_when: tuple[str, ...] = ()) -> SimpleNamespace:
+    sig = SimpleNamespace(id="test.weak-precursor", strength=strength, live_when=live_when, quiet_when=(),
+                          predicts=("gpu.out-of-memory",), root_cause="gpu.out-of-memory")
+    return SimpleNamespace(signature=sig)
+
+
+def _gate(weak_weight: float, threshold: float) -> G.LiveGate:
+    weights = [0.0] * len(G.FEATURES)
+    weights[G.FEATURES.index("weak")] = weak_weight
+    return G.LiveGate({"weights": weights, "bias": 0.0, "threshold": threshold})
+
+
+def test_features_follow_the_names() -> None:
+    f = G.features(_hit().signature, "WARNING", frozenset({"arch:blackwell", "backend:fa4"}),
+                   {"familiar": False, "usual": False, "quiet_context": False, "after_ready": True,
+                    "wording_class": True, "live_cue": False, "degraded": False})
+    assert len(f) == len(G.FEATURES)
+    named = dict(zip(G.FEATURES, f))
+    assert named["weak"] == named["arch_blackwell"] == named["backend_any"] == named["after_ready"] == 1.0
+    assert named["predicts_gpu"] == named["wording_class"] == 1.0 and named["arch_hopper"] == 0.0
+
+
+def test_without_a_gate_a_weak_precursor_stays_quiet(monkeypatch) -> None:
+    monkeypatch.setenv("FORENSICS_EW_LIVE_GATE", "off")
+    G._CACHE.clear()
+    try:
+        assert live_decision(Event(kinds.LOG, 3, LINE), _hit(), {}, base=EMPTY) is None
+    finally:
+        G._CACHE.clear()
+
+
+def test_a_gate_announces_what_it_weighs_above_its_bar() -> None:
+    token = G.HELD_OUT.set(_gate(3.0, 0.9))
+    try:
+        d = live_decision(Event(kinds.LOG, 3, LINE), _hit(), {}, base=EMPTY)
+        assert d is not None and "learned" in d["why"] and d["predicts"] == ["gpu.out-of-memory"]
+    finally:
+        G.HELD_OUT.reset(token)
+    token = G.HELD_OUT.set(_gate(3.0, 0.99))
+    try:
+        assert live_decision(Event(kinds.LOG, 3, LINE), _hit(), {}, base=EMPTY) is None
+    finally:
+        G.HELD_OUT.reset(token)
+
+
+def test_the_recorder_sees_each_quiet_precursor_line(monkeypatch) -> None:
+    monkeypatch.setenv("FORENSICS_EW_LIVE_GATE", "off")
+    G._CACHE.clear()
+    rec: list = []
+    token = G.RECORDER.set(rec)
+    try:
+        live_decision(Event(kinds.LOG, 3, LINE), _hit(), {"context": frozenset({"arch:hopper"})}, base=EMPTY)
+    finally:
+        G.RECORDER.reset(token)
+        G._CACHE.clear()
+    assert [r["line"] for r in rec] == [3] and rec[0]["signature"] == "test.weak-precursor"
+    assert rec[0]["features"][G.FEATURES.index("arch_hopper")] == 1.0
+
+
+def test_the_lab_scores_what_the_gate_adds_and_keeps_its_budget() -> None:
+    on = [0.0] * len(G.FEATURES)
+    on[G.FEATURES.index("weak")] = 1.0
+    off = [0.0] * len(G.FEATURES)
+    logs = [T.Log("f1", "a", False, True, False, 0, [(on, True)]),
+            T.Log("f2", "a", False, True, True, 0, [(on, True)]),  # already live by the rules: nothing added
+            T.Log("h1", "b", True, False, False, 1, [(on, False)]),
+            *[T.Log(f"h{i}", "b", True, False, False, 0, [(off, False)]) for i in range(2, 10)]]
+    weights = [0.0] * len(G.FEATURES)
+    weights[G.FEATURES.index("weak")] = 4.0
+    s = T.score(logs, weights, -2.0, 0.5)
+    assert (s["labelled"], s["rules_live"], s["added_live"]) == (2, 1, 1)
+    assert (s["healthy"], s["rules_false"], s["added_false"]) == (9, 1, 1)
+    # one line added on 9 healthy logs is over the 2% budget: the bar chosen adds nothing
+    bar = T.choose_threshold(logs, weights, -2.0)
+    assert T.score(logs, weights, -2.0, bar)["added_false"] == T.score(logs, weights, -2.0, bar)["added_live"] == 0

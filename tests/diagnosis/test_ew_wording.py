@@ -1,0 +1,79 @@
+"""Wording any program uses to say a failure will follow (``early_warnings/wording.yaml``):
+every class's examples, and what ``watch`` does with such a line -- news where healthy
+start-ups do not print it, at any level where the class says so, quiet where they do."""
+from __future__ import annotations
+
+import pytest
+
+import forensics.diagnosis.early_warnings.live as live_module
+from forensics.diagnosis.early_warnings.baseline import Baseline
+from forensics.diagnosis.early_warnings.candidates import coarse_template
+from forensics.diagnosis.early_warnings.live import _wording, live_decision, wording_class
+from forensics.events import types as kinds
+from forensics.events.tables import load_table
+from forensics.events.types import Event
+
+EMPTY = Baseline(frozenset(), {}, {}, 0)
+CLASSES = load_table(live_module.__file__, "wording.yaml")["classes"]
+CASES = [(c["id"], t, True) for c in CLASSES for t in c["examples"]["match"]] + \
+        [(c["id"], t, False) for c in CLASSES for t in c["examples"]["no_match"]]
+
+
+@pytest.mark.parametrize("cid,text,hit", CASES)
+def test_every_example(cid: str, text: str, hit: bool) -> None:
+    got = wording_class(text)
+    assert (got is not None and got[0] == cid) is hit, (cid, text)
+
+
+def test_classes_name_labels_and_are_unique() -> None:
+    ids = [c[0] for c in _wording()]
+    assert len(ids) == len(set(ids))
+    assert all(isinstance(c[2], tuple) and c[4] for c in _wording())
+
+
+def test_a_shortfall_is_news_at_any_level_unless_healthy_runs_print_it() -> None:
+    line = "    runnable due to low free GPU memory."
+    d = live_decision(Event(kinds.MESSAGE, 3, line), base=EMPTY)
+    assert d is not None and d["predicts"] == ["gpu.out-of-memory"] and "memory-shortfall" in d["why"]
+    familiar = Baseline(frozenset(), {}, {}, 10, frozenset({coarse_template(line)}))
+    assert live_decision(Event(kinds.MESSAGE, 3, line), base=familiar) is None
+
+
+def test_llama_cpp_fit_failure_is_live_where_healthy_runs_of_the_family_are_unknown() -> None:
+    line = ("0.00.747.142 W common_fit_params: failed to fit params to free device memory: "
+            "n_gpu_layers already set by user to 99, abort")
+    d = live_decision(Event(kinds.LOG, 3, line), base=EMPTY)
+    assert d is not None and d["predicts"] == ["gpu.out-of-memory"]
+
+
+def test_a_cpu_only_host_is_no_driver_error() -> None:
+    ok = ("I0101 00:00:00.000000 1 cuda_memory_manager.cc:101] Failed to initialize CUDA memory manager: "
+          "unable to get number of CUDA devices: no CUDA-capable device is detected")
+    bad = ok.replace("no CUDA-capable device is detected", "unknown error")
+    assert wording_class(ok) is None
+    d = live_decision(Event(kinds.LOG, 3, bad), base=EMPTY)
+    assert d is not None and d["predicts"] == ["env.driver-too-old"]
+
+
+def test_a_stated_consequence_predicts_what_its_subjects_are_about() -> None:
+    line = ("The model class DeepseekV3ForCausalLM has not defined `packed_modules_mapping`, "
+            "this may lead to incorrect mapping of quantized or ignored modules")
+    d = live_decision(Event(kinds.LOG, 3, line, level="WARNING"), base=EMPTY)
+    assert d is not None and "consequence-stated" in d["why"] and "config.model-load" in d["predicts"]
+    # at INFO it is the program's note, not a warning
+    assert live_decision(Event(kinds.LOG, 3, line, level="INFO"), base=EMPTY) is None
+
+
+def test_an_older_gpu_without_an_optional_communicator_is_no_news() -> None:
+    old = "SymmMemCommunicator: Device capability 8.6 not supported, communicator is not available."
+    assert live_decision(Event(kinds.LOG, 3, old, level="WARNING"), base=EMPTY) is None
+    new = old.replace("8.6", "12.0")
+    d = live_decision(Event(kinds.LOG, 3, new, level="WARNING"), base=EMPTY)
+    assert d is not None and d["predicts"] == ["env.gpu-arch-unsupported"]
+
+
+def test_every_match_holds_a_hint() -> None:
+    for c in CLASSES:
+        for t in c["examples"]["match"]:
+            assert any(h in t.lower() for h in c["hints"]), (c["id"], t)
+            assert all(h == h.lower() for h in c["hints"])
