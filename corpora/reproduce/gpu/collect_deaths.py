@@ -18,7 +18,8 @@ from collect_jit import C, add_rows, check, line_of  # noqa: E402
 SC = "corpora/reproduce/gpu/sc/"
 H200 = "run d1 of run_deaths.sh on nvidia-h200 (1x H200 143771 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9, CUDA 13.0)"
 H100 = "run d2 of run_deaths.sh on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9, CUDA 13.0)"
-RUN = {"d1": H200, "d2": H100}
+H100_D3 = H100.replace("run d2", "run d3")
+RUN = {"d1": H200, "d2": H100, "d3": H100_D3}
 # the kernel's own lines (dmesg tail) about the deaths of the runs: (source, corpus id, how many last lines)
 KMSG = {"gpu-illegal-xid-kmsg-01": ("d1-dmesg.txt", 3), "host-oom-kmsg-01": ("d2-dmesg.txt", 6)}
 
@@ -105,6 +106,15 @@ ROWS = [
      "unallocated'; early warning MODERATE: the warm-up's figures (torch's, printed by the wrapper) against the KV budget; the twin "
      "(MEM_FRAC=0.08) prints the same figures and fits 2 x 3.17 GB: the budget decides; twin "
      "corpora/gpu-pairs/gpu-pair-oom-fragment-good.log", "train"),
+    ("d3-ew-barrier-guess-bad", "gpu-early-warning", "gpu-ew-barrier-guess", "dist.nccl", "launch",
+     "Guessing device ID based on global rank. This can cause a hang if rank to GPU mapping is heterogeneous",
+     "NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60",
+     SC + "ew_barrier_guess_torchrun.py under torchrun --nproc-per-node 2 on ONE GPU, NCCL_DEBUG=WARN: init_process_group('nccl') "
+     "without device_id and no set_device, then barrier(): torch warns twice (c10d's UserWarning 'barrier(): using the device under "
+     "current context', ProcessGroupNCCL's 'Guessing device ID based on global rank. This can cause a hang if rank to GPU mapping "
+     "is heterogeneous'), both ranks guess GPU 0 and NCCL refuses them (ncclInvalidUsage, Duplicate GPU); early warning MODERATE: "
+     "the twin (--nproc-per-node 1) prints the same warnings and passes; two ranks on one GPU decide; twin "
+     "corpora/gpu-pairs/gpu-pair-barrier-guess-good.log", "test"),
 ]
 # pair key, good source, bad source, root_cause, change, early-warning substring (new in bad), fatal substring, script
 PAIRS = [
@@ -134,6 +144,14 @@ PAIRS = [
     ("arch-list-sm90", "d2-arch-list-wgmma-unset", "d2-arch-list-wgmma-90", "toolchain.compile-failed",
      "TORCH_CUDA_ARCH_LIST=9.0 vs unset (torch 2.11 then builds compute_90a/sm_90a, and prints no warning); the same wgmma kernel", "",
      "Instruction 'wgmma.fence' not supported on .target 'sm_90'", "ew_arch_list_ext.py"),
+    ("barrier-guess", "d3-ew-barrier-guess-good", "d3-ew-barrier-guess-bad", "dist.nccl",
+     "torchrun --nproc-per-node 2 vs 1 on one GPU, NCCL barrier with no device bound; both print torch's device-guess warnings, so "
+     "the early warning is not new in bad (see gpu-ew-barrier-guess)", "",
+     "NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60", "ew_barrier_guess_torchrun.py"),
+    ("torchrun-oomkill", "d3-death-torchrun-hostmem-good", "d3-death-torchrun-oomkill", "host.out-of-memory",
+     "the launcher in a cgroup with memory.max=3G vs no limit (8 x 1 GiB host shards either way); this pair's bad log is run d3's "
+     "repeat of corpora/gpu/host-oom-torchrun-sigkill-01 (d2)", "", "Signal 9 (SIGKILL) received by PID 546",
+     "death_hostmem_sglang.py"),
 ]
 # pairs whose fatal line is in the good twin too (both stopped by `timeout`; the good one had served and shut down cleanly)
 STOPPED_BOTH = {"ext-stale-lock"}

@@ -6,7 +6,8 @@
 # Runs made (2026-12-05): d1 = all scenarios on nvidia-h200; d2 = ONLY="gpu-oom-fragment-bad gpu-oom-fragment-expandable
 #   gpu-oom-fragment-good death-torchrun-watchdog-bad death-torchrun-initwait death-torchrun-watchdog-good death-torchrun-segv
 #   death-shell-oomkill death-torchrun-oomkill arch-list-wgmma-unset arch-list-wgmma-90 hang-ext-lock-bad hang-ext-lock-good"
-#   on nvidia-h100-x1, after fixing those (summaries: deaths-summary-run1.txt / -run2.txt; collect_deaths.py files them).
+#   on nvidia-h100-x1, after fixing those; d3 = ONLY="death-torchrun-oomkill death-torchrun-hostmem-good
+#   ew-barrier-guess-bad ew-barrier-guess-good" on nvidia-h100-x1 (scenarios added after d2) (summaries: deaths-summary-run1.txt / -run2.txt; collect_deaths.py files them).
 # Output: OUTDIR/deaths-logs.tar.gz (logs/<id>.log, summary.txt, dmesg.txt, cgroup.txt), OUTDIR/deaths-probe.txt
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -57,6 +58,8 @@ laneG() {
   wait
   sc death-torchrun-watchdog-good 120 env MODE=good NCCL_DEBUG=WARN $TR --nproc-per-node 2 $SC/death_watchdog_torchrun.py
   sc death-torchrun-segv 120 $TR --nproc-per-node 2 $SC/death_segv_torchrun.py
+  sc ew-barrier-guess-bad 120 env NCCL_DEBUG=WARN $TR --nproc-per-node 2 $SC/ew_barrier_guess_torchrun.py
+  sc ew-barrier-guess-good 120 env NCCL_DEBUG=WARN $TR --nproc-per-node 1 $SC/ew_barrier_guess_torchrun.py
 }
 # lane H: host memory, shells, launchers (CPU only)
 laneH() {
@@ -66,6 +69,7 @@ laneH() {
   if [ $CG = 1 ]; then
     sc death-shell-oomkill 90 $INCG r8a env SHARDS=8 SHARD_GIB=1 SERVE=1 SERVER_CMD="$PY $SC/death_hostmem_sglang.py" bash $SC/start_server.sh
     sc death-torchrun-oomkill 120 $INCG r8b env SHARDS=8 SHARD_GIB=1 $TR --nproc-per-node 1 $SC/death_hostmem_sglang.py
+    sc death-torchrun-hostmem-good 120 env SHARDS=8 SHARD_GIB=1 $TR --nproc-per-node 1 $SC/death_hostmem_sglang.py
   else printf 'death-*-oomkill\tSKIPPED\tno cgroup v2 memory controller\n' >> "$SUM"; fi
   sc host-memerror-ulimit 60 bash -c "ulimit -v 4000000; exec env SHARDS=8 SHARD_GIB=1 $PY $SC/death_hostmem_sglang.py"
   sc cuda-init-ulimit 60 bash -c "ulimit -v 16000000; exec $PY $SC/cuda_init_ulimit_vllm.py"
