@@ -22,7 +22,17 @@ def _diff(row):
     return forensics.diff(str(PAIRS / row["good"]), str(PAIRS / row["bad"]))
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
+# Pairs whose bad log the tool does not yet call failed (repro8's first look, corpora/gpu/README.md):
+# strict, so the test says so the day they are fixed.
+KNOWN_MISSES = {
+    "gpu-pair-start-script-notfound": "issue 27 item 3: a start script's 'vllm: command not found' + status 127 is no death yet",
+    "gpu-pair-ext-stale-lock": "issue 27 item 3: `timeout`'s TERM after 45 s of silence is read as still starting",
+}
+PAIR_PARAMS = [pytest.param(r, id=r["id"], marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[r["id"]]))
+               if r["id"] in KNOWN_MISSES else pytest.param(r, id=r["id"]) for r in ROWS]
+
+
+@pytest.mark.parametrize("row", PAIR_PARAMS)
 def test_every_gpu_pair_names_the_failure_and_a_new_message(row):
     d = _diff(row)
     assert d["exit"] == 1 and d["failure"]["verdict"] == "failed"

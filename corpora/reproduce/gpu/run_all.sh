@@ -163,4 +163,7 @@ tar -czf "$OUTDIR/gpu-logs.tar.gz" -C "$WORK" logs summary.txt
 # ---------- JIT compilers (FlashInfer JIT, inductor, Triton autotune, dynamo): own driver, own tarball ----------
 # (OUTDIR/jit-logs.tar.gz; FlashInfer needs WHL=folder of wheels, see run_jit.sh; JIT=0 skips it)
 if [ "${JIT:-1}" = 1 ]; then bash "$HERE/run_jit.sh" "$OUTDIR"; fi
+# ---------- deaths under launchers/supervisors and early-warning pairs: own driver, own tarball ----------
+# (OUTDIR/deaths-logs.tar.gz; run_deaths.sh; DEATHS=0 skips it)
+if [ "${DEATHS:-1}" = 1 ]; then bash "$HERE/run_deaths.sh" "$OUTDIR"; fi
 ls -la "$OUTDIR"; cat "$SUM"
