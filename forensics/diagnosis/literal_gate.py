@@ -34,7 +34,7 @@ GATE_BUDGETS = (4 << 20, 8 << 20)
 # when full, compiled again when asked, ~60-130 µs each). The JSON report of
 # the 1,000-lifetime crash loop asks for 261 of the 454 text patterns: with 64
 # kept it compiled 1,535 sets (~0.19 s), with 256 kept 269. Each in 32 KB first
-# (435 of 454 compile there; the rest in 256 KB): 256 sets are bounded by
+# (428 of 454 compile there; the rest in 256 KB): 256 sets are bounded by
 # 8 MB, half what 64 in 256 KB were, and peak RSS at 10x the crash loop moved
 # by ~1 MB. A smaller budget never costs an answer, only speed: RE2 compiles a
 # set only when its DFA has room for 20 of its largest states (and the
