@@ -31,14 +31,17 @@ GATE_MIN = 3  # a literal at least this long (shorter ones would let most lines 
 GATE_BUDGETS = (4 << 20, 8 << 20)
 # One pattern's set: program and DFA cache (the first budget it compiles in),
 # and how many are kept compiled at a time (the least recently used dropped
-# when full, compiled again when asked, ~130 µs each): the JSON report of the
-# 1,000-lifetime crash loop asks for 261 of the 380 text patterns, and memory
-# must not grow with the lifetimes (10,000 lifetimes peaked at 57 MiB with 64
-# kept in 256 KB each, 59 MiB with 256 kept, the same CPU; main: 59 MiB).
-# Dropping all of them when full compiled 2,096 sets over that JSON report;
-# least recently used first, 1,769.
-ONE_BUDGETS = (256 << 10, 1 << 20, 8 << 20)
-ONE_KEPT = 64
+# when full, compiled again when asked, ~60-130 µs each). The JSON report of
+# the 1,000-lifetime crash loop asks for 261 of the 454 text patterns: with 64
+# kept it compiled 1,535 sets (~0.19 s), with 256 kept 269. Each in 32 KB first
+# (428 of 454 compile there; the rest in 256 KB): 256 sets are bounded by
+# 8 MB, half what 64 in 256 KB were, and peak RSS at 10x the crash loop moved
+# by ~1 MB. A smaller budget never costs an answer, only speed: RE2 compiles a
+# set only when its DFA has room for 20 of its largest states (and the
+# compile's own trial search passes), so a search can always reset the cache
+# and go on; a set that does not fit is compiled in the next budget.
+ONE_BUDGETS = (32 << 10, 256 << 10, 1 << 20, 8 << 20)
+ONE_KEPT = 256
 # The characters outside ASCII that RE2's case folding relates to an ASCII
 # letter and that ``str.lower`` leaves outside ASCII (U+212A KELVIN SIGN
 # lower-cases to "k" already): a test searches every code point for others.
