@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from forensics.atomic import atomic_write_text
-from forensics.diagnosis.decision.label_features import (FEATURES, LIFT_UNKNOWN_AT, DecisionInputs, evidence_kind,
-                                                        pair_vector)
+from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
 from forensics.diagnosis.taxonomy import LABELS, PHASES
@@ -295,30 +294,18 @@ def crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
         rules = [(r, r.rules_label or "none", float(r.rules_conf or 0.0)) for r in test]
         clf = [(r, *_classifier_answer(r)) for r in test]
         calibrated = [(r, lab, _prob_of(model, r, lab)) for r, lab, _ in rules]
-        lifted = [(r, *_lifted(model, r, lab, conf)) for r, lab, conf in calibrated]
         per[fam] = {"learned": score(got), "rules": score(rules), "classifier": score(clf),
-                    "rules_calibrated": score(calibrated), "rules_lifted": score(lifted),
-                    "phase": phase_score(train, test, seed), "_pairs": (got, rules, clf, calibrated, lifted)}
+                    "rules_calibrated": score(calibrated),
+                    "phase": phase_score(train, test, seed), "_pairs": (got, rules, clf, calibrated)}
     out = {"families": per}
     for name, keep in (("overall", lambda f: True), ("overall_public", lambda f: not f.startswith("project:"))):
         chosen = [v for f, v in per.items() if keep(f)]
         out[name] = {k: score([p for v in chosen for p in v["_pairs"][i]])
-                     for i, k in enumerate(("learned", "rules", "classifier", "rules_calibrated", "rules_lifted"))}
+                     for i, k in enumerate(("learned", "rules", "classifier", "rules_calibrated"))}
         out[name]["phase"] = _sum_phase([v["phase"] for v in chosen])
     for v in per.values():
         del v["_pairs"]
     return out
-
-
-def _lifted(model: Any, r: Row, label: str, conf: float) -> tuple[str, float]:
-    """The rules' answer with the model's probability, but where the rules said ``unknown`` the
-    model's most probable label when it reaches ``LIFT_UNKNOWN_AT`` (``learned.decide`` does the same)."""
-    if label == "unknown":
-        probs = model.proba(r.inputs)
-        top = max(sorted(probs), key=lambda k: probs[k])
-        if top != "unknown" and probs[top] >= LIFT_UNKNOWN_AT:
-            return top, min(0.999, probs[top])
-    return label, conf
 
 
 def _prob_of(model: Any, r: Row, label: str) -> float:
@@ -378,11 +365,6 @@ def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[
     meta["ships"] = {"label": clearly_better(o["learned"]["correct"], o["rules"]["correct"], o["learned"]["n"]),
                      "confidence": (o["rules_calibrated"]["ece"] or 1.0) <= (o["rules"]["ece"] or 1.0),
                      "phase": clearly_better(o["phase"]["learned"], o["phase"]["rules"], o["phase"]["n"])}
-    # Where the rules say "unknown", the calibrated model's label (at LIFT_UNKNOWN_AT or more): taken
-    # only where that was clearly better on held-out groups and no worse calibrated.
-    meta["ships"]["lift_unknown"] = meta["ships"]["confidence"] and clearly_better(
-        o["rules_lifted"]["correct"], o["rules_calibrated"]["correct"], o["rules"]["n"]) and \
-        (o["rules_lifted"]["ece"] or 1.0) <= (o["rules_calibrated"]["ece"] or 1.0) + 0.005
     data = export(fit(rows, seed), rows, meta)
     # The label: the model chooses only where it beat the rules on held-out groups; its
     # probability of the answer replaces the hand-set confidence where that was better calibrated.

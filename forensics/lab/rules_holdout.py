@@ -213,7 +213,8 @@ def render(out: dict[str, Any]) -> str:
             why = miss_kind(case)
             if why:
                 kinds[why] += 1
-    lines.append("held-out misses by why: " + "; ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
+    ranked = sorted(kinds.items(), key=lambda kv: -kv[1])
+    lines.append("held-out misses by why: " + "; ".join(f"{k} {v}" for k, v in ranked))
     lines.append(f"{'(seen, for comparison)':<29}{'':>18}{_pct(seen_t['top1'], seen_t['n']):>18}"
                  f"{_pct(seen_t['phase'], seen_t['n']):>18}{_pct(seen_t['evidence_first'], seen_t['n']):>18}"
                  f"{_pct(seen_t['ew_found'], seen_t['ew_n']):>14}{_pct(seen_t['ew_live'], seen_t['ew_n']):>14}")

@@ -209,18 +209,18 @@ def _fit(feats: list[dict[str, str]], labels: list[str], seed: int) -> Any:
 
 def train(dirs: list[Path], out: Path, seed: int = 0, public: list[Path] | None = None,
           folds_dir: Path | None = None) -> dict[str, Any]:
-    """The classifier over ``dirs``' train split and every labelled failure of ``public``
-    (the public corpus unless given; ``[]``: none), and its fold classifiers in ``folds_dir``
-    (``write_folds``; the shipped model's go to ``FOLD_DIR``)."""
+    """The classifier over ``dirs``' train split and every labelled failure of the ``public``
+    batch folders (none unless given: measured held out in the fifth session, not taken; see the
+    README's "Learned decisions"), and then its fold classifiers in ``folds_dir`` (``write_folds``;
+    the shipped model's go to ``FOLD_DIR``)."""
     import numpy as np
     import sklearn
 
     from forensics.diagnosis.classifier.files import save_model
-    from forensics.lab.public_corpus import PUBLIC_DIR, batch_dirs
 
     feats, labels, observations, corpus_hash = collect(dirs, "train")
     groups = [""] * len(feats)
-    pub_dirs = batch_dirs(PUBLIC_DIR) if public is None else public
+    pub_dirs = public or []
     if pub_dirs:
         # Real logs of every family the corpus holds: what the generated corpus's wordings lack
         # (placeholder-free tracebacks, foreign prefixes). Their warnings stay out of the learned

@@ -153,20 +153,3 @@ def test_llama_cpp_bind_failure_and_ggml_abort_are_failures(tmp_path):
               "Received second interrupt, terminating immediately.\n"
               "/src/ggml/src/ggml-metal/ggml-metal-device.m:618: GGML_ASSERT([rsets->data count] == 0) failed\n")
     assert _classify(tmp_path, forced)["verdict"] != "failed"  # the operator's forced exit, not a failure
-
-
-@pytest.mark.parametrize("lift, expected", [(True, "dist.nccl"), (False, "unknown")])
-def test_the_rules_unknown_takes_the_models_label_only_where_that_ships(monkeypatch, lift, expected):
-    # The rules found no label clear enough; the calibrated model finds dist.nccl more likely right than not.
-    weights = [0.0] * len(FEATURES)
-    weights[FEATURES.index("clf")] = 4.0
-    model = PairModel({"features": list(FEATURES), "classes": ["dist.nccl", "hang.timeout", "unknown"],
-                       "weights": weights, "temperature": 1.0,
-                       "meta": {"ships": {"label": False, "confidence": True, "lift_unknown": lift}}},
-                      FEATURES, pair_vector, evidence_kind)
-    monkeypatch.setattr(learned, "label_model", lambda: model)
-    inp = DecisionInputs(clf={"dist.nccl": 0.44, "hang.timeout": 0.02})
-    got = learned.decide(inp, Decision("unknown", 0.44, "classifier", []), rules_not_conclusive=True)
-    assert got.label == expected
-    if lift:
-        assert got.confidence >= 0.5

@@ -44,11 +44,6 @@ class DecisionInputs:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# Where the rules say "unknown" (no label clear enough) a shipped calibrated model names its most
-# probable label instead when that is at least this probable: more likely right than not, so more
-# often right than "unknown" could be (a reason, not a figure fitted to logs).
-LIFT_UNKNOWN_AT = 0.5
-
 # What kind of evidence decided: one softmax temperature each, fitted out of fold (a strong
 # signature alone is right 98% of the time held out, the text classifier alone 64%: one
 # temperature for both made the classifier's best guesses 0.93 sure and right 91% of the time).

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
-from forensics.diagnosis.decision.label_features import LIFT_UNKNOWN_AT, DecisionInputs
+from forensics.diagnosis.decision.label_features import DecisionInputs
 from forensics.diagnosis.decision.label_model import RECORDER, label_model
 from forensics.events import types as kinds
 
@@ -58,12 +58,7 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
     cands = [{"label": lab, "confidence": round(probs[lab], 3)} for lab in ranked[:3]]
-    ships = model.meta.get("ships", {})
-    if not ships.get("label", True) and rules.label is not None:
-        if rules.label == "unknown" and ships.get("lift_unknown") and ranked[0] != "unknown" and \
-                probs[ranked[0]] >= LIFT_UNKNOWN_AT:
-            # The rules found no label clear enough; the calibrated model finds one more likely right than not.
-            return Decision(ranked[0], round(probs[ranked[0]], 3), rules.decided_by, cands)
+    if not model.meta.get("ships", {}).get("label", True) and rules.label is not None:
         # Calibration only: the rules' answer, with the model's probability of it.
         conf = rules.confidence if rules.label == "unknown" else round(probs.get(rules.label, 0.0), 3)
         return Decision(rules.label, conf, rules.decided_by, rules.candidates)
