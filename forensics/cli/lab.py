@@ -40,18 +40,23 @@ def evaluate(no_classifier: bool, fmt: str, show_misses: bool, split: str | None
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Model file to write (default: the one shipped in the package).")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--with-public", is_flag=True,
+              help="Train the classifier on corpora/public's failures too (with fold classifiers held out by family).")
 @click.argument("corpora", nargs=-1)
-def train_cmd(out: str | None, seed: int, corpora: tuple[str, ...]) -> int:
+def train_cmd(out: str | None, seed: int, with_public: bool, corpora: tuple[str, ...]) -> int:
     """Train the classifier on the train split of labelled corpora. Needs forensics[train]."""
     from forensics.extras import need
 
     need("train", "sklearn", "skops")
     from forensics.diagnosis.classifier.loader import MODEL_PATH
-    from forensics.lab.train import DEFAULT_CORPORA, train
+    from forensics.lab.public_corpus import PUBLIC_DIR, batch_dirs
+    from forensics.lab.train import DEFAULT_CORPORA, FOLD_DIR, train
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
     try:
-        meta = train(dirs, Path(out) if out else MODEL_PATH, seed)
+        # The shipped model's fold classifiers (public families held out) feed the lab's honest figures.
+        public = batch_dirs(PUBLIC_DIR) if with_public else None
+        meta = train(dirs, Path(out) if out else MODEL_PATH, seed, public=public, folds_dir=None if out else FOLD_DIR)
     except ValueError as e:  # scikit-learn on a corpus it cannot learn from (too few examples, one class)
         raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
     click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "

@@ -23,6 +23,10 @@ _BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
 _WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
 # A Rust panic's location line whose message follows on the next line.
 _PANIC_AT = re.compile(r"\bthread '[^']{1,80}' panicked at \S+:\d+:\d+:\s*$")
+# Rust's anyhow prints an error returned from main as "Error: <context>", a blank line,
+# "Caused by:" alone on its line, then each underlying error indented (numbered when several).
+_CAUSED_BY = re.compile(r"^\s*Caused by:\s*$")
+_CAUSE_ITEM = re.compile(r"^\s+(?:\d+:\s+)?(\S.*)$")
 _SEPARATORS = frozenset({"--", "...", "…", "[...]"})  # what a paste leaves where it cut lines
 _NOT_PROOF = ("last-frame", "fragment")  # evidence roles that locate a failure without naming it
 _SOURCE_LINE = re.compile(r"^\s*raise \w")  # a frame's quoted source line that raises the exception
@@ -36,6 +40,7 @@ def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_lin
     evidence = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
     if inc is not None:
         _panic_message_first(inc, evidence)
+        _deepest_cause_first(inc, evidence)
         _add_proofs(inc, evidence, fail_line)
     _inner_proof_first(evidence, _cause_lines(best, fail_ev))
     return evidence
@@ -195,6 +200,36 @@ def _panic_message_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
         if at < ev.line <= at + 3 and text and text not in _SEPARATORS and not _PANIC_AT.search(text):
             evidence[0]["text"] = clip_message(evidence[0]["text"].rstrip() + " " + text)
             return
+
+
+def _deepest_cause_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
+    """An error with its chain of causes after it (anyhow's "Caused by:" block, outermost
+    first): the last cause names what went wrong and goes first; the context line stays
+    behind it (TEI's "Error: Could not create backend" over "Runtime compute cap 52 is not
+    compatible with compile time compute cap 75"; Dynamo's lease over the refused connection)."""
+    if not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
+        return
+    st = inc.outcome
+    at = evidence[0]["line"]
+    found: tuple[int, str] | None = None
+    chain = False
+    for ev in sorted(st.recent if st is not None else (), key=lambda e: e.line):
+        if ev.line <= at:
+            continue
+        if not chain:
+            if ev.line > at + 3 or (ev.text.strip() and not _CAUSED_BY.match(ev.text)):
+                return
+            chain = bool(ev.text.strip())
+            continue
+        m = _CAUSE_ITEM.match(ev.text)
+        if m is None:
+            break
+        found = (ev.line, m.group(1).strip())
+    if found is None:
+        return
+    evidence[0]["role"] = "supporting"
+    evidence.insert(0, {"line": found[0], "text": clip_message(found[1]), "role": "cause"})
+    del evidence[MAX_EVIDENCE:]
 
 
 def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:

@@ -80,6 +80,7 @@ def collect_rows(public: list[Path] | None = None, project: bool = True) -> list
     from forensics.diagnosis.decision.label_model import RECORDER
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import Source
+    from forensics.lab.train import held_out_classifiers
     from forensics.pipeline import diagnose_source, load_classifier
 
     # Record the rules' own answers, not a model's (the phase model reads the label).
@@ -88,6 +89,9 @@ def collect_rows(public: list[Path] | None = None, project: bool = True) -> list
     try:
         sset = signature_set()
         clf = load_classifier(True)
+        # A public row is read by a classifier that never saw its family (out of fold): the
+        # stacking inputs are what the classifier says of a family it never met.
+        held_out = held_out_classifiers(clf)
         sources: list[tuple[dict[str, str], str]] = []
         for d in public if public is not None else batch_dirs(PUBLIC_DIR):
             for row in read_labels(d):
@@ -107,7 +111,8 @@ def collect_rows(public: list[Path] | None = None, project: bool = True) -> list
             try:
                 kept: list = []
                 path = Path(row["_path"])
-                res = diagnose_source(Source(str(path), path), sset=sset, classifier=clf, keep_incidents=kept)
+                row_clf = clf if group.startswith("project:") else held_out(group)
+                res = diagnose_source(Source(str(path), path), sset=sset, classifier=row_clf, keep_incidents=kept)
             except Exception:  # noqa: BLE001 - an unreadable training log is left out, not fatal
                 continue
             finally:

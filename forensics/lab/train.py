@@ -10,7 +10,7 @@ import platform
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from forensics.lab.evaluate import read_labels
 from forensics.diagnosis.features import (TEXT_FIELDS, incident_features, incident_frame_tokens, mask,
@@ -59,9 +59,15 @@ def build_pipeline(seed: int = 0) -> Any:
     return Pipeline([("features", pre), ("model", clf)])
 
 
-def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], list[str], list[dict[str, Any]], str]:
+def collect(dirs: list[Path], split: str | None, groups: list[str] | None = None,
+            dropout: bool = True) -> tuple[list[dict[str, str]], list[str], list[dict[str, Any]], str]:
     """Features and labels of the failed incident of every labelled failure log,
-    plus warning observations for template learning and a corpus hash."""
+    plus warning observations for template learning and a corpus hash. ``groups``
+    (when given) receives each feature row's server family; ``dropout``: some rows
+    lose their catalogue facts (``CATALOGUE_DROPOUT``: for corpora whose every
+    failing line is a catalogue message)."""
+    from forensics.lab.public_corpus import server_family
+
     sset = signature_set()
     feats, labels, observations = [], [], []
     h = hashlib.sha256()
@@ -97,10 +103,12 @@ def collect(dirs: list[Path], split: str | None) -> tuple[list[dict[str, str]], 
                 continue
             f = incident_features(inc, res.get("phase"), fail_line)
             f["_frames"] = incident_frame_tokens(inc, fail_line)
-            if _without_catalogue(path.name):
+            if dropout and _without_catalogue(path.name):
                 f["catalogue"] = "catp_none"
             feats.append(f)
             labels.append(label)
+            if groups is not None:
+                groups.append(server_family(row.get("server") or "?"))
     return feats, labels, observations, h.hexdigest()[:16]
 
 
@@ -187,19 +195,41 @@ def learn_templates(observations: list[dict[str, Any]], min_support: int = 4, mi
     return sorted(out, key=lambda x: (-x["lift"], x["template"]))
 
 
-def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
+def _fit(feats: list[dict[str, str]], labels: list[str], seed: int) -> Any:
     import numpy as np
-    import sklearn
 
-    from forensics.diagnosis.classifier.files import save_model
-
-    feats, labels, observations, corpus_hash = collect(dirs, "train")
     X = np.array([[f[k] for k in TEXT_FIELDS] for f in feats], dtype=object)
     pipe = build_pipeline(seed)
     pipe.fit(X, labels)
     for _, vec, _ in pipe.named_steps["features"].transformers_:
         if hasattr(vec, "stop_words_"):
             vec.stop_words_ = None  # the pruned vocabulary, only kept for introspection (tens of MB)
+    return pipe
+
+
+def train(dirs: list[Path], out: Path, seed: int = 0, public: list[Path] | None = None,
+          folds_dir: Path | None = None) -> dict[str, Any]:
+    """The classifier over ``dirs``' train split and every labelled failure of the ``public``
+    batch folders (none unless given: measured held out in the fifth session, not taken; see the
+    README's "Learned decisions"), and then its fold classifiers in ``folds_dir`` (``write_folds``;
+    the shipped model's go to ``FOLD_DIR``)."""
+    import numpy as np
+    import sklearn
+
+    from forensics.diagnosis.classifier.files import save_model
+
+    feats, labels, observations, corpus_hash = collect(dirs, "train")
+    groups = [""] * len(feats)
+    pub_dirs = public or []
+    if pub_dirs:
+        # Real logs of every family the corpus holds: what the generated corpus's wordings lack
+        # (placeholder-free tracebacks, foreign prefixes). Their warnings stay out of the learned
+        # templates (early warnings are held out by family elsewhere).
+        pub_groups: list[str] = []
+        pf, pl, _, pub_hash = collect(pub_dirs, None, pub_groups, dropout=False)
+        feats, labels, groups = feats + pf, labels + pl, groups + pub_groups
+        corpus_hash = hashlib.sha256(f"{corpus_hash}|{pub_hash}".encode()).hexdigest()[:16]
+    pipe = _fit(feats, labels, seed)
     templates = learn_templates(observations, exclude=_part_of_a_failure(signature_set()))
     frame_priors = learn_frame_priors(feats, labels)
     import skops
@@ -217,10 +247,87 @@ def train(dirs: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
                      "python": platform.python_version()},
         "warning_templates": templates,
         "frame_priors": frame_priors,
+        "public_folds": {"folds": PUBLIC_FOLDS, "rows": len(groups) - groups.count(""),
+                         "family_fold": family_folds(groups)} if pub_dirs else None,
     }
     save_model(pipe, meta, out)
     from forensics.diagnosis.classifier.scorer import export_pipeline, file_digest, save_scorer
 
     scorer_meta = dict(meta, skops_digest=file_digest(out))
     save_scorer(export_pipeline(pipe, TEXT_FIELDS, scorer_meta), out.with_name(out.name.replace(".skops", "") + ".scorer.json.gz"))
+    if pub_dirs and folds_dir is not None:
+        write_folds(feats, labels, groups, dict(meta, frame_priors=None), folds_dir, seed)
     return meta
+
+
+# -- fold classifiers: the public corpus held out by family ---------------------------------
+# Trained on public logs too, the classifier's answers on a public log are no longer honest
+# figures of a family it never met. Each fold classifier leaves out the public families of its
+# fold (the table of folds is in the shipped model's metadata, ``public_folds``); the lab
+# diagnoses a public log with the one that never read its family (``fold_classifier``): the
+# label decision's stacking inputs (out of fold) and the rules' held-out figures. The folds are
+# balanced by rows (the largest families first, each to the fold with fewest rows so far): a fold
+# that held vLLM and SGLang out together would read them with half the public corpus missing.
+PUBLIC_FOLDS = 5
+FOLD_DIR = Path(__file__).resolve().parents[2] / ".lab" / "classifier-folds"
+
+
+def family_folds(groups: list[str], folds: int = PUBLIC_FOLDS) -> dict[str, int]:
+    """family -> its fold, from each public row's family (``""``: a project row, in every fold)."""
+    sizes = Counter(g for g in groups if g)
+    load = [0] * folds
+    out: dict[str, int] = {}
+    for fam, n in sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0])):
+        k = min(range(folds), key=lambda i: (load[i], i))
+        out[fam] = k
+        load[k] += n
+    return out
+
+
+def write_folds(feats: list[dict[str, str]], labels: list[str], groups: list[str], meta: dict[str, Any],
+                folds_dir: Path, seed: int = 0) -> None:
+    from forensics.diagnosis.classifier.scorer import export_pipeline, save_scorer
+
+    folds_dir.mkdir(parents=True, exist_ok=True)
+    fold_of = family_folds(groups)
+    for k in range(PUBLIC_FOLDS):
+        keep = [i for i, g in enumerate(groups) if not g or fold_of[g] != k]
+        fk, lk = [feats[i] for i in keep], [labels[i] for i in keep]
+        pipe = _fit(fk, lk, seed)
+        fmeta = dict(meta, fold=k, n_train=len(lk), frame_priors=learn_frame_priors(fk, lk),
+                     model_version=f"{meta['model_version']}-fold{k}")
+        save_scorer(export_pipeline(pipe, TEXT_FIELDS, fmeta), folds_dir / f"fold-{k}.scorer.json.gz")
+
+
+def trained_on_public(clf: Any) -> bool:
+    """Whether ``clf`` (a loaded or lazy classifier) read public logs in training."""
+    model = getattr(clf, "model", clf)
+    return bool((getattr(model, "meta", None) or {}).get("public_folds"))
+
+
+def fold_classifier(family: str, shipped: Any) -> Any:
+    """The fold classifier that never read ``family``'s public logs (made with ``shipped``: the
+    same corpus hash); ``shipped`` itself for a family it never read."""
+    from forensics.diagnosis.classifier.loader import model_at
+    from forensics.errors import ModelError
+
+    meta = getattr(shipped, "model", shipped).meta
+    folds = meta.get("public_folds") or {}
+    if "family_fold" not in folds:
+        raise ModelError("the classifier read the public corpus but names no fold of each family; run forensics train")
+    k = folds["family_fold"].get(family)
+    if k is None:
+        return shipped
+    clf = model_at(str(FOLD_DIR / f"fold-{k}.scorer.json.gz"))
+    if clf.model.meta.get("corpus_hash") != meta.get("corpus_hash"):
+        raise ModelError(f"{FOLD_DIR}: fold classifiers of another training run; run forensics train")
+    return clf
+
+
+def held_out_classifiers(clf: Any) -> Callable[[str], Any]:
+    """family -> the text classifier that never read that family's logs. The shipped one, unless
+    it was trained on the public corpus too: then the fold classifier of ``train`` that held the
+    family's fold out (``forensics.lab.train.fold_classifier``)."""
+    if clf is None or not trained_on_public(clf):
+        return lambda fam: clf
+    return lambda fam: fold_classifier(fam, clf)

@@ -66,3 +66,19 @@ def test_the_raised_exception_line_goes_ahead_of_the_quoted_raise():
         "RuntimeError: Failed to infer device type",
     ])
     assert res["evidence"][0]["text"] == "RuntimeError: Failed to infer device type", res["evidence"]
+
+
+def test_an_error_chain_is_proved_by_its_deepest_cause():
+    # anyhow's "Caused by:" block (outermost first): the last cause says what went wrong,
+    # whatever the program; the context line stays behind it.
+    res = _run([
+        "2024-03-18T18:17:40.000000Z  INFO widget_router: Starting model backend",
+        "Error: Could not start the widget engine",
+        "",
+        "Caused by:",
+        "    0: opening the shard map",
+        "    1: frobnication of shard 7 refused by the quux layer",
+    ])
+    texts = [e["text"] for e in res["evidence"]]
+    assert texts[0] == "frobnication of shard 7 refused by the quux layer"
+    assert "Error: Could not start the widget engine" in texts[1:]

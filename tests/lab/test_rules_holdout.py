@@ -58,3 +58,24 @@ def test_an_unwritable_json_path_is_refused_before_the_run(tmp_path, capsys):
         assert main(["--json", str(tmp_path / "missing" / "figures.json")]) == 2
         err = capsys.readouterr().err
         assert err.startswith("forensics: --json ") and err.count("\n") == 1
+
+
+def test_strictly_the_projects_reproductions_do_not_vouch_for_a_signature():
+    matched = {"a": {"vllm"}, "b": {"vllm", "sglang"}, "e": {"tgi", "project:gpu"}, "c": {"project:cpu"}}
+    assert rh.own_signatures(matched, project_vouches=False) == {"vllm": {"a"}, "tgi": {"e"}}
+
+
+def test_a_family_is_read_by_a_classifier_that_never_saw_it():
+    from types import SimpleNamespace
+
+    from forensics.lab.train import family_folds, held_out_classifiers
+
+    # Balanced by rows: the two largest families never share a fold; project rows ("") are in none.
+    groups = ["vllm"] * 9 + ["sglang"] * 7 + ["tgi"] * 3 + ["triton"] * 3 + ["nim"] + [""] * 5
+    folds = family_folds(groups, 3)
+    assert set(folds) == {"vllm", "sglang", "tgi", "triton", "nim"}
+    assert folds["vllm"] != folds["sglang"] and folds == family_folds(list(reversed(groups)), 3)
+    # A classifier that never read the public corpus reads every family as it is.
+    plain = SimpleNamespace(meta={"corpus_hash": "x"})
+    assert held_out_classifiers(plain)("vllm") is plain
+    assert held_out_classifiers(None)("vllm") is None
