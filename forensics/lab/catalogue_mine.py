@@ -861,21 +861,24 @@ def _c_expr_message(expr: str, func: str | None) -> str | None:
             fmt = _c_literal(got[0][0])
             return _c_printf(fmt, got[0][1:], func) if fmt is not None else None
         return None
-    while e.startswith("(") and e.endswith(")") and _scan_call_args(e, 0) and _scan_call_args(e, 0)[1] == len(e) - 1:
+    while e.startswith("(") and e.endswith(")"):
+        whole = _scan_call_args(e, 0)
+        if whole is None or whole[1] != len(e) - 1:
+            break
         e = e[1:-1].strip()
     parts: list[str] = []
-    got = False
+    any_literal = False
     for p in _split_top(e, "+"):
         p = p.strip()
-        m = re.match(r"^(?:std::)?string\s*\((.*)\)$", p, re.S)
+        m = re.match(r"^(?:std::)?string\s*\((.*)\)$", p, re.DOTALL)
         lit = _c_literal(m.group(1) if m else p)
         if lit is not None:
             parts.append(_esc(lit))
-            got = True
+            any_literal = True
         elif p:
             names = re.findall(r"[A-Za-z_]\w*", p)
             parts.append("{" + (names[-1] if names else "") + "}")
-    return "".join(parts) if got else None
+    return "".join(parts) if any_literal else None
 
 
 _CPP_FUNC = re.compile(r"^(?:[\w:<>\*&,~]+[ \t\*&]+)+\**([A-Za-z_~][\w:~]*)\s*\([^;]*$")
@@ -937,9 +940,9 @@ def mine_llama_cpp(text: str, relpath: str, package: str, release: str, out: Min
                                       _cpp_function_at(lines, line - 1), f"{relpath}:{line}"))
     for m, args, line in _macro_calls(text, _CPP_THROW):
         func = _cpp_function_at(lines, line - 1)
-        msg = _c_expr_message(args[0], func) if args else None
-        if msg and _says_something(msg):
-            out.records.append(Record(package, release, "raise", msg, None, f"std::{m.group(1)}", module, func,
+        thrown = _c_expr_message(args[0], func) if args else None
+        if thrown and _says_something(thrown):
+            out.records.append(Record(package, release, "raise", thrown, None, f"std::{m.group(1)}", module, func,
                                       f"{relpath}:{line}"))
 
 
@@ -960,7 +963,7 @@ _GO_KIND = {"slog.Error": ("native-log", "ERROR"), "slog.Warn": ("native-log", "
             "log.Fatalf": ("native-log", "CRITICAL"), "log.Fatal": ("native-log", "CRITICAL"),
             "log.Panicf": ("panic", "ERROR"), "fmt.Errorf": ("raise", None), "errors.New": ("raise", None)}
 _GO_VERB = re.compile(r"%[#0\- +]*(?:\d+)?(?:\.\d+)?([vwqTtbcdoOxXeEfFgGsUp%])")
-_GO_STR = re.compile(r'^\s*(?:"((?:[^"\\\n]|\\.)*)"|`([^`]*)`)\s*$', re.S)
+_GO_STR = re.compile(r'^\s*(?:"((?:[^"\\\n]|\\.)*)"|`([^`]*)`)\s*$', re.DOTALL)
 _GO_FUNC = re.compile(r"^func\s+(?:\(\s*\w*\s*\*?(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)")
 
 
