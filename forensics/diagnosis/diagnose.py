@@ -133,7 +133,8 @@ def _findings(inc: Incident) -> _Findings:
              and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
-                and not verdicts.after_stop_request(inc, h.line) and not verdicts.echoes_a_stop(inc, h.line)]
+                and not verdicts.after_stop_request(inc, h.line) and not verdicts.echoes_a_stop(inc, h.line)
+                and not verdicts.killed_while_up(inc, h.event)]
     deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
                  if not outcome.crash_report_stack(t, deaths)]
@@ -154,6 +155,16 @@ def _findings(inc: Incident) -> _Findings:
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
 
+def _healthy_phase(inc: Incident) -> str | None:
+    """The last phase a lifetime without a failure reached. Killed from outside while up, it is
+    where it was at the kill (what the dying processes print after it, a leaked process group's
+    warning, is no stop)."""
+    killed = [h.line for h in inc.wrapper_hits if verdicts.killed_while_up(inc, h.event)]
+    if killed:
+        return inc.phase_at(killed[0]) or inc.reached()
+    return inc.reached()
+
+
 def lifetime_failed(inc: Incident) -> bool:
     """Whether ``diagnose_incident`` would call this lifetime failed, without
     diagnosing it (a text report diagnoses in full only what it shows)."""
@@ -170,7 +181,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result = incident_skeleton(inc)
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
-        result["phase"] = inc.reached()
+        result["phase"] = _healthy_phase(inc)
         if verdicts.answered_requests(inc):
             # a request handled (its handler's traceback) is serving (taxonomy), readiness line or not
             result["phase"] = result["reached_phase"] = "serving"

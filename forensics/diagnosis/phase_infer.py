@@ -39,7 +39,11 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib", re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
-        r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading)\s", re.M)),
+        r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading|"
+        # LMDeploy TurboMind's weight threads (_create_weight_func, create_shared_weights), and torch's
+        # Module._apply / convert, which .to(device) / .cuda() run to move a built model's weights onto
+        # the device (module.py's own frames only: the names alone are common words).
+        r"_create_weight\w*|create_shared_weights|(?:_apply|convert) \S*torch/nn/modules/module\.py)\s", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
         r"_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*|sample|_sample|"

@@ -37,7 +37,7 @@ _KEYWORDS = (
     "loading model", "llm_load_", "load_tensors: ", "print_info: file format",
     "Model loading took", "ready in ", "successfully loaded", "KV Cache is allocated",
     "Memory pool end", "# GPU blocks", "GPU KV cache size", "Available KV cache memory", "Maximum concurrency",
-    "# cpu blocks", "memory capacity is unbalanced", "[MemUsageChange] Allocated", "DeepGEMM",
+    "# cpu blocks", "memory capacity is unbalanced", "[MemUsageChange] Allocated", ": n_ctx", "graph splits = ", "ummy run", "in memory usage profiling", "Peak memory during", "Estimated max memory in KV", "CUDA graph instances", "CUDA graph warmup", "constructing llama_context", "DeepGEMM",
     "Compiling num tokens", "Compilation finished in", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
     "Emitting ninja build file", "FlashInfer JIT", "flashinfer.jit", "aptur", "Graph capturing finished",
     "Application startup complete", "Uvicorn running on", "Started server process", "model_info HTTP",

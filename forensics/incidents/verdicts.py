@@ -214,6 +214,28 @@ def _went_past(inc: Incident, ev: Event, at: str | None, reached: int | None = N
     return seen[1] >= reached if reached is not None else seen[1] > PHASE_ORDER.get(at, 99)
 
 
+# A shell's job report of a kill from outside (bash: "line N: PID Killed  CMD", SIGKILL; "Terminated",
+# SIGTERM), not of a crash (a segfault or an abort is the program's own failure).
+_SHELL_KILL = re.compile(r"^(?:\S+: )?line \d+: +\d+ (?:Killed|Terminated)\b|^(?:\[\d+\][+-]? +)?(?:Killed|Terminated)(?: {2,}\S|$)")
+
+
+def killed_while_up(inc: Incident, ev: Event) -> bool:
+    """A shell reports the server killed after it became ready, and nothing after readiness went
+    wrong: no error-level line, no traceback, no failure's own line before the kill. The log proves
+    only that someone or something sent the signal; a bare SIGKILL is not host OOM (taxonomy), and
+    the OOM killer's own report ("Out of memory: Killed process"), where the log has it, is a
+    failure line of its own. Kills during start-up (where host RAM peaks, while weights load) are
+    not cleared: there the server never came up."""
+    ready = inc.ready_line
+    if ready is None or ev.line <= ready or not _SHELL_KILL.search(ev.text[:300]):
+        return False
+    if any(ready < e.line < ev.line for e in outcome.errors_before(inc, ev.line)):
+        return False
+    if any(ready < tb.line < ev.line for tb, _p, _a in inc.tracebacks):
+        return False
+    return not any(ready < h.line < ev.line for h in inc.failure_hits)
+
+
 def after_stop_request(inc: Incident, line: int) -> bool:
     """``line`` came after someone asked the service to stop."""
     return inc.stop_requested_line is not None and line > inc.stop_requested_line

@@ -128,3 +128,32 @@ def test_a_request_handlers_traceback_without_a_ready_line_is_a_server_serving()
                 "input tokens. Please reduce the length of the input messages.", prefix=pre)
     d = _run(lines)
     assert d["verdict"] == "ready" and d["phase"] == "serving"
+
+
+_LLAMA_LOAD = ["llama_model_loader: loaded meta data with 24 key-value pairs and 291 tensors from /m.gguf (version GGUF V3 (latest))",
+               "load_tensors: loading model tensors, this can take a while... (mmap = true)",
+               "load_tensors: offloaded 33/33 layers to GPU"]
+
+
+def test_llama_cpps_context_set_up_is_the_memory_plan_and_after_it_the_warm_up():
+    # Weights loaded, then the context (KV cache, compute buffers): an allocation failing there is the memory plan.
+    ctx = ["llama_context: constructing llama_context", "llama_context: n_ctx         = 4096"]
+    oom = ["ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory",
+           "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache",
+           "terminate called after throwing an instance of 'std::runtime_error'",
+           "  what():  failed to allocate buffer for kv cache"]
+    assert _run(_LLAMA_LOAD + ctx + oom)["phase"] == "memory-plan"
+    # once the context is built ("graph splits"), the first graph run is the tools' warm-up
+    built = ctx + ["llama_context:  CUDA0 compute buffer size =   300.01 MiB", "llama_context: graph splits = 2"]
+    crash = ["CUDA error: an illegal memory access was encountered",
+             "  current device: 0, in function ggml_backend_cuda_synchronize at ggml-cuda.cu:2500",
+             "Aborted (core dumped)"]
+    assert _run(_LLAMA_LOAD + built + crash)["phase"] == "warmup"
+
+
+def test_moving_a_built_model_onto_the_device_is_the_weight_load():
+    # torch's Module.to(device) runs Module._apply / convert on every parameter.
+    frames = [("mymodel/server.py", "main"), ("torch/nn/modules/module.py", "to"),
+              ("torch/nn/modules/module.py", "_apply"), ("torch/nn/modules/module.py", "convert")]
+    d = _run(_tb(frames, "RuntimeError: something the signatures do not know went wrong"))
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"

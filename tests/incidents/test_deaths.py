@@ -187,3 +187,50 @@ def test_a_c_plus_plus_terminate_with_nothing_before_is_its_what_line():
 def test_an_abseil_sigterm_at_shutdown_is_no_death():
     d = _run(VLLM_START + ["*** SIGTERM received at time=1759954468 on cpu 5 ***"])
     assert d["verdict"] != "failed"
+
+
+# ------------------------------------------------------------ killed from outside while up
+_UP = VLLM_START + [
+    "INFO 07-01 09:40:00 [launcher.py:46] Route: /v1/models, Methods: GET",
+    "INFO:     Application startup complete.",
+    "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+    "INFO:     127.0.0.1:43692 - \"GET /v1/models HTTP/1.1\" 200 OK",
+]
+_SHELL_KILL = "./serve.sh: line 12: 40213 Killed                  vllm serve m"
+
+
+def test_a_shell_kill_after_readiness_with_nothing_wrong_since_is_no_failure():
+    # A kill from outside (an operator's kill -9, a scheduler's eviction): the log proves only the signal.
+    d = _run(_UP + [_SHELL_KILL])
+    assert d["verdict"] == "ready" and d["phase"] == "ready"
+
+
+def test_a_shell_kill_after_an_error_while_up_or_before_readiness_stays_a_failure():
+    err = "ERROR 07-01 09:41:21 [core.py:200] EngineCore encountered a fatal error: CUDA error: an illegal memory access was encountered"
+    assert _run(_UP + [err, _SHELL_KILL])["verdict"] == "failed"
+    # before readiness (host RAM runs out while weights load: the OOM killer's SIGKILL)
+    loading = VLLM_START + ["INFO 07-01 09:39:00 [gpu_model_runner.py:2602] Starting to load model m..."]
+    assert _run(loading + [_SHELL_KILL])["verdict"] == "failed"
+    # a crash signal is the program's own failure, ready or not
+    assert _run(_UP + ["Segmentation fault (core dumped)"])["verdict"] == "failed"
+
+
+# ------------------------------------------------------------ a supervisor's verdict on its child
+def test_a_runner_still_printing_its_set_up_after_ollama_gave_up_on_it_is_a_failure():
+    # Ollama's scheduler logs the load failure at info level; the runner's own lines that follow (its
+    # llama.cpp context set-up, printed before it was killed) are not the start-up going on.
+    lines = [
+        'time=2026-01-04T10:01:00.000Z level=INFO source=server.go:400 msg="starting runner" cmd="ollama runner"',
+        "llama_model_loader: loaded meta data with 24 key-value pairs and 291 tensors from /m.gguf (version GGUF V3 (latest))",
+        "load_tensors: loading model tensors, this can take a while... (mmap = true)",
+        "llama_context: constructing llama_context",
+        'time=2026-01-04T10:06:00.000Z level=INFO source=sched.go:470 msg="Load failed" model=/m.gguf '
+        'error="timed out waiting for llama runner to start - progress 0.82 - "',
+        "llama_context: n_ctx         = 4096",
+        "llama_context: n_batch       = 512",
+        "llama_kv_cache:        CPU KV buffer size =   512.00 MiB",
+        "llama_context:        CPU compute buffer size =   258.50 MiB",
+        "llama_context: graph splits = 1",
+    ]
+    d = _run(lines)
+    assert d["verdict"] == "failed"

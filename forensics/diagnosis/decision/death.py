@@ -91,8 +91,10 @@ def candidates(inc: Any) -> Iterable[Any]:
     # Death comes at the end: a line with 30 more lines after it was survived (a start-up
     # that prints an error-worded warning and goes on is not dead).
     last = st.last_line
-    # ... and a start-up that reached another phase after the line went on past it.
-    progressed = st.markers[-1][0] if st.markers else 0
+    # ... and a start-up that reached another phase after the line went on past it. Only a change of
+    # phase is going on: a marker of the step the line was printed in (llama.cpp's context lines
+    # that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
+    progressed = _last_change(inc, st)
     events = list(st.recent)
     for k, ev in enumerate(events):
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
@@ -101,6 +103,14 @@ def candidates(inc: Any) -> Iterable[Any]:
                 and ev.line > progressed and unhandled(ev):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
+
+
+def _last_change(inc: Any, st: Any) -> int:
+    """The line of the last change of phase (the last marker where the lifetime keeps no timeline)."""
+    changes = getattr(inc, "transitions", None)
+    if changes:
+        return int(changes[-1][0])
+    return int(st.markers[-1][0]) if st.markers else 0
 
 
 def unhandled(ev: Any) -> bool:
