@@ -99,8 +99,8 @@ def collect(dirs: list[Path], split: str | None, groups: list[str] | None = None
                 lead = (fail_ts - ev.ts).total_seconds() if fail_ts is not None and ev.ts is not None else None
                 templates.setdefault(mask(ev.text[:200]), lead)
             observations.append({"label": label, "templates": templates})
-            if not label:
-                continue
+            if not label or label == "unknown":
+                continue  # `unknown` says no label is known: not a class for the classifier to learn
             f = incident_features(inc, res.get("phase"), fail_line)
             f["_frames"] = incident_frame_tokens(inc, fail_line)
             if dropout and _without_catalogue(path.name):

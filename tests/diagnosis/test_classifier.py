@@ -127,20 +127,13 @@ def test_real_logs_classifier_and_hybrid():
     assert hi["n"] and hi["precision"] >= 0.90
 
 
-# repro8's first-look misses on corpora/gpu's test split (corpora/gpu/README.md, "First look at the
-# deaths"): named so the floor keeps measuring the rest; strict, so a fixed one must leave the list.
-KNOWN_TEST_SPLIT_MISSES = {"env-shell-cmd-notfound-01", "host-oom-torchrun-sigkill-01",
-                           "hang-nccl-init-timeout-01", "gpu-illegal-xid-kmsg-01"}
-
-
 def test_corpus_test_split_hybrid():
     dirs = [REPO / "corpora" / c for c in ("generated", "cpu", "gpu", "seeds")]
     r = evaluate_dirs(dirs, split="test")
-    h = r["modes"]["hybrid"]
-    missed = {Path(m["source"]).stem for m in h["misses"]}
-    assert KNOWN_TEST_SPLIT_MISSES <= missed, KNOWN_TEST_SPLIT_MISSES - missed
-    assert h["correct"] / (h["failures"] - len(KNOWN_TEST_SPLIT_MISSES)) >= 0.97
-    assert h["healthy_called_failed"] == 0
+    # Every log of the test split counts, repro8's hard deaths too (a torchrun SIGKILL, an
+    # NCCL init hang ended by `timeout`, kernel Xid lines): 202 of 208 at this commit.
+    assert r["modes"]["hybrid"]["accuracy"] >= 0.97
+    assert r["modes"]["hybrid"]["healthy_called_failed"] == 0
 
 
 def test_retraining_reproduces_the_shipped_model(tmp_path):

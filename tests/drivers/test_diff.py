@@ -25,7 +25,6 @@ def _diff(row):
 # Pairs whose bad log the tool does not yet call failed (repro8's first look, corpora/gpu/README.md):
 # strict, so the test says so the day they are fixed.
 KNOWN_MISSES = {
-    "gpu-pair-start-script-notfound": "issue 27 item 3: a start script's 'vllm: command not found' + status 127 is no death yet",
     "gpu-pair-ext-stale-lock": "issue 27 item 3: `timeout`'s TERM after 45 s of silence is read as still starting",
 }
 PAIR_PARAMS = [pytest.param(r, id=r["id"], marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[r["id"]]))
