@@ -16,10 +16,11 @@ arithmetic, without scikit-learn.
 from __future__ import annotations
 
 import json
-import math
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
+
+from forensics.diagnosis.early_warnings.learned import ListingModel
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "model" / "early_warning_live.json"
 # The lab sets this to a list: every precursor line the rules judged live or quiet is appended.
@@ -48,17 +49,9 @@ def features(sig: Any, level: str | None, have: frozenset[str], judged: dict[str
     return f
 
 
-class LiveGate:
-    """Logistic weights over ``FEATURES`` and the probability from which a quiet line is printed."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.weights = [float(w) for w in data["weights"]]
-        self.bias = float(data["bias"])
-        self.threshold = float(data["threshold"])
-
-    def probability(self, f: list[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, f))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+class LiveGate(ListingModel):
+    """Logistic weights over ``FEATURES`` and the probability from which a quiet line is printed
+    (the listing model's form: weights, bias, threshold, one logistic)."""
 
 
 _CACHE: dict[str, Any] = {}
