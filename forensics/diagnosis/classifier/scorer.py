@@ -401,7 +401,7 @@ def load_scorer(path: Path) -> CompactScorer:
     except (KeyError, TypeError, ValueError, binascii.Error) as e:
         raise ModelError(f"{path}: not a valid forensics scorer file ({type(e).__name__}: {str(e)[:120]})") from None
     if key is not None and not cached:
-        cache.write_entry(CACHE_KIND, key, marshal.dumps(data))
+        cache.write_table(CACHE_KIND, key, data)
     return scorer
 
 
@@ -413,14 +413,7 @@ CACHE_KIND = "scorer-marshal"
 def _cached_data(key: str | None) -> dict[str, Any] | None:
     import forensics.cache as cache
 
-    body = cache.read_entry(CACHE_KIND, key, MAX_DECOMPRESSED) if key is not None else None
-    if body is None:
-        return None
-    try:
-        data = marshal.loads(body)
-    except (ValueError, EOFError, TypeError):
-        return None
-    return data if type(data) is dict else None
+    return cache.read_table(CACHE_KIND, key, MAX_DECOMPRESSED) if key is not None else None
 
 
 def file_digest(path: Path) -> str:
