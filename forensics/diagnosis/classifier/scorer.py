@@ -16,7 +16,6 @@ import gzip
 import hashlib
 import io
 import json
-import marshal
 import math
 import re
 import sys
