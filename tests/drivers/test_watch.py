@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import CORPORA, REPO
+from conftest import CORPORA, REPO, needs_real
 
 SEED1 = CORPORA / "seeds" / "seed1.short.log"
 
@@ -410,3 +410,41 @@ def test_odd_stdin_never_crashes(payload):
     _no_traceback(err)
     for line in out.splitlines():
         json.loads(line)  # every line of output is one JSON object
+
+
+@needs_real
+def test_a_starved_watcher_reads_what_arrived_before_its_grace_period_ends():
+    """A healthy start-up logs an error and goes on (a generation config that
+    is not there). watch prints the failure the moment the error is the last
+    line, then the process is starved (stopped) while the next lines arrive
+    and its grace period runs out. Woken, it must read those lines first and
+    retract, as it does on an idle machine: the answer never depends on load."""
+    import signal
+
+    from conftest import shared_logs
+
+    import forensics
+
+    path = next(p for p in shared_logs("corpora-real/healthy") if p.name == "003.log")
+    lines = path.read_bytes().split(b"\n")
+    assert forensics.classify(path, use_classifier=False)["verdict"] == "ready"
+    k = next(k for k in range(1, len(lines)) if forensics.classify(b"\n".join(lines[:k]) + b"\n")["verdict"] == "failed")
+    s = Session("--grace", "1", "--stall-timeout", "60")
+    s.wait_for("started", timeout=60)
+    s.proc.stdin.write(b"\n".join(lines[:k]) + b"\n")
+    s.proc.stdin.flush()
+    s.wait_for("failure", timeout=60)
+    os.kill(s.proc.pid, signal.SIGSTOP)
+    try:
+        writer = threading.Thread(target=lambda: (s.proc.stdin.write(b"\n".join(lines[k:]) + b"\n"), s.proc.stdin.flush()))
+        writer.start()
+        time.sleep(2.5)  # well past the grace period
+    finally:
+        os.kill(s.proc.pid, signal.SIGCONT)
+    writer.join(timeout=30)
+    rc = s.finish(timeout=60)
+    kinds = [e["event"] for _, e in s.events]
+    assert rc == 0, kinds
+    assert "ready" in kinds
+    updates = [e for _, e in s.events if e["event"] == "failure_update"]
+    assert updates and updates[0]["diagnosis"]["verdict"] != "failed" and not updates[0].get("final")
