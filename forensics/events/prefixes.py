@@ -387,9 +387,12 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     if p.app_ts is None:
         p.app_ts = _dt(m.group("d"), m.group("ms"))
     lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
+    if m.group("lvl4") and m.group("logger4") != "MODEL_LOG":
+        # (TorchServe relays a worker's stdout at INFO and its stderr at WARN, whatever they say)
+        lvl = m.group("lvl4")
     if lvl:
         p.level = LEVEL_NAMES.get(lvl, lvl)
-    lg = m.group("logger") or m.group("logger2") or m.group("logger3")
+    lg = m.group("logger") or m.group("logger2") or m.group("logger3") or m.group("logger4")
     if lg:
         p.logger = lg
     p.dialect = p.dialect or "pylog"

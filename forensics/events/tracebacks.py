@@ -46,6 +46,22 @@ _PY_WARNING = re.compile(r"^\S+\.py:\d+: [A-Za-z_]\w*Warning: ")
 # A ``--timestamps`` line (docker, kubectl) whose payload was empty: a blank line.
 _BARE_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*$")
 _EXC_SHAPE = re.compile(r"^[A-Za-z_][\w.]*(?:\([\w.]*\))?:(?: |$)")
+# The clock in a repeated header: a logger with milliseconds (log4j, Python's asctime)
+# stamps the lines of one traceback with times that tick while it is printed.
+_HEADER_CLOCK = re.compile(r"(?:\d{2,4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)?")
+_CLOCK_TICK_S = 2.0  # how far the clock may move within one printed traceback
+
+
+def _same_header(header: str | None, tb: "OpenTraceback", ts: datetime | None) -> bool:
+    """``header`` repeats the header of ``tb``'s lines: the same text, or the same
+    but for a clock that moved by a moment (the traceback's lines printed over a tick)."""
+    if tb.header is None or header is None:
+        return False
+    if header == tb.header:
+        return True
+    if ts is None or tb.ts is None or abs((ts - tb.ts).total_seconds()) > _CLOCK_TICK_S:
+        return False
+    return _HEADER_CLOCK.sub("", header) == _HEADER_CLOCK.sub("", tb.header)
 
 
 # Python classes even where this module is compiled (forensics.native): they are
@@ -212,7 +228,7 @@ class TracebackAssembler:
         ``out``) and may start a traceback of its own."""
         # A prefixed line continues a traceback only when it repeats the
         # header the traceback's lines carry (vLLM); otherwise it is a new record.
-        same_record = (not prefixed) or (tb.header is not None and header == tb.header)
+        same_record = (not prefixed) or _same_header(header, tb, ctx[0])
         body, grouped = _group_strip(text) if tb.in_group else (text, False)
         if same_record and _blank_in_frames(tb, body):
             tb.after_blank = True  # held back: the next line says whether the traceback goes on

@@ -33,7 +33,9 @@ def died(inc: Incident, after_line: int) -> bool:
 # Frames only a request handler runs: ASGI/web stacks, vLLM's and SGLang's serving
 # modules, LMDeploy's request path (api_server, async_engine.generate), Xinference's REST API.
 _REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web"
-                             r"|lmdeploy/serve/openai/|lmdeploy/serve/(core/)?async_engine\.py|xinference/api/restful_api\.py")
+                             r"|lmdeploy/serve/openai/|lmdeploy/serve/(core/)?async_engine\.py|xinference/api/restful_api\.py"
+                             # TorchServe's worker runs each inference through its service's predict
+                             r"|/ts/service\.py")
 
 
 # An HTTP client's exception for an error status (requests' raise_for_status, httpx, aiohttp)
@@ -44,11 +46,19 @@ _CLIENT_STATUS = re.compile(r"^(?:requests\.exceptions\.HTTPError|httpx\.HTTPSta
 _LOCAL_URL = re.compile(r"\bhttps?://(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])[:/]")
 
 
+# A model compiled lazily (torch.compile, a Triton kernel) compiles at its first request:
+# when that compile fails, every request fails the same way; not one bad request.
+_LAZY_COMPILE = re.compile(r"(?:^|\.)(?:BackendCompilerFailed|InvalidCxxCompiler|CppCompileError|InductorError"
+                           r"|CompilationError)$")
+
+
 def request_level(ev: Event) -> bool:
     """An exception raised while handling one HTTP request (a bad client
     request): the server answers 4xx/5xx and keeps serving; or a client's
     report of such an answer from this machine (the server was up and answered)."""
     if ev.kind != kinds.TRACEBACK:
+        return False
+    if any(_LAZY_COMPILE.search(exc.exc_type or "") for exc in ev.data.get("chain") or ()):
         return False
     carrier = ev.data.get("carrier") or ""
     if "Exception in ASGI application" in carrier:

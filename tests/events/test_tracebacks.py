@@ -142,3 +142,33 @@ def test_a_traceback_under_fastchat_s_stderr_prefix_is_one_traceback():
     assert [(t.line, t.end_line, t.exceptions[-1].exc_type, len(t.exceptions[-1].frames)) for t in tbs] == [
         (2, 7, "KeyboardInterrupt", 2)]
     assert _run(lines)["verdict"] != "failed"
+
+
+def _torchserve(ms: int, text: str) -> str:
+    return f"2025-03-27T14:54:11,{ms:03d} [INFO ] W-9000-my_tc_1.0-stdout MODEL_LOG - {text}"
+
+
+def test_a_traceback_printed_over_a_clock_tick_stays_one_traceback():
+    # log4j (TorchServe's frontend relaying a worker's stdout) stamps every line with
+    # milliseconds: the traceback of one request is printed over a tick of the clock.
+    # The repeated header differs only in its clock: still one record, one traceback,
+    # and it ran inside TorchServe's predict: one request's error, not the worker's death.
+    body = [
+        (428, "Invoking custom service failed."),
+        (428, "Traceback (most recent call last):"),
+        (428, '  File "/venv/lib/python3.10/site-packages/ts/service.py", line 135, in predict'),
+        (428, "    ret = self._entry_point(input_batch, self.context)"),
+        (429, '  File "/tmp/models/7fc4/handler.py", line 176, in preprocess'),
+        (429, "    input_text_target = ast.literal_eval(input_text)"),
+        (429, "SyntaxError: invalid syntax"),
+    ]
+    lines = [_torchserve(ms, t) for ms, t in body]
+    from forensics import parse
+
+    tbs = [e for e in parse("\n".join(lines) + "\n") if e.kind == "traceback"]
+    assert [(t.line, t.end_line) for t in tbs] == [(2, 7)], [(t.line, t.end_line, t.text) for t in tbs]
+    assert tbs[0].text == "SyntaxError: invalid syntax"
+    # a clock far apart is another record: the traceback ends with its frames cut
+    far = lines[:4] + [line.replace("14:54:11,429", "14:54:19,429") for line in lines[4:]]
+    assert [(t.line, t.end_line) for t in parse("\n".join(far) + "\n") if t.kind == "traceback"][0] == (2, 4)
+
