@@ -22,10 +22,12 @@ def _diff(row):
     return forensics.diff(str(PAIRS / row["good"]), str(PAIRS / row["bad"]))
 
 
-# Pairs whose bad log the tool does not yet call failed (repro8's first look, corpora/gpu/README.md):
-# strict, so the test says so the day they are fixed.
+# Pairs the tool does not yet separate (first looks in corpora/gpu/README.md: repro8's bad log not called
+# failed, repro9's good twin called failed): strict, so the test says so the day they are fixed.
 KNOWN_MISSES = {
     "gpu-pair-ext-stale-lock": "issue 27 item 3: `timeout`'s TERM after 45 s of silence is read as still starting",
+    "gpu-pair-jax-prealloc-fallback": "issue 28: XLA's E lines for a failed preallocation (JAX then settles on a smaller "
+                                      "region) are read as the failure, so the twin that serves is called failed",
 }
 PAIR_PARAMS = [pytest.param(r, id=r["id"], marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[r["id"]]))
                if r["id"] in KNOWN_MISSES else pytest.param(r, id=r["id"]) for r in ROWS]
