@@ -42,8 +42,9 @@ def why_missed(row: dict[str, str], res: dict[str, Any] | None, scored: list[dic
     """Why a labelled warning was not listed, from what linking scored for the failure it diagnosed:
     the log was not called failed; the labelled line came after the failure's first evidence line, or
     in another lifetime than the failed one; it was no candidate (no warning level, no trouble
-    wording: an INFO line, a plain print); a candidate under the listing bar; or over the bar but
-    ranked out by the cap of ~3 per failure."""
+    wording: an INFO line, a plain print); the failure's own evidence line (it is the failure, not a
+    warning of it); a candidate under the listing bar; or over the bar but ranked out by the cap of ~3
+    per failure."""
     from forensics.diagnosis.early_warnings.scoring import LIST_THRESHOLD
     from forensics.lab.evaluate import _raw_lines
 
@@ -55,6 +56,8 @@ def why_missed(row: dict[str, str], res: dict[str, Any] | None, scored: list[dic
     if mine:
         best = max(w["score"] for w in mine)
         return "candidate under the bar" if best < LIST_THRESHOLD else "over the bar, ranked out by the cap"
+    if any(e.get("line") in at or early in str(e.get("text", "")) for e in res.get("evidence") or ()):
+        return "the failure's own evidence line"
     inc = next((i for i in res.get("incidents") or () if i.get("index") == res.get("incident")), {})
     lo, hi = inc.get("start_line") or 0, inc.get("end_line") or 10 ** 9
     if at and not any(lo <= a <= hi for a in at):

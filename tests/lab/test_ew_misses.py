@@ -47,3 +47,5 @@ def test_why_a_labelled_warning_was_missed(tmp_path):
     first = dict(failed, evidence=[{"line": 1, "text": "x"}])
     first["evidence"][0]["line"] = 0
     assert ew_misses.why_missed(row, first, []) == "after the failure's first evidence line"
+    evidence = dict(failed, evidence=[{"line": 1, "text": "INFO pipeline parallelism enabled (n_copies=4)"}])
+    assert ew_misses.why_missed(row, evidence, []) == "the failure's own evidence line"
