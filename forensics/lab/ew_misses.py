@@ -38,13 +38,51 @@ def _held_baselines(families: set[str]) -> dict[str, Any]:
     return {f: from_data(assemble([s for s in scans if groups_of[s[0]] != f])) for f in families}
 
 
+def why_missed(row: dict[str, str], res: dict[str, Any] | None, scored: list[dict[str, Any]]) -> str:
+    """Why a labelled warning was not listed, from what linking scored for the failure it diagnosed:
+    the log was not called failed; the labelled line came after the failure's first evidence line, or
+    in another lifetime than the failed one; it was no candidate (no warning level, no trouble
+    wording: an INFO line, a plain print); the failure's own evidence line (it is the failure, not a
+    warning of it); a candidate under the listing bar; or over the bar but ranked out by the cap of ~3
+    per failure."""
+    from forensics.diagnosis.early_warnings.scoring import LIST_THRESHOLD
+    from forensics.lab.evaluate import _raw_lines
+
+    if not res or res.get("verdict") != "failed":
+        return "not called failed"
+    early = (row.get("early_warning_substring") or "").strip()
+    at = [i + 1 for i, t in enumerate(_raw_lines(row["_path"])) if early and early in t]
+    mine = [w for w in scored if w["line"] in at or early in w["text"]]
+    if mine:
+        best = max(w["score"] for w in mine)
+        return "candidate under the bar" if best < LIST_THRESHOLD else "over the bar, ranked out by the cap"
+    if any(e.get("line") in at or early in str(e.get("text", "")) for e in res.get("evidence") or ()):
+        return "the failure's own evidence line"
+    inc = next((i for i in res.get("incidents") or () if i.get("index") == res.get("incident")), {})
+    lo, hi = inc.get("start_line") or 0, inc.get("end_line") or 10 ** 9
+    if at and not any(lo <= a <= hi for a in at):
+        return "in another lifetime"
+    first = min((e["line"] for e in res.get("evidence") or () if isinstance(e.get("line"), int)), default=None)
+    if at and first is not None and min(at) > first:
+        return "after the failure's first evidence line"
+    return "no candidate (no warning level or trouble wording)"
+
+
 def _row(row: dict[str, str], sset: Any, clf: Any) -> dict[str, Any]:
-    res = _diagnose(row["_path"], sset, clf)
+    from forensics.diagnosis.early_warnings.learned import RECORDER
+
+    rec: list[Any] = []
+    token = RECORDER.set(rec)
+    try:
+        res = _diagnose(row["_path"], sset, clf)
+    finally:
+        RECORDER.reset(token)
     early = (row.get("early_warning_substring") or "").strip()
     listed = (res or {}).get("early_warnings") or []
     live = _live_warnings(Path(row["_path"]), sset)
-    return {"found": int(bool(early) and evidence_names(early, listed, row["_path"])),
-            "live": int(_live_hit(row, live)),
+    found = int(bool(early) and evidence_names(early, listed, row["_path"]))
+    return {"found": found, "live": int(_live_hit(row, live)),
+            "why_missed": None if found else why_missed(row, res, rec[-1][1] if rec else []),
             "label": (res or {}).get("root_cause"),
             "listed": [{"line": w["line"], "text": w["text"][:140], "signature": w.get("signature"),
                         "score": w.get("score"), "why": (w.get("why") or "")[:160]} for w in listed],
@@ -115,13 +153,21 @@ def render(out: dict[str, Any], summary: bool) -> str:
             continue
         h = r["held_out"]
         flag = f"found {r['seen']['found']}->{h['found']} live {r['seen']['live']}->{h['live']}"
+        if h.get("why_missed"):
+            flag += f" ({h['why_missed']})"
         lines.append(f"\n{r['family']} {r['path']} [{r['root_cause']}] {flag} lost={r['lost']}")
         lines.append(f"   warning: {r['warning'][:150]}")
         for w in h["listed"]:
             lines.append(f"   listed {w['line']}: {w['text'][:110]!r} sig={w['signature']} s={w['score']}")
         for w in h["live_lines"][:6]:
             lines.append(f"   live {w['line']}: {w['text'][:100]!r} ({w['why'][:80]})")
-    lines.append(f"\n{'family':<28}{'n':>4}{'found seen':>12}{'live seen':>11}{'found held':>12}{'live held':>11}"
+    whys: dict[str, int] = defaultdict(int)
+    for r in out["rows"]:
+        if r["held_out"].get("why_missed"):
+            whys[r["held_out"]["why_missed"]] += 1
+    ranked = sorted(whys.items(), key=lambda kv: -kv[1])
+    lines.append("\nnot found held out, by why: " + ("; ".join(f"{k} {v}" for k, v in ranked) or "-"))
+    lines.append(f"{'family':<28}{'n':>4}{'found seen':>12}{'live seen':>11}{'found held':>12}{'live held':>11}"
                  f"{'false live':>12}")
     tot = [0] * 5
     fl_tot = [0, 0]

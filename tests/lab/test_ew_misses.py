@@ -29,3 +29,23 @@ def test_the_report_totals_each_family_and_lists_lines_unless_summarised():
 def test_an_unwritable_json_path_is_refused_before_the_run(tmp_path, capsys):
     assert ew_misses.main(["--json", str(tmp_path / "missing" / "rows.json")]) == 2
     assert capsys.readouterr().err.startswith("forensics: --json ")
+
+
+def test_why_a_labelled_warning_was_missed(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_text("INFO pipeline parallelism enabled (n_copies=4)\nWARNING low free memory\nERROR out of memory\n")
+    row = {"_path": str(log), "early_warning_substring": "pipeline parallelism enabled"}
+    failed = {"verdict": "failed", "incident": 0, "incidents": [{"index": 0, "start_line": 1, "end_line": 3}],
+              "evidence": [{"line": 3, "text": "ERROR out of memory"}]}
+    assert ew_misses.why_missed(row, None, []) == "not called failed"
+    assert ew_misses.why_missed(row, failed, []).startswith("no candidate")
+    cand = {"line": 1, "text": "INFO pipeline parallelism enabled (n_copies=4)", "score": 1.0}
+    assert ew_misses.why_missed(row, failed, [cand]) == "candidate under the bar"
+    assert ew_misses.why_missed(row, failed, [dict(cand, score=3.0)]) == "over the bar, ranked out by the cap"
+    later = dict(failed, incidents=[{"index": 0, "start_line": 2, "end_line": 3}])
+    assert ew_misses.why_missed(row, later, []) == "in another lifetime"
+    first = dict(failed, evidence=[{"line": 1, "text": "x"}])
+    first["evidence"][0]["line"] = 0
+    assert ew_misses.why_missed(row, first, []) == "after the failure's first evidence line"
+    evidence = dict(failed, evidence=[{"line": 1, "text": "INFO pipeline parallelism enabled (n_copies=4)"}])
+    assert ew_misses.why_missed(row, evidence, []) == "the failure's own evidence line"

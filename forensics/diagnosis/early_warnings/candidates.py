@@ -12,6 +12,7 @@ from mypy_extensions import mypyc_attr
 from forensics.diagnosis.early_warnings.context import context_tokens
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.diagnosis.early_warnings.wording import any_level_hints, wording_class
 from forensics.diagnosis.guarded import AsciiRegex
 from forensics.events import types as kinds
 from forensics.events.textmemo import memo_by_text, remember
@@ -270,13 +271,24 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
         low = head.lower()
         if not any(map(low.__contains__, CUE_WORDS)) and not any(map(low.__contains__, ARITH_WORDS)) \
                 and not _TEXT_LEVEL.search(text[:160]) \
-                and not (any(map(low.__contains__, NEED_WORDS)) and ARITH_RE.search(head)):
+                and not (any(map(low.__contains__, NEED_WORDS)) and ARITH_RE.search(head)) \
+                and not _said_at_any_level(head):
             return facts, None, None, False
         level = text_level(ev)
     if is_noise(head) or _is_config_dump(text):
         return facts, None, None, False
     per_gpu = "GPU #" in text or "gpu_id=" in text or "cuda:" in text
     return facts, level, _FAST_KEY.sub("N", text[:160]), per_gpu
+
+
+def _said_at_any_level(head: str) -> bool:
+    """The line holds wording that says a failure follows at any level (``wording.yaml``: a memory
+    shortfall stated at INFO, a continuation line of a multi-line message): a candidate, level or not."""
+    low = head.lower()
+    if not any(map(low.__contains__, any_level_hints())):
+        return False
+    said = wording_class(head)
+    return said is not None and said[3]
 
 
 _FACT_RE2 = AsciiRegex(FACT_RE.pattern)  # server_args lines run to kilobytes, one per lifetime

@@ -1,7 +1,6 @@
 """Prospective warnings (``watch``): a pure decision per line."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
@@ -11,8 +10,8 @@ from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, ar
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
+from forensics.diagnosis.early_warnings.wording import _wording, wording_class  # noqa: F401 (re-exported)
 from forensics.events import types as kinds
-from forensics.events.tables import load_table
 from forensics.events.types import Event
 
 PYTHON_WARNING = _lazy(r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b")
@@ -36,28 +35,6 @@ HARD_BREAK = _lazy(r"undefined symbol")
 # about -- a package, module, library, tool, GPU architecture, variable, model type (and, for a broken
 # peer connection, the collective it served).
 STRONG_KINDS = frozenset({"pkg", "mod", "lib", "tool", "arch", "env", "model"})
-
-
-@lru_cache(maxsize=1)
-def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...]], ...]:
-    """``wording.yaml``: (id, regex, what it predicts, read at any level, hints) per class."""
-    raw = load_table(__file__, "wording.yaml")
-    return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")),
-                  tuple(c["hints"])) for c in raw["classes"])
-
-
-def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool] | None:
-    """The first class of ``wording.yaml`` whose wording this line holds: (id, the words, predicts, any level).
-    (watch asks this of every line: a class's regex runs only where one of its hints is in the line.)"""
-    head = text[:400]
-    low = head.lower()
-    for cid, rx, predicts, any_level, hints in _wording():
-        if not any(map(low.__contains__, hints)):
-            continue
-        m = rx.search(head)
-        if m is not None:
-            return cid, m.group(0), predicts, any_level
-    return None
 
 
 def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
@@ -94,6 +71,8 @@ def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str
     text = ev.text
     code = cuda_error_label(text)  # a CUDA error code is an error whatever level its line was printed at
     said = wording_class(text)  # so is a shortfall a program states (wording.yaml's any_level classes)
+    if said is not None and not said[4]:
+        said = None  # a class read after the fact only (healthy runs word it so too often to announce it)
     if code is None and not (said and said[3]) and text_level(ev) not in ("WARNING", "ERROR"):
         return None
     if base.usual(template(text), server) or base.familiar(text):

@@ -10,6 +10,7 @@ from forensics.diagnosis.early_warnings.candidates import ARITH_RE, CUE_RE, Cand
 from forensics.diagnosis.early_warnings.resources import _START_GPU, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.subjects import _add_module, quantities_gib, subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import GENERIC, LABEL_TOPICS, MEMORY_SHORT_RE, OVERRIDE_RE
+from forensics.diagnosis.early_warnings.wording import wording_class
 from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.textmemo import remember
 
@@ -166,6 +167,25 @@ OVERRIDE_BONUS = 0.6
 SEVERITY = {"ERROR": 0.5, "TRACEBACK": 0.4, "WARNING": 0.3, "INFO": 0.1, None: 0.1, "DEBUG": 0.0}
 
 
+WORDING_FOLLOWS = 1.5  # the line says the failure that came follows (a class of wording.yaml)
+WORDING_ANY = 0.7  # it says a failure follows, and one came that the diagnosis could not name
+
+
+def _said_follows(text: str, subs: frozenset[str], fail: Failure) -> tuple[Any, float]:
+    """The class of ``wording.yaml`` a candidate's wording holds, and what it adds: the line says what
+    follows (a class's labels, or, for a consequence stated in general words, its subjects' topics),
+    and that is the failure's label or one of its candidates."""
+    said = wording_class(text)
+    if said is None:
+        return None, 0.0
+    follows = set(said[2]) or {lab for lab in LABEL_TOPICS if _topic(lab, subs, text) >= 1.0}
+    if follows & ({fail.label} | set(fail.rivals)):
+        return said, WORDING_FOLLOWS
+    if follows and (not fail.label or fail.label == "unknown"):
+        return said, WORDING_ANY
+    return said, 0.0
+
+
 TRAITS_KEPT = 2048
 _TRAITS: dict[str, tuple[bool, bool, bool, bool]] = {}
 # ARITH_RE, _START_GPU and CUE_RE in one pass (CUE_RE is a long case-folded alternation)
@@ -230,8 +250,10 @@ def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any]
     # A budget line (weights, KV cache, free memory) matters to a memory failure or when its numbers trip.
     resource = has_arith and (arith is not None or fail.label in MEMORY_LABELS or any(
         r in MEMORY_LABELS for r in fail.rivals))
+    said, follows = _said_follows(text, subs, fail)
+    cue = cue or said is not None
     level = cand.level if cand.level is not None or not cue else "WARNING"  # no level, but reads as trouble
-    score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1)
+    score = 2.0 * shared_w + 1.0 * topic + (0.0 if usual else 0.7) + SEVERITY.get(level, 0.1) + follows
     if not cue and not resource:
         score -= 0.8  # an INFO line with no trouble wording and no resource numbers
     if usual and shared_w < 0.8 and not (resource and topic >= 0.6) and not foretold and arith is None:
@@ -248,6 +270,8 @@ def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any]
         score += OVERRIDE_BONUS  # a deliberate change to the subsystem that failed
         reasons.append("a setting changed from its default")
     reasons += reasons_extra
+    if follows and said is not None:
+        reasons.append(f"{said[1]!r} says a failure follows ({said[0]})")
     if topic >= 0.6 and not shared and not reasons_extra and fail.label and fail.label != "unknown":
         reasons.append(f"about the topic of {fail.label}")
     elif topic >= 0.4 and not shared and not reasons_extra and fail.rivals:

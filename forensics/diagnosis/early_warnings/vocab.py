@@ -186,7 +186,12 @@ FAMILIES: dict[str, Any] = {
     # torch 2.x, triton 3.x, flashinfer JIT.
     "cuda-toolkit": _lazy(
         r"\bCUDA_(?:HOME|PATH|ROOT)\b|\bnvcc\b|\bptxas\b|\bnvlink\b|\bfatbinary\b|\bcuda toolkit\b|"
-        r"No CUDA runtime is found|/cuda(?:-\d+(?:\.\d+)?)?/bin\b", re.I),
+        r"No CUDA runtime is found|/cuda(?:-\d+(?:\.\d+)?)?/bin\b|"
+        # DeepGEMM compiles every kernel with NVCC at run time and looks for the toolkit when it is
+        # imported (deep_gemm/__init__.py, jit/compiler.py: CUDA_HOME, nvcc): its import or its build
+        # failing is the toolkit missing as often as not (not any line about it: a skipped warm-up)
+        r"\bdeep_?gemm\b.{0,60}?(?:\bfail(?:ed|s)? to (?:import|load|build|compile|initiali[sz]e)\b|ImportError|"
+        r"\bcould not be (?:imported|loaded|built)\b|\bis not available\b)", re.I),
     # The driver under the CUDA runtime: what torch warns at initialisation
     # ("CUDA initialization: The NVIDIA driver on your system is too old",
     # "Unexpected error from cudaGetDeviceCount()"), cuInit/NVML errors, forward
@@ -206,7 +211,10 @@ FAMILIES: dict[str, Any] = {
     # dumped)"). CUDA's "an illegal instruction was encountered" is a GPU kernel's, not this.
     "cpu-isa": _lazy(
         r"\bAVX(?:2|512\w*|[-_]?VNNI)?\b|\bSSE[234]?(?:\.\d)?\b|\bSSSE3\b|\bF16C\b|\bAMX\w*\b|\bNEON\b|\bSVE2?\b|"
-        r"\bvector extensions?\b|\binstruction set\b|\bSIGILL\b|Illegal instruction \(core dumped\)"),
+        r"\bvector extensions?\b|\binstruction set\b|\bSIGILL\b|Illegal instruction \(core dumped\)|"
+        # a CPU emulated in software implements part of the set: QEMU's user mode (jemalloc's "running under
+        # QEMU", QEMU's own "qemu: uncaught target signal 4 (Illegal instruction)"), Apple's Rosetta
+        r"(?i:\bqemu\b|\brosetta\b)"),
     # Access to the model hub a server fetches config, tokenizer and weights
     # from: its credentials (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, "huggingface-cli
     # login" / "hf auth login"), gated and missing repositories (GatedRepoError

@@ -1,0 +1,40 @@
+"""Wording any program uses to say a failure will follow (``wording.yaml``): read by ``watch``
+(a line that says so is news where healthy start-ups do not print it) and by retrospective
+linking (such a line is a candidate at any level its class allows, and weighs more when what
+it says follows is the failure that came)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.events.tables import load_table
+
+
+@lru_cache(maxsize=1)
+def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...], bool], ...]:
+    """``wording.yaml``: (id, regex, what it predicts, read at any level, hints, announced live) per class."""
+    raw = load_table(__file__, "wording.yaml")
+    return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")),
+                  tuple(c["hints"]), bool(c.get("live", True))) for c in raw["classes"])
+
+
+@lru_cache(maxsize=1)
+def any_level_hints() -> tuple[str, ...]:
+    """The hints of the classes read at any level: a line holding one may be a candidate though it
+    carries no warning level and no trouble word (the collector asks this of unlevelled lines)."""
+    return tuple(sorted({h for c in _wording() if c[3] for h in c[4]}))
+
+
+def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool, bool] | None:
+    """The first class whose wording this line holds: (id, the words, predicts, any level, live).
+    (watch asks this of every line: a class's regex runs only where one of its hints is in the line.)"""
+    head = text[:400]
+    low = head.lower()
+    for cid, rx, predicts, any_level, hints, live in _wording():
+        if not any(map(low.__contains__, hints)):
+            continue
+        m = rx.search(head)
+        if m is not None:
+            return cid, m.group(0), predicts, any_level, live
+    return None
