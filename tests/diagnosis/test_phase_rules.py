@@ -161,19 +161,19 @@ def test_moving_a_built_model_onto_the_device_is_the_weight_load():
 
 @pytest.mark.parametrize("lines", [
     # vLLM's check that the longest sequence fits the KV cache (an excerpt: no marker, no frames)
-    (["ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
-      "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
-      "the engine."]),
+    ([("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+       "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+       "the engine.")]),
     # TensorRT-LLM's executor sizing its paged KV cache
-    (["[TensorRT-LLM][ERROR] maxTokensInPagedKvCache must be large enough to process at least 1 sequence to "
-      "completion (i.e. must be larger than beam_width * tokensPerBlock * maxBlocksPerSeq)"]),
+    ([("[TensorRT-LLM][ERROR] maxTokensInPagedKvCache must be large enough to process at least 1 sequence to "
+       "completion (i.e. must be larger than beam_width * tokensPerBlock * maxBlocksPerSeq)")]),
     # Triton's TensorRT-LLM backend creating the model instance (its executor, after the engine
     # deserialised): the allocation that runs out is the KV-cache pool, whatever Triton's status line says
     (["I0601 10:00:00.000000 1 model_lifecycle.cc:469] loading: tensorrt_llm:1",
-      "E0601 10:00:09.000000 1 model_lifecycle.cc:638] failed to load 'tensorrt_llm' version 1: Internal: "
-      "unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error in "
-      "::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/"
-      "tllmBuffers.h:125)"]),
+      ("E0601 10:00:09.000000 1 model_lifecycle.cc:638] failed to load 'tensorrt_llm' version 1: Internal: "
+       "unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error in "
+       "::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+       "tllmBuffers.h:125)")]),
 ])
 def test_a_server_naming_its_kv_cache_sizing_failed_in_the_memory_plan(lines):
     d = _run(lines)
