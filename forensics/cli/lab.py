@@ -48,47 +48,73 @@ def train_cmd(out: str | None, seed: int, with_public: bool, corpora: tuple[str,
     from forensics.extras import need
 
     need("train", "sklearn", "skops")
-    from forensics.diagnosis.classifier.loader import MODEL_PATH
-    from forensics.lab.public_corpus import PUBLIC_DIR, batch_dirs
-    from forensics.lab.train import DEFAULT_CORPORA, FOLD_DIR, train
+    from forensics.lab.train import DEFAULT_CORPORA, train_everything
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
+    if out is not None:  # an experiment: the classifier alone, the shipped models stay
+        _train_classifier(dirs, Path(out), seed, with_public)
+        return 0
+    # One run reaches the fixed point: each part after those its training reads (lab.train.TRAIN_ORDER).
+    train_everything({"death": lambda: _train_death(seed),
+                      "classifier": lambda: _train_classifier(dirs, None, seed, with_public),
+                      "decision": lambda: _train_decision(seed), "listing": lambda: _train_listing(seed)})
+    return 0
+
+
+def _train_classifier(dirs: list[Path], out: Path | None, seed: int, with_public: bool) -> dict:
+    from forensics.diagnosis.classifier.loader import MODEL_PATH
+    from forensics.lab.public_corpus import PUBLIC_DIR, batch_dirs
+    from forensics.lab.train import FOLD_DIR, train
+
     try:
         # The shipped model's fold classifiers (public families held out) feed the lab's honest figures.
         public = batch_dirs(PUBLIC_DIR) if with_public else None
-        meta = train(dirs, Path(out) if out else MODEL_PATH, seed, public=public, folds_dir=None if out else FOLD_DIR)
+        meta = train(dirs, out or MODEL_PATH, seed, public=public, folds_dir=None if out else FOLD_DIR)
     except ValueError as e:  # scikit-learn on a corpus it cannot learn from (too few examples, one class)
         raise InputError(f"cannot train on {', '.join(map(str, dirs))}: {str(e).splitlines()[0][:300]}") from None
     click.echo(f"trained on {meta['n_train']} incidents, {len(meta['labels'])} labels, corpus {meta['corpus_hash']}, "
                f"{len(meta['warning_templates'])} learned warning templates -> {out or MODEL_PATH}", err=True)
-    if out is None:
-        # The label decision reads the classifier's answers: it is fitted after it, on the
-        # public corpus and the project's rows the classifier did not train on.
-        from forensics.diagnosis.decision.label_model import MODEL_PATH as DECISION_PATH
-        from forensics.diagnosis.decision.phase_model import MODEL_PATH as PHASE_PATH
-        from forensics.lab.decision_train import train_decision_models
+    return meta
 
-        from forensics.lab.decision_train import train_death_model
 
-        death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
-        click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
-                   f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
-        from forensics.lab.ew_train import train_listing_model
+def _train_death(seed: int) -> dict:
+    from forensics.diagnosis.decision.phase_model import MODEL_PATH as PHASE_PATH
+    from forensics.lab.decision_train import train_death_model
 
-        ew = train_listing_model(seed=seed)
-        lo, bo = ew["crossval"]["overall"]["learned"], ew["crossval"]["overall"]["bar"]
-        click.echo(f"early-warning listing: held out, {lo['found']} of {lo['labelled']} labelled warnings listed "
-                   f"({bo['found']} by the hand-set bar), {lo['per_failure']} per failure; "
-                   f"{'ships' if ew['ships'] else 'not shipped'}", err=True)
-        held = ew["held_out_recall"]["overall_public"]["held_out"]
-        click.echo(f"early warnings, public families held out from the healthy baseline: {held['found']} of "
-                   f"{held['labelled']} found, {held['live']} printed live, {held['per_failure']} listed per failure, "
-                   f"{held['false_live']} false live on {held['healthy']} healthy logs", err=True)
-        lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
-        o = lm["crossval"]["overall"]["learned"]
-        click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "
-                   f"{(o['top1'] or 0):.1%}, ECE {o['ece']} -> {DECISION_PATH}", err=True)
-    return 0
+    death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
+    click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
+               f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
+    return death
+
+
+def _train_decision(seed: int) -> dict:
+    # The label decision reads the classifier's answers: it is fitted after it, on the
+    # public corpus and the project's rows the classifier did not train on.
+    from forensics.diagnosis.decision.label_model import MODEL_PATH as DECISION_PATH
+    from forensics.diagnosis.decision.phase_model import MODEL_PATH as PHASE_PATH
+    from forensics.lab.decision_train import train_decision_models
+
+    lm = train_decision_models(DECISION_PATH, PHASE_PATH, seed)
+    o, ph = lm["crossval"]["overall"]["learned"], lm["crossval"]["overall"]["phase"]
+    click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "
+               f"{(o['top1'] or 0):.1%}, ECE {o['ece']} -> {DECISION_PATH}; phase held out: learned {ph['learned']}, "
+               f"rules {ph['rules']} of {ph['n']} ({'ships' if lm['ships']['phase'] else 'not shipped'})", err=True)
+    return lm
+
+
+def _train_listing(seed: int) -> dict:
+    from forensics.lab.ew_train import train_listing_model
+
+    ew = train_listing_model(seed=seed)
+    lo, bo = ew["crossval"]["overall"]["learned"], ew["crossval"]["overall"]["bar"]
+    click.echo(f"early-warning listing: held out, {lo['found']} of {lo['labelled']} labelled warnings listed "
+               f"({bo['found']} by the hand-set bar), {lo['per_failure']} per failure; "
+               f"{'ships' if ew['ships'] else 'not shipped'}", err=True)
+    held = ew["held_out_recall"]["overall_public"]["held_out"]
+    click.echo(f"early warnings, public families held out from the healthy baseline: {held['found']} of "
+               f"{held['labelled']} found, {held['live']} printed live, {held['per_failure']} listed per failure, "
+               f"{held['false_live']} false live on {held['healthy']} healthy logs", err=True)
+    return ew
 
 
 @click.group("corpus")

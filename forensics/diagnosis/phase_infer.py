@@ -23,7 +23,8 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"^\S*capture\S*\s|init_device_graphs\s|\scuda_graph_runner\.py$|^_?capture_model\s|^\S*cudagraph\S*\s", re.I | re.M)),
     ("memory-plan", re.compile(
         r"^(?:profile_run|determine_available_memory|init_memory_pool|initialize_kv_cache|_initialize_kv_caches|"
-        r"determine_num_available_blocks|profile_max_num_token|get_kv_cache_spec\w*|"
+        r"determine_num_available_blocks|profile_max_num_token|get_kv_cache_spec\w*|get_kv_cache_configs?|"
+        r"_check_enough_kv_cache_memory|"
         r"initialize_from_config|_init_kv_cache\w*|init_cache_engine|_allocate_kv_cache\w*)\s", re.M)),
     ("kernel-jit", re.compile(
         r"^\S*(?:jit|compile|load_inline|build_extension|_run_ninja|_write_ninja|make_ptx|make_cubin|ptx_to_cubin|"
@@ -96,6 +97,14 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
     ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
+    # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
+    # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
+    # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
+    # backend builds when it creates the model instance (the engine already deserialised): the
+    # allocation that runs out there is its KV-cache pool.
+    ("memory-plan", re.compile(
+        r"\bmaximum number of tokens that can be stored in KV cache\b|\bmaxTokensInPagedKvCache\b|"
+        r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b")),
     ("load-weights", re.compile(
         # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
         # a model that did not load, its status (a row of the status table, or the status alone

@@ -42,7 +42,7 @@ _KEYWORDS = (
     "Emitting ninja build file", "FlashInfer JIT", "flashinfer.jit", "aptur", "Graph capturing finished",
     "Application startup complete", "Uvicorn running on", "Started server process", "model_info HTTP",
     "startup warmup", "Warmup ended", "init engine (profile", "Start warmup", "warmup requests completed",
-    "Starting warmup", "Warming up", "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at",
+    "Starting warmup", "Warming up", "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at", "Started GRPCService at",
     "Connected", "Ready", "server is listening on", "HTTP server listening", "Listening on", "Deployed app",
     "is ready at ", "Starting HTTP service on", "in a browser for detailed api usage",
     "llama runner started", "llama_server: listening on", "cleaning up before exit", "Received second interrupt", "Shutdown initiated (timeout=", "Starting HTTP(S) service", "Router ready | workers", "BentoServer from",

@@ -117,6 +117,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
         if not relevant(inc, ev.line, after_ready, ev):
             continue
+        if after_ready and another_programs(inc, ev):
+            continue
         if survived(inc, ev.line) or progressed_after(inc, ev) or reported_by_request(inc, ev):
             continue
         if ev.level in ("WARNING", "INFO", "DEBUG"):
@@ -125,6 +127,32 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
+
+
+# A frame of code installed as a package (the server's, a library's) or of Python's own library
+# (runpy's "<frozen runpy>" starts every ``python -m``, importlib's frames every import).
+_PACKAGED_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]|^<frozen |[/\\]lib[/\\]python\d[\d.]*[/\\]")
+
+
+def another_programs(inc: Incident, ev: Event) -> bool:
+    """A traceback after readiness that another program printed into the server's log (a
+    benchmark client run in the same job): its every frame is a script's own file, none is
+    in an installed package (a server runs from its package: its own tracebacks, a request
+    handler's or its engine's, have frames there), it was started as a script (a ``<module>``
+    frame of one of those files), and the server lived on to a clean shutdown after it with
+    nothing dying. The server's verdict is its own (taxonomy: ``ready`` / ``shutdown``)."""
+    if inc.ready_line is None or inc.shutdown_line is None or inc.shutdown_line <= (ev.end_line or ev.line):
+        return False
+    if died(inc, ev.line) or exit_failed(inc):
+        return False
+    frames = list(ev.data.get("frames") or ())
+    for exc in ev.data.get("chain") or ():
+        frames.extend(exc.frames)
+    own = [f for f in frames if not _PACKAGED_FRAME.search(f.file or "")]
+    if not own or any(f.file.startswith("<") for f in own):
+        return False
+    return len(own) == len([f for f in frames if not (f.file or "").startswith("<frozen ")]) \
+        and any(f.function == "<module>" for f in own)
 
 
 _REPORT_SPAN = 200  # lines: a request handler reports a worker's error right after it

@@ -331,3 +331,22 @@ def held_out_classifiers(clf: Any) -> Callable[[str], Any]:
     if clf is None or not trained_on_public(clf):
         return lambda fam: clf
     return lambda fam: fold_classifier(fam, clf)
+
+
+# -- every learned part, in the order that reaches its fixed point in one run -------------------
+# Each part is fitted after the parts whose answers its training rows read, so one run of
+# ``forensics train`` leaves every shipped model trained on the answers of the models shipped
+# beside it (a second run changes nothing):
+#   death      reads nothing learned (its rows are diagnosed with itself off, without a classifier);
+#   classifier reads the death detector (which lifetimes failed, where; its rows without a classifier);
+#   decision   (label, phase, evidence) reads the classifier and the death detector, each itself off;
+#   listing    (early warnings, and its live gate) reads the label the decision model gives.
+TRAIN_ORDER = ("death", "classifier", "decision", "listing")
+
+
+def train_everything(steps: dict[str, Callable[[], Any]]) -> dict[str, Any]:
+    """Run ``steps`` (name -> the step) in ``TRAIN_ORDER``; each step's result by name."""
+    missing = set(TRAIN_ORDER) - set(steps)
+    if missing:
+        raise ValueError(f"training steps missing: {sorted(missing)}")
+    return {name: steps[name]() for name in TRAIN_ORDER}

@@ -157,3 +157,36 @@ def test_moving_a_built_model_onto_the_device_is_the_weight_load():
               ("torch/nn/modules/module.py", "_apply"), ("torch/nn/modules/module.py", "convert")]
     d = _run(_tb(frames, "RuntimeError: something the signatures do not know went wrong"))
     assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("lines", [
+    # vLLM's check that the longest sequence fits the KV cache (an excerpt: no marker, no frames)
+    ([("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+       "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+       "the engine.")]),
+    # TensorRT-LLM's executor sizing its paged KV cache
+    ([("[TensorRT-LLM][ERROR] maxTokensInPagedKvCache must be large enough to process at least 1 sequence to "
+       "completion (i.e. must be larger than beam_width * tokensPerBlock * maxBlocksPerSeq)")]),
+    # Triton's TensorRT-LLM backend creating the model instance (its executor, after the engine
+    # deserialised): the allocation that runs out is the KV-cache pool, whatever Triton's status line says
+    (["I0601 10:00:00.000000 1 model_lifecycle.cc:469] loading: tensorrt_llm:1",
+      ("E0601 10:00:09.000000 1 model_lifecycle.cc:638] failed to load 'tensorrt_llm' version 1: Internal: "
+       "unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] CUDA runtime error in "
+       "::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+       "tllmBuffers.h:125)")]),
+])
+def test_a_server_naming_its_kv_cache_sizing_failed_in_the_memory_plan(lines):
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "memory-plan"
+
+
+def test_the_kv_cache_configuration_frames_are_the_memory_plan():
+    frames = [("vllm/v1/engine/core.py", "_initialize_kv_caches"), ("vllm/v1/core/kv_cache_utils.py", "get_kv_cache_configs"),
+              ("vllm/v1/core/kv_cache_utils.py", "_check_enough_kv_cache_memory")]
+    from forensics.diagnosis import phase_infer
+
+    names = "\n".join(f"{fn} {SITE}/{path}" for path, fn in frames[1:])
+    assert phase_infer._function_phase(names) == "memory-plan"
+    assert _run(_tb(frames, "ValueError: To serve at least one request with the models's max seq len (32768), "
+                            "(4.0 GiB KV cache is needed, which is larger than the available KV cache memory "
+                            "(2.1 GiB)."))["phase"] == "memory-plan"

@@ -79,3 +79,11 @@ def test_a_family_is_read_by_a_classifier_that_never_saw_it():
     plain = SimpleNamespace(meta={"corpus_hash": "x"})
     assert held_out_classifiers(plain)("vllm") is plain
     assert held_out_classifiers(None)("vllm") is None
+
+
+def test_a_healthy_log_is_scored_on_its_phase_and_verdict():
+    row = {"_path": "x.log", "phase": "shutdown", "verdict": "ready"}
+    assert rh._score_healthy(row, {"verdict": "ready", "phase": "shutdown"}) == \
+        {"n": 1, "phase": 1, "verdict": 1, "called_failed": 0}
+    assert rh._score_healthy(row, {"verdict": "failed", "phase": "serving"}) == \
+        {"n": 1, "phase": 0, "verdict": 0, "called_failed": 1}
