@@ -10,6 +10,18 @@ and flags, the arguments that step was given, in the cache directory
 version and the ``re`` engine's magic number, so another Python never reads
 them); a start that finds a pattern there calls ``_sre.compile`` directly.
 
+Only patterns that forensics' own code, the libraries it runs (Lark, click,
+PyYAML) and the standard library ask for are recorded, and not those of
+``tokenize``: every pattern recorded is read back at every start, and
+``tokenize`` joins a set of string prefixes in hash order, so each process
+that tokenized added a new ~9 KB program. One shared cache directory had
+filled to 3,722 patterns, 8.5 MB, 6 MB of them tokenize's and other
+programs' (a ``forensics`` process that imports a training library records
+its patterns too), and every start read all of it (~9 MiB more peak RSS
+for a 57-line log) and every process that added one wrote it all again at
+exit. (The table's key names this rule, so a table filled before it is not
+read.)
+
 The pattern object is the one ``re`` would build: when a pattern is recorded,
 the object built from the recorded arguments is compared with the one ``re``
 built (a ``Pattern`` compares equal only to one of the same pattern, flags
@@ -35,7 +47,7 @@ def _key() -> str:
     import _sre
     from re import _constants
 
-    ident = f"{sys.version}|{_sre.MAGIC}|{_constants.MAGIC}|{sys.maxunicode}|{array('I').itemsize}"
+    ident = f"{sys.version}|{_sre.MAGIC}|{_constants.MAGIC}|{sys.maxunicode}|{array('I').itemsize}|own"
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
@@ -90,7 +102,7 @@ def _record(original: Any, p: str, flags: int) -> Any:
     from re import _compiler
 
     want = original(p, flags)
-    if len(_table) >= MAX_PATTERNS:
+    if len(_table) >= MAX_PATTERNS or not _asked_by_us():
         return want
     parsed = _compiler._parser.parse(p, flags)
     code = _compiler._code(parsed, flags)
@@ -108,6 +120,27 @@ def _record(original: Any, p: str, flags: int) -> Any:
         _table[(p, flags)] = args
         _new += 1
     return want
+
+
+# The frames between the code that asks for a pattern and this module's compile.
+_PASSING = frozenset({"re", __name__})
+_PASSING_PREFIXES = ("re.", "importlib", "_frozen_importlib")
+# Whose patterns are recorded: forensics', the libraries it runs (Lark, click, PyYAML) and the
+# standard library's -- but not tokenize's, whose pattern differs in every process.
+_OURS = frozenset({"forensics", "lark", "click", "yaml"} | set(getattr(sys, "stdlib_module_names", ()))) - {"tokenize"}
+
+
+def _asked_by_us() -> bool:
+    """Is the first frame outside ``re``, the import machinery and this
+    module one of ``_OURS``? (Compiled modules have no frames of their own:
+    their caller, or the module importing them, answers.)"""
+    f: Any = sys._getframe(1)
+    while f is not None:
+        name = f.f_globals.get("__name__") or ""
+        if name not in _PASSING and not name.startswith(_PASSING_PREFIXES):
+            return name.split(".", 1)[0] in _OURS
+        f = f.f_back
+    return False
 
 
 def _save() -> None:

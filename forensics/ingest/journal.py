@@ -14,7 +14,6 @@ import io
 import os
 import shutil
 import struct
-import subprocess
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -107,6 +106,8 @@ class _JournalctlStream(io.RawIOBase):
         self._name = name
         self._wrote = False
         env = dict(os.environ, SYSTEMD_COLORS="0", SYSTEMD_PAGER="", SYSTEMD_LESS="")
+        import subprocess  # only for a binary journal (every start would pay ~3 ms)
+
         self._proc = subprocess.Popen([exe, *where, "-o", "export", "--no-pager", *filt.args()],
                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._err, env=env)
 

@@ -91,3 +91,21 @@ def test_the_forensics_command_uses_the_table(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
                          timeout=120).stdout.split()
     assert out[1] == "True"
+
+
+_WHOSE = ("import io, re, tokenize, forensics, forensics.re_cache as c; "
+          "list(tokenize.generate_tokens(io.StringIO('x = 1\\n').readline)); "
+          "exec(\"import re; re.compile('zz-theirs-[0-9]+')\", {'__name__': 'somebody.else'}); "
+          "exec(\"import re; re.compile('zz-ours-[0-9]+')\", {'__name__': 'forensics.somewhere'}); "
+          "keys = [p for p, _f in c._table]; "
+          "print(tokenize.PseudoToken in keys, 'zz-theirs-[0-9]+' in keys, 'zz-ours-[0-9]+' in keys)")
+
+
+def test_only_our_patterns_are_recorded(tmp_path: Path) -> None:
+    """tokenize's pattern differs in every process (a set joined in hash order) and other
+    programs' patterns are not ours: neither is recorded, to be read back at every start."""
+    env = {**os.environ, "FORENSICS_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT),
+           "FORENSICS_RE_CACHE": "on"}
+    out = subprocess.run([sys.executable, "-c", _WHOSE], env=env, capture_output=True, text=True, check=True,
+                         timeout=120).stdout.split()
+    assert out == ["False", "False", "True"]
