@@ -22,6 +22,7 @@ from typing import Any
 
 from forensics.atomic import atomic_write_text
 from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
+from forensics.diagnosis.decision.learned import warned_label
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
 from forensics.diagnosis.taxonomy import LABELS, PHASES
@@ -269,6 +270,8 @@ def answer_of(probs: dict[str, float], r: Row, unknown_below: float) -> tuple[st
     inp = r.inputs
     if inp.rule_label is not None and inp.rule_strength == "strong" and inp.clf is None:
         return inp.rule_label, probs.get(inp.rule_label, 0.0)
+    if warned_label(inp, r.rules_label):
+        return str(r.rules_label), probs.get(str(r.rules_label), 0.0)
     label = max(sorted(probs), key=lambda k: probs[k])
     if probs[label] < unknown_below:
         return "unknown", probs[label]
@@ -376,10 +379,11 @@ def with_priors(train: list[Row], *tests: list[Row]) -> tuple[list[Row], tuple[l
     a test row's from every training row."""
     import dataclasses
 
-    from forensics.diagnosis.decision.label_prior import prior_of_keys
+    from forensics.diagnosis.decision.label_prior import prior_of_keys, wanted
 
     def set_prior(r: Row, table: dict[str, dict[str, float]]) -> Row:
-        return dataclasses.replace(r, inputs=dataclasses.replace(r.inputs, prior=prior_of_keys(table, _keys_of(r))))
+        prior = prior_of_keys(table, _keys_of(r)) if wanted(r.inputs) else {}  # as at run time
+        return dataclasses.replace(r, inputs=dataclasses.replace(r.inputs, prior=prior))
 
     tables = {g: prior_table([r for r in train if r.group != g]) for g in sorted({r.group for r in train})}
     full = prior_table(train)

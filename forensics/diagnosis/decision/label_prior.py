@@ -42,6 +42,13 @@ def keys(text: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def wanted(inp: Any) -> bool:
+    """Whether a failure's decision reads the prior: where no signature matched or the text
+    classifier was consulted (the catalogue is loaded then anyway; a conclusive signature's
+    answer never pays for loading it)."""
+    return inp.rule_label is None or inp.clf is not None
+
+
 def prior_of(table: dict[str, dict[str, float]] | None, text: str | None) -> dict[str, float]:
     """P(label | proving line): the mean of the distributions of its keys the table holds
     ({} when it holds none)."""

@@ -65,9 +65,9 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if model is None:
         return rules
     if model.prior and inp.prior is None:
-        from forensics.diagnosis.decision.label_prior import prior_of
+        from forensics.diagnosis.decision.label_prior import prior_of, wanted
 
-        inp.prior = prior_of(model.prior, inp.proof)
+        inp.prior = prior_of(model.prior, inp.proof) if wanted(inp) else {}
     # A model is never certain: three decimals would round 0.9996 to 1.0.
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
@@ -79,6 +79,8 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if inp.rule_label is not None and inp.rule_strength == "strong" and not rules_not_conclusive:
         label = inp.rule_label  # a conclusive signature decides; the model says how sure
         return Decision(label, round(probs.get(label, 0.0), 3), "signature", [])
+    if warned_label(inp, rules.label):
+        return Decision(rules.label, round(probs.get(str(rules.label), 0.0), 3), rules.decided_by, cands)
     label = ranked[0]
     conf = round(probs[label], 3)
     decided_by = "both" if (inp.rule_label or inp.precursor) and inp.clf else (
@@ -86,6 +88,14 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if conf < model.unknown_below and label != "unknown":
         return Decision("unknown", conf, decided_by, cands)
     return Decision(label, conf, decided_by, cands)
+
+
+def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
+    """The rules named the label a strong early warning predicted, and no signature matched the
+    failure: the label stands (the model gives its probability). The public logs it learns from
+    rarely carry such a warning, so it weighs one little; the reproduced ones that do (a JAX plugin
+    missing, SDPA in fp32) lost their right label to ``unknown`` without this."""
+    return inp.rule_label is None and inp.precursor is not None and rules_label == inp.precursor
 
 
 def phase_inputs(rules_phase: str | None, inc: Any, fail_line: int, fail_ev: Any, best: Any, label: str | None,
