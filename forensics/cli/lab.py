@@ -88,6 +88,11 @@ def train_cmd(out: str | None, seed: int, with_public: bool, corpora: tuple[str,
         o = lm["crossval"]["overall"]["learned"]
         click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "
                    f"{(o['top1'] or 0):.1%}, ECE {o['ece']} -> {DECISION_PATH}", err=True)
+        h = lm["crossval"].get("held_out")
+        if h:
+            click.echo(f"label decision read as a family never met (its own signatures out): learned "
+                       f"{h['learned']['correct']} vs the rules' {h['rules']['correct']} of {h['learned']['n']}, "
+                       f"unknown below {lm['crossval']['unknown_below']}, ships {lm['ships']['label']}", err=True)
     return 0
 
 
