@@ -99,6 +99,11 @@ def _train_decision(seed: int) -> dict:
     click.echo(f"label decision: {lm['rows']} failures, held-out-family top-1 "
                f"{(o['top1'] or 0):.1%}, ECE {o['ece']} -> {DECISION_PATH}; phase held out: learned {ph['learned']}, "
                f"rules {ph['rules']} of {ph['n']} ({'ships' if lm['ships']['phase'] else 'not shipped'})", err=True)
+    h = lm["crossval"].get("held_out")
+    if h:
+        click.echo(f"label decision read as a family never met (its own signatures out): learned "
+                   f"{h['learned']['correct']} vs the rules' {h['rules']['correct']} of {h['learned']['n']}, "
+                   f"unknown below {lm['crossval']['unknown_below']}, ships {lm['ships']['label']}", err=True)
     return lm
 
 

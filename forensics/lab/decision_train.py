@@ -22,6 +22,7 @@ from typing import Any
 
 from forensics.atomic import atomic_write_text
 from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
+from forensics.diagnosis.decision.learned import warned_label
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
 from forensics.diagnosis.taxonomy import LABELS, PHASES
@@ -75,8 +76,10 @@ def _main_record(records: list, kept: list, res: dict[str, Any], kind: str) -> t
     return None
 
 
-def collect_rows(public: list[Path] | None = None, project: bool = True) -> list[Row]:
-    """Diagnose every training row once and keep its decision inputs."""
+def collect_rows(public: list[Path] | None = None, project: bool = True,
+                 signatures_of: Any = None) -> list[Row]:
+    """Diagnose every training row once and keep its decision inputs (``signatures_of``: group ->
+    the signature set its logs are read with; ``rules_holdout.held_out_signatures``)."""
     from forensics.diagnosis.decision.label_model import RECORDER
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import Source
@@ -112,7 +115,8 @@ def collect_rows(public: list[Path] | None = None, project: bool = True) -> list
                 kept: list = []
                 path = Path(row["_path"])
                 row_clf = clf if group.startswith("project:") else held_out(group)
-                res = diagnose_source(Source(str(path), path), sset=sset, classifier=row_clf, keep_incidents=kept)
+                row_sset = sset if signatures_of is None else signatures_of(group)
+                res = diagnose_source(Source(str(path), path), sset=row_sset, classifier=row_clf, keep_incidents=kept)
             except Exception:  # noqa: BLE001 - an unreadable training log is left out, not fatal
                 continue
             finally:
@@ -258,12 +262,18 @@ def label_pair_model(data: dict[str, Any]) -> Any:
 
 def answer(model: Any, r: Row) -> tuple[str, float]:
     """The learned decision for one row (a ``PairModel``), as ``decision.learned.decide`` makes it at run time."""
-    probs = model.proba(r.inputs)
+    return answer_of(model.proba(r.inputs), r, model.unknown_below)
+
+
+def answer_of(probs: dict[str, float], r: Row, unknown_below: float) -> tuple[str, float]:
+    """The learned decision for one row from the model's probabilities and the ``unknown`` threshold."""
     inp = r.inputs
     if inp.rule_label is not None and inp.rule_strength == "strong" and inp.clf is None:
         return inp.rule_label, probs.get(inp.rule_label, 0.0)
+    if warned_label(inp, r.rules_label):
+        return str(r.rules_label), probs.get(str(r.rules_label), 0.0)
     label = max(sorted(probs), key=lambda k: probs[k])
-    if probs[label] < model.unknown_below:
+    if probs[label] < unknown_below:
         return "unknown", probs[label]
     return label, probs[label]
 
@@ -278,34 +288,106 @@ def score(pairs: list[tuple[Row, str, float]]) -> dict[str, Any]:
             "unknown": sum(1 for _, lab, _ in pairs if lab == "unknown")}
 
 
-def crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
+def crossval(rows: list[Row], seed: int = 0, held: list[Row] | None = None) -> dict[str, Any]:
     """Hold out one public server family at a time: fit on the rest (the project's rows
-    always in), score on it. Also the hand-set rules' answer on the same rows."""
+    always in), score on it. Also the hand-set rules' answer on the same rows. ``held``: the
+    public rows read without each family's own signatures (``rules_holdout``), scored too
+    (``held_out``), and the ``unknown`` threshold fitted on them (``unknown_curve``)."""
     families = sorted({r.group for r in rows})
     per: dict[str, Any] = {}
+    oof: list[tuple[Row, dict[str, float]]] = []
+    held_oof: list[tuple[Row, dict[str, float]]] = []
     for fam in families:
         train = [r for r in rows if r.group != fam]
         test = [r for r in rows if r.group == fam]
         if len({r.truth for r in train}) < 2 or not test:
             continue
-        data = export(fit(train, seed), train, {"version": f"cv-{fam}"})
-        model = label_pair_model(data)
-        got = [(r, *answer(model, r)) for r in test]
-        rules = [(r, r.rules_label or "none", float(r.rules_conf or 0.0)) for r in test]
-        clf = [(r, *_classifier_answer(r)) for r in test]
-        calibrated = [(r, lab, _prob_of(model, r, lab)) for r, lab, _ in rules]
-        per[fam] = {"learned": score(got), "rules": score(rules), "classifier": score(clf),
-                    "rules_calibrated": score(calibrated),
-                    "phase": phase_score(train, test, seed), "_pairs": (got, rules, clf, calibrated)}
-    out = {"families": per}
+        fam_held = [r for r in held or () if r.group == fam]
+        train, (test, fam_held) = with_priors(train, test, fam_held)
+        model = label_pair_model(export(fit(train, seed), train, {"version": f"cv-{fam}"}))
+        oof += [(r, model.proba(r.inputs)) for r in test]
+        held_oof += [(r, model.proba(r.inputs)) for r in fam_held]
+        per[fam] = {"phase": phase_score(train, test, seed)}
+    below, curve = fit_unknown_below(held_oof) if held_oof else (UNKNOWN_BELOW, [])
+    out: dict[str, Any] = {"families": per, "unknown_below": below, "unknown_curve": curve}
+    for fam, got in _by_group(oof).items():
+        per[fam].update(_scores(got, below))
     for name, keep in (("overall", lambda f: True), ("overall_public", lambda f: not f.startswith("project:"))):
-        chosen = [v for f, v in per.items() if keep(f)]
-        out[name] = {k: score([p for v in chosen for p in v["_pairs"][i]])
-                     for i, k in enumerate(("learned", "rules", "classifier", "rules_calibrated"))}
-        out[name]["phase"] = _sum_phase([v["phase"] for v in chosen])
-    for v in per.values():
-        del v["_pairs"]
+        out[name] = _scores([p for p in oof if keep(p[0].group)], below, with_pairs=False)
+        out[name]["phase"] = _sum_phase([v["phase"] for f, v in per.items() if keep(f)])
+    if held_oof:
+        out["held_out"] = _scores(held_oof, below, with_pairs=False)
+        for fam, got in _by_group(held_oof).items():
+            per[fam]["held_out"] = {k: v["correct"] for k, v in _scores(got, below, with_pairs=False).items()}
     return out
+
+
+def _by_group(pairs: list[tuple[Row, dict[str, float]]]) -> dict[str, list[tuple[Row, dict[str, float]]]]:
+    out: dict[str, list[tuple[Row, dict[str, float]]]] = defaultdict(list)
+    for r, p in pairs:
+        out[r.group].append((r, p))
+    return out
+
+
+def _scores(got: list[tuple[Row, dict[str, float]]], below: float, with_pairs: bool = True) -> dict[str, Any]:
+    """Learned, rules, classifier and calibrated-rules figures of out-of-fold probabilities."""
+    learned = [(r, *answer_of(p, r, below)) for r, p in got]
+    rules = [(r, r.rules_label or "none", float(r.rules_conf or 0.0)) for r, _ in got]
+    clf = [(r, *_classifier_answer(r)) for r, _ in got]
+    calibrated = [(r, lab, min(0.999, p[lab]) if lab in p else 0.0) for (r, lab, _), (_, p) in zip(rules, got)]
+    return {k: score(v) for k, v in (("learned", learned), ("rules", rules), ("classifier", clf),
+                                     ("rules_calibrated", calibrated))}
+
+
+# The thresholds the ``unknown`` answer is tried at (issue 27: an "unknown" costs top-1 as much as
+# a wrong label; the answers at >= 0.9 are the same at every one of them).
+UNKNOWN_GRID = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def fit_unknown_below(got: list[tuple[Row, dict[str, float]]]) -> tuple[float, list[dict[str, Any]]]:
+    """The threshold under which the learned answer is ``unknown``: the one of ``UNKNOWN_GRID`` with
+    the most right answers on the held-out rows (ties: the higher, the more careful), and the curve."""
+    curve = []
+    for t in UNKNOWN_GRID:
+        s = score([(r, *answer_of(p, r, t)) for r, p in got])
+        curve.append({"unknown_below": t, "correct": s["correct"], "n": s["n"], "unknown": s["unknown"],
+                      "conf90": s["conf90"]})
+    best = max(curve, key=lambda c: (c["correct"], c["unknown_below"]))
+    return best["unknown_below"], curve
+
+
+def _keys_of(r: Row) -> tuple[str, ...]:
+    """The proving line's prior keys (computed once per row)."""
+    got = r.inputs.extra.get("prior_keys")
+    if got is None:
+        from forensics.diagnosis.decision.label_prior import keys
+
+        got = r.inputs.extra["prior_keys"] = keys(r.inputs.proof)
+    return got
+
+
+def prior_table(rows: list[Row]) -> dict[str, dict[str, float]]:
+    """P(label | key of the proving line) over ``rows`` (``decision.label_prior``)."""
+    from forensics.diagnosis.decision.label_prior import count_table
+
+    return count_table((_keys_of(r), r.truth, r.group) for r in rows)
+
+
+def with_priors(train: list[Row], *tests: list[Row]) -> tuple[list[Row], tuple[list[Row], ...]]:
+    """Copies of the rows with their label prior set: a training row's from the *other* groups'
+    rows (what a family never met gets at run time: the model learns how far to trust that),
+    a test row's from every training row."""
+    import dataclasses
+
+    from forensics.diagnosis.decision.label_prior import prior_of_keys, wanted
+
+    def set_prior(r: Row, table: dict[str, dict[str, float]]) -> Row:
+        prior = prior_of_keys(table, _keys_of(r)) if wanted(r.inputs) else {}  # as at run time
+        return dataclasses.replace(r, inputs=dataclasses.replace(r.inputs, prior=prior))
+
+    tables = {g: prior_table([r for r in train if r.group != g]) for g in sorted({r.group for r in train})}
+    full = prior_table(train)
+    return [set_prior(r, tables[r.group]) for r in train], tuple([set_prior(r, full) for r in t] for t in tests)
 
 
 def _prob_of(model: Any, r: Row, label: str) -> float:
@@ -347,25 +429,50 @@ def corpus_hash(rows: list[Row]) -> str:
     return h.hexdigest()[:16]
 
 
-def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[Row] | None = None) -> dict[str, Any]:
+def held_out_rows() -> list[Row]:
+    """The public rows read as a family never met would be: without its own signatures
+    (``rules_holdout``) and with a classifier that never read it."""
+    from forensics.lab.rules_holdout import held_out_signatures
+
+    return collect_rows(project=False, signatures_of=held_out_signatures())
+
+
+def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[Row] | None = None,
+                          held: list[Row] | None = None) -> dict[str, Any]:
     """Fit the label and phase models on every row; write them (with their cross-validated figures)."""
-    import sklearn
+    from threadpoolctl import threadpool_limits
 
     rows = rows if rows is not None else collect_rows()
-    cv = crossval(rows, seed)
+    held = held if held is not None else held_out_rows()
+    # One thread: hundreds of small fits, which many BLAS threads on a shared machine slow down ~5x.
+    with threadpool_limits(1):
+        return _train_decision_models(out, phase_out, seed, rows, held)
+
+
+def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row], held: list[Row]) -> dict[str, Any]:
+    import sklearn
+
+    cv = crossval(rows, seed, held)
     digest = corpus_hash(rows)
     meta = {"version": f"label-{digest[:8]}", "rows": len(rows),
             "groups": dict(sorted(Counter(r.group for r in rows).items())),
             "labels": dict(sorted(Counter(r.truth for r in rows).items())),
             "corpus_hash": digest, "seed": seed, "scikit_learn": sklearn.__version__,
-            "crossval": cv, "unknown_below": UNKNOWN_BELOW, "C": C_REGULARISATION}
+            "crossval": cv, "unknown_below": cv["unknown_below"], "C": C_REGULARISATION}
     # A learned part replaces the rules only where it did better on held-out groups by more
     # than noise (CLEAR_GAIN of the rows); the calibration is taken where its ECE is lower.
-    o = cv["overall"]
-    meta["ships"] = {"label": clearly_better(o["learned"]["correct"], o["rules"]["correct"], o["learned"]["n"]),
+    # The label: better read as a family never met (its own signatures out: ``held_out``), and
+    # no worse where the family's signatures are in.
+    o, h = cv["overall"], cv.get("held_out")
+    label_wins = clearly_better(o["learned"]["correct"], o["rules"]["correct"], o["learned"]["n"]) or (
+        h is not None and clearly_better(h["learned"]["correct"], h["rules"]["correct"], h["learned"]["n"])
+        and o["learned"]["correct"] >= o["rules"]["correct"])
+    meta["ships"] = {"label": label_wins,
                      "confidence": (o["rules_calibrated"]["ece"] or 1.0) <= (o["rules"]["ece"] or 1.0),
                      "phase": clearly_better(o["phase"]["learned"], o["phase"]["rules"], o["phase"]["n"])}
-    data = export(fit(rows, seed), rows, meta)
+    fitted, _ = with_priors(rows)
+    data = export(fit(fitted, seed), fitted, meta, unknown_below=cv["unknown_below"])
+    data["prior"] = prior_table(rows)
     # The label: the model chooses only where it beat the rules on held-out groups; its
     # probability of the answer replaces the hand-set confidence where that was better calibrated.
     data["choose"] = meta["ships"]["label"]

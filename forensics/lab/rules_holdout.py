@@ -158,16 +158,13 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
         total[k] = total.get(k, 0) + v
 
 
-def run(project_vouches: bool = True) -> dict[str, Any]:
-    from forensics.diagnosis.signatures import SignatureSet, signature_set
-    from forensics.pipeline import load_classifier
-
-    sset, clf = signature_set(), load_classifier(True)
-    rows = scored_rows(project=REAL_PROJECT)
+def _matched_and_seen(sset: Any, clf: Any, rows: list[tuple[dict[str, str], str]]
+                      ) -> tuple[dict[str, set[str]], dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+    """Every signature id -> the groups whose labelled logs it matches; each family's seen
+    scores on its failures and on its healthy logs."""
     matched: dict[str, set[str]] = defaultdict(set)
     seen_scores: dict[str, dict[str, int]] = defaultdict(dict)
     seen_healthy: dict[str, dict[str, int]] = defaultdict(dict)
-    fold_classifier = held_out_classifiers(clf)  # family -> a classifier that never read its logs
     for row, group in rows:
         hit: set[str] = set()
         undo = _recording(sset, hit)
@@ -181,15 +178,53 @@ def run(project_vouches: bool = True) -> dict[str, Any]:
             _add(seen_scores[group], _score(row, res, sset))
         elif not group.startswith("project:"):
             _add(seen_healthy[group], _score_healthy(row, res))
+    return matched, seen_scores, seen_healthy
+
+
+def reduced_set(sset: Any, own: dict[str, set[str]], fam: str) -> Any:
+    """The signature set ``fam``'s logs are read with held out: without its own signatures."""
+    from forensics.diagnosis.signatures import SignatureSet
+
+    drop = own.get(fam, set())
+    return SignatureSet([s for s in sset.signatures if s.id not in drop], f"{sset.digest}-{fam}")
+
+
+def held_out_signatures(project_vouches: bool = True) -> Any:
+    """group -> the signature set that group's logs are read with held out (a project corpus:
+    every signature): what ``decision_train.collect_rows`` reads held-out rows with."""
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.pipeline import load_classifier
+
+    sset, clf = signature_set(), load_classifier(True)
+    matched, _, _ = _matched_and_seen(sset, clf, scored_rows(project=REAL_PROJECT))
     own = own_signatures(matched, project_vouches)
+    sets: dict[str, Any] = {}
+
+    def of(group: str) -> Any:
+        if group.startswith("project:") or group not in own:
+            return sset
+        if group not in sets:
+            sets[group] = reduced_set(sset, own, group)
+        return sets[group]
+    return of
+
+
+def run(project_vouches: bool = True) -> dict[str, Any]:
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.pipeline import load_classifier
+
+    sset, clf = signature_set(), load_classifier(True)
+    rows = scored_rows(project=REAL_PROJECT)
+    matched, seen_scores, seen_healthy = _matched_and_seen(sset, clf, rows)
+    own = own_signatures(matched, project_vouches)
+    fold_classifier = held_out_classifiers(clf)  # family -> a classifier that never read its logs
     held: dict[str, dict[str, int]] = {}
     held_healthy: dict[str, dict[str, int]] = defaultdict(dict)
     cases: dict[str, list[dict[str, Any]]] = defaultdict(list)
     healthy_cases: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for fam in sorted(set(seen_scores) | set(seen_healthy)):
-        drop = own.get(fam, set())
         fam_clf = fold_classifier(fam)
-        reduced = SignatureSet([s for s in sset.signatures if s.id not in drop], f"{sset.digest}-{fam}")
+        reduced = reduced_set(sset, own, fam)
         tot: dict[str, int] = {}
         for row, group in rows:
             if group != fam:

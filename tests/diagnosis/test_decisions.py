@@ -153,3 +153,35 @@ def test_llama_cpp_bind_failure_and_ggml_abort_are_failures(tmp_path):
               "Received second interrupt, terminating immediately.\n"
               "/src/ggml/src/ggml-metal/ggml-metal-device.m:618: GGML_ASSERT([rsets->data count] == 0) failed\n")
     assert _classify(tmp_path, forced)["verdict"] != "failed"  # the operator's forced exit, not a failure
+
+
+def test_the_label_prior_reads_the_proving_line_kind_not_its_family():
+    from forensics.diagnosis.decision.label_prior import count_table, keys, prior_of
+
+    assert "exc:ImportError" in keys("ImportError: DLL load failed while importing _turbomind")
+    assert "code:cudaErrorPeerAccessUnsupported" in keys("CUDA error cudaErrorPeerAccessUnsupported at x.cu:3")
+    assert "code:HSA_STATUS_ERROR_EXCEPTION" in keys("Callback: Queue aborting with error : HSA_STATUS_ERROR_EXCEPTION:")
+    assert "code:errno104" in keys("ConnectionResetError: [Errno 104] Connection reset by peer")
+    assert keys(None) == () and keys("") == ()
+    rows = [(keys("ImportError: a"), "env.module-missing", "vllm"), (keys("ImportError: b"), "env.module-missing", "tgi"),
+            (keys("ImportError: c"), "env.abi-mismatch", "tgi"),
+            (keys("KeyError: 'x'"), "config.model-load", "vllm"), (keys("KeyError: 'y'"), "config.model-load", "vllm")]
+    table = count_table(rows)
+    assert "exc:KeyError" not in table  # one family's wording says nothing of the next
+    p = prior_of(table, "ImportError: libfoo.so")
+    assert max(p, key=p.get) == "env.module-missing" and sum(p.values()) < 1.0  # smoothed
+    assert prior_of(table, "nothing known here") == {}
+
+
+def test_a_model_trained_before_the_prior_features_answers_as_it_did():
+    from forensics.diagnosis.decision.label_features import PRIOR
+
+    data = json.loads(MODEL_PATH.read_text())
+    old = dict(data, features=[f for f in data["features"] if f not in PRIOR],
+               weights=[w for f, w in zip(data["features"], data["weights"]) if f not in PRIOR])
+    old.pop("prior", None)
+    model = PairModel(old, FEATURES, pair_vector, evidence_kind)
+    inp = DecisionInputs(clf={"gpu.out-of-memory": 0.4, "host.out-of-memory": 0.35},
+                         prior={"gpu.out-of-memory": 0.9})
+    assert model.proba(inp) == model.proba(DecisionInputs(clf=inp.clf))  # the prior weighs 0 there
+    assert not model.prior

@@ -19,8 +19,14 @@ from forensics.diagnosis.taxonomy import LABELS
 PAIR = ("rule_strong", "rule_weak", "rule_conf", "rule_truncated", "rule_is_warning", "rule_disputed",
         "rival", "clf", "clf_truncated", "clf_top", "clf_without_rule", "precursor", "precursor_without_rule",
         "unknown", "unknown_no_failure_line", "unknown_nothing_known")
-FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS)
+# The proving line's label prior (``label_prior``; seventh session): its probability of this label,
+# whether this is the prior's first label, the same where no signature matched, and times the
+# classifier's; "unknown" where the line has no prior. Appended after the biases, so that a model
+# trained before them still loads (``pair_model``: their weights are 0 there).
+PRIOR = ("prior", "prior_top", "prior_without_rule", "prior_x_clf", "unknown_no_prior")
+FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS) + PRIOR
 INDEX = {name: i for i, name in enumerate(FEATURES)}
+_P = INDEX["prior"]
 
 
 @dataclass
@@ -41,6 +47,8 @@ class DecisionInputs:
     wrapper: bool = False
     ends_in_error: bool = False
     exit_failed: bool = False
+    proof: str | None = None  # the proving line's text (bounded)
+    prior: dict[str, float] | None = None  # P(label | proving line), ``label_prior.prior_of``
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -85,5 +93,12 @@ def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
         x[13] = 1.0
         x[14] = float(inp.no_failure_line)
         x[15] = 1.0 if inp.rule_label is None and not inp.clf and not inp.precursor else 0.0
+        x[_P + 4] = 0.0 if inp.prior else 1.0
+    if inp.prior:
+        p = inp.prior.get(label, 0.0)
+        x[_P] = p
+        x[_P + 1] = 1.0 if max(inp.prior, key=lambda k: (inp.prior[k], k)) == label else 0.0  # type: ignore[index]
+        x[_P + 2] = p if inp.rule_label is None else 0.0
+        x[_P + 3] = p * clf
     x[INDEX[f"bias:{label}"]] = 1.0
     return x

@@ -31,7 +31,7 @@ def phase_wanted() -> bool:
 
 def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
               clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
-              tail: Any, exit_failed: bool) -> DecisionInputs:
+              tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None) -> DecisionInputs:
     """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed."""
     sig = best.signature if best is not None else None
     rivals = tuple(sorted({h.signature.root_cause for h in fails
@@ -45,7 +45,17 @@ def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: b
         rivals=rivals, n_rules=len({h.signature.id for h in fails}), clf=clf, precursor=predicted,
         truncated=truncated, traceback=fail_ev is not None and fail_ev.kind == kinds.TRACEBACK,
         no_failure_line=fail_ev is None, wrapper=bool(wrappers), ends_in_error=tail is not None,
-        exit_failed=exit_failed)
+        exit_failed=exit_failed, proof=_proof(inc, fail_line))
+
+
+def _proof(inc: Any, fail_line: int | None) -> str | None:
+    """The proving line's text (what the label prior reads), bounded."""
+    if inc is None:
+        return None
+    from forensics.diagnosis.features import proof_text
+
+    text = proof_text(inc, fail_line)
+    return text[:400] if text else None
 
 
 def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc: Any = None) -> Decision:
@@ -54,6 +64,10 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     model = label_model()
     if model is None:
         return rules
+    if model.prior and inp.prior is None:
+        from forensics.diagnosis.decision.label_prior import prior_of, wanted
+
+        inp.prior = prior_of(model.prior, inp.proof) if wanted(inp) else {}
     # A model is never certain: three decimals would round 0.9996 to 1.0.
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
@@ -65,6 +79,8 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if inp.rule_label is not None and inp.rule_strength == "strong" and not rules_not_conclusive:
         label = inp.rule_label  # a conclusive signature decides; the model says how sure
         return Decision(label, round(probs.get(label, 0.0), 3), "signature", [])
+    if warned_label(inp, rules.label):
+        return Decision(rules.label, round(probs.get(str(rules.label), 0.0), 3), rules.decided_by, cands)
     label = ranked[0]
     conf = round(probs[label], 3)
     decided_by = "both" if (inp.rule_label or inp.precursor) and inp.clf else (
@@ -72,6 +88,14 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if conf < model.unknown_below and label != "unknown":
         return Decision("unknown", conf, decided_by, cands)
     return Decision(label, conf, decided_by, cands)
+
+
+def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
+    """The rules named the label a strong early warning predicted, and no signature matched the
+    failure: the label stands (the model gives its probability). The public logs it learns from
+    rarely carry such a warning, so it weighs one little; the reproduced ones that do (a JAX plugin
+    missing, SDPA in fp32) lost their right label to ``unknown`` without this."""
+    return inp.rule_label is None and inp.precursor is not None and rules_label == inp.precursor
 
 
 def phase_inputs(rules_phase: str | None, inc: Any, fail_line: int, fail_ev: Any, best: Any, label: str | None,

@@ -19,10 +19,14 @@ class PairModel:
 
     def __init__(self, data: dict[str, Any], features: Sequence[str], pair_vector: Callable[[Any, str], list[float]],
                  kind: Callable[[Any], str] | None = None):
-        if tuple(data["features"]) != tuple(features):
+        trained = tuple(data["features"])
+        # A model trained before features were appended still answers as it did: theirs weigh 0.
+        if trained != tuple(features)[:len(trained)]:
             raise ValueError("a decision model was trained on other features; retrain it (forensics train)")
         self.classes: list[str] = list(data["classes"])
-        self.weights: list[float] = [float(w) for w in data["weights"]]
+        self.weights: list[float] = [float(w) for w in data["weights"]] + [0.0] * (len(features) - len(trained))
+        # P(label | proving line) by key (``label_prior``), where the model was trained with one.
+        self.prior: dict[str, dict[str, float]] = data.get("prior") or {}
         self.temperature: float = float(data["temperature"])
         # A kind of evidence with its own temperature (a model without them: one for all).
         self.temperatures: dict[str, float] = {k: float(v) for k, v in (data.get("temperatures") or {}).items()}
