@@ -16,11 +16,13 @@ UTC = timezone.utc
 
 _RX: dict[str, re.Pattern[str]] = {name: re.compile(cast(str, joined(rx)))
                                     for name, rx in load_table(__file__, "prefixes.yaml").items()}
-(_SGL, _SGL_SHORT, _GPU_ID, _RANK, _GLOG, _PROC, _VLLM, UVICORN, _LEVEL_NAME, _PYLOG) = (_RX[name] for name in (
-    "sglang", "sglang_short", "gpu_id", "rank", "glog", "proc", "vllm", "uvicorn", "level_name", "pylog"))
+(_SGL, _SGL_SHORT, _GPU_ID, _RANK, _GLOG, _PROC, _VLLM, UVICORN, _LEVEL_NAME, _PYLOG, _LLAMA_LOG) = (
+    _RX[name] for name in ("sglang", "sglang_short", "gpu_id", "rank", "glog", "proc", "vllm", "uvicorn",
+                           "level_name", "pylog", "llama_log"))
 _VLLM_HEADS = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
 UVICORN_HEADS = ("INFO:", "WARNING:", "ERROR:", "CRITICAL:", "DEBUG:", "TRACE:")
-LEVEL_NAMES = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+LEVEL_NAMES = {"WARN": "WARNING", "FATAL": "CRITICAL", "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL",
+               "D": "DEBUG"}
 
 
 class Prefix:
@@ -34,7 +36,7 @@ class Prefix:
     logger: str | None = None
     proc: str | None = None
     proc_pid: int | None = None
-    dialect: str | None = None  # "sglang" | "vllm" | "torch" | "glog" | "uvicorn" | "pylog"
+    dialect: str | None = None  # "sglang" | "vllm" | "torch" | "glog" | "uvicorn" | "pylog" | "llama"
     header: str | None = None  # the exact prefix text (vLLM repeats it on every traceback line)
 
     def __init__(self, text: str) -> None:
@@ -383,7 +385,7 @@ _ONE_SPACE = (*_PADDED_LEVELS, "DEBU", "TRAC")  # and one space before any level
 def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     m = _PYLOG.match(t)
     if m is None:
-        return 0, False
+        return _peel_llama_log(p, t)
     if p.app_ts is None:
         p.app_ts = _dt(m.group("d"), m.group("ms"))
     lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
@@ -396,6 +398,16 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     if lg:
         p.logger = lg
     p.dialect = p.dialect or "pylog"
+    return m.end(), False
+
+
+def _peel_llama_log(p: Prefix, t: str) -> tuple[int, bool]:
+    """llama.cpp's timestamped log: the uptime is no clock time; the level letter is the line's."""
+    m = _LLAMA_LOG.match(t)
+    if m is None:
+        return 0, False
+    p.level = LEVEL_NAMES[m.group("lvl")]
+    p.dialect = p.dialect or "llama"
     return m.end(), False
 
 

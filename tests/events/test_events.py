@@ -204,3 +204,16 @@ def test_tracing_prefix_is_linear_on_a_hostile_line():
     t0 = time.process_time()
     assert peel_prefix(line, 2025)[0] == line
     assert time.process_time() - t0 < 30  # CPU time, not wall: quadratic backtracking would take hours
+
+
+def test_llama_cpp_timestamped_log_lines_carry_their_level():
+    # llama-server prints "<uptime> <level letter> <message>" (common/log.cpp with timestamps):
+    # the letter is the line's level, the uptime no clock time.
+    from forensics.events.prefixes import peel_prefix
+
+    rest, p = peel_prefix("3.02.199.205 E llama_init_from_model: failed to initialize the context", 2025)
+    assert rest == "llama_init_from_model: failed to initialize the context" and p.level == "ERROR"
+    rest, p = peel_prefix("0.34.028.011 W warning: failed to mlock 707899392-byte buffer", 2025)
+    assert rest.startswith("warning: failed to mlock") and p.level == "WARNING" and p.app_ts is None
+    rest, p = peel_prefix("1.5 GiB free", 2025)
+    assert rest == "1.5 GiB free" and p.level is None

@@ -172,3 +172,4 @@ def test_a_traceback_printed_over_a_clock_tick_stays_one_traceback():
     far = lines[:4] + [line.replace("14:54:11,429", "14:54:19,429") for line in lines[4:]]
     assert [(t.line, t.end_line) for t in parse("\n".join(far) + "\n") if t.kind == "traceback"][0] == (2, 4)
 
+
