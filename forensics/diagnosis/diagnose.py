@@ -44,9 +44,18 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
 
 def matched_kind(ev: Event) -> bool:
     """Whether signatures and early warnings look at ``ev`` at all (not at
-    access lines or batch statistics: the serving bulk)."""
+    access lines or batch statistics: the serving bulk; but a report that
+    generated nothing is kept: reports of requests running with no tokens
+    coming, one after another, are how a stalled engine shows before it dies)."""
     kind = ev.kind
-    return not (kind == kinds.ACCESS or (kind == kinds.PHASE_MARKER and ev.data.get("marker") == "batch_stats"))
+    if kind == kinds.ACCESS:
+        return False
+    if kind == kinds.PHASE_MARKER and ev.data.get("marker") == "batch_stats":
+        return _NO_TOKENS[0] in ev.text or _NO_TOKENS[1] in ev.text
+    return True
+
+
+_NO_TOKENS = ("throughput: 0.0 tokens/s", "(token/s): 0.0")  # vLLM's and SGLang's stats lines
 
 
 def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, after_ready: bool) -> None:

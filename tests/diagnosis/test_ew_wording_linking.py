@@ -72,3 +72,17 @@ def test_deep_gemm_failing_to_import_is_about_the_cuda_toolkit() -> None:
     warn = subjects("Module vllm.third_party.deep_gemm was found but failed to import")
     fail = subjects("RuntimeError: Could not find nvcc and default cuda_home='/usr/local/cuda' doesn't exist")
     assert "fam:cuda-toolkit" in warn & fail
+
+
+def test_stats_reports_of_a_stalled_engine_reach_the_warnings():
+    # The serving bulk (batch statistics) is skipped by signatures and warnings, except a
+    # report of requests running with no tokens coming: report after report, that is how
+    # a hung collective shows before the watchdog kills the engine (public batch-13/006).
+    from pathlib import Path
+
+    import forensics
+
+    log = Path(__file__).resolve().parents[2] / "corpora" / "public" / "batch-13" / "006.log"
+    r = forensics.classify(log)
+    assert r["root_cause"] == "dist.nccl"
+    assert any("Running: 1 reqs" in w["text"] and "stalled" in w["why"] for w in r["early_warnings"])
