@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, check, line_of  # noqa: E402
+from collect_jit import C, add_rows, check, line_of, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 H200 = "run d1 of run_deaths.sh on nvidia-h200 (1x H200 143771 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9, CUDA 13.0)"
@@ -196,21 +196,8 @@ def main(logs):
     _kmsg(logs, per)
     for folder, rows in per.items():
         print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
-    prows = []
-    for key, good, bad, cause, change, ew, fatal, script in PAIRS:
-        gdata, bdata = ((logs / f"{x}.log").read_bytes() for x in (good, bad))
-        if fatal in gdata.decode(errors="replace") and key not in STOPPED_BOTH:
-            sys.exit(f"{key}: the fatal line is in the good twin too")
-        check(bdata.decode(errors="replace"), fatal, "fatal", key)
-        gname = SHARED_GOOD.get(good, f"gpu-pair-{key}-good.log")
-        (C / "gpu-pairs" / gname).write_bytes(gdata)
-        (C / "gpu-pairs" / f"gpu-pair-{key}-bad.log").write_bytes(bdata)
-        runs = sorted({good[:2], bad[:2]})
-        prows.append(dict(id=f"gpu-pair-{key}", root_cause=cause, good=gname, bad=f"gpu-pair-{key}-bad.log", change=change,
-                          early_warning_substring=ew, fatal_substring=fatal, script=SC + script, run="/".join(runs)))
-    ph = ["id", "root_cause", "good", "bad", "change", "early_warning_substring", "fatal_substring", "script", "run"]
-    print("gpu-pairs", add_rows(C / "gpu-pairs" / "pairs.csv", ph, prows), "pairs added")
-
+    write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "/".join(sorted({good[:2], bad[:2]})),
+                lambda key, text, fatal, ew: fatal not in text or key in STOPPED_BOTH)
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))

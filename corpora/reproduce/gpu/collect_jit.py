@@ -128,6 +128,28 @@ def add_rows(path, header, rows, key="id"):
     return len(new)
 
 
+PAIR_HEADER = ["id", "root_cause", "good", "bad", "change", "early_warning_substring", "fatal_substring", "script", "run"]
+
+
+def write_pairs(logs, pairs, shared_good, run_of, good_twin_ok=lambda key, text, fatal, ew: fatal not in text):
+    """Copy each (good, bad) run into corpora/gpu-pairs byte for byte and add its pairs.csv row;
+    stop if the good twin shows the failure (``good_twin_ok``) or a substring is not in the bad one."""
+    prows = []
+    for key, good, bad, cause, change, ew, fatal, script in pairs:
+        gdata, bdata = ((logs / f"{x}.log").read_bytes() for x in (good, bad))
+        if not good_twin_ok(key, gdata.decode(errors="replace"), fatal, ew):
+            sys.exit(f"{key}: the fatal line (or the new early warning) is in the good twin too")
+        btext = bdata.decode(errors="replace")
+        check(btext, fatal, "fatal", key)
+        if ew:
+            check(btext, ew, "early-warning", key)
+        gname = shared_good.get(good, f"gpu-pair-{key}-good.log")
+        (C / "gpu-pairs" / gname).write_bytes(gdata)
+        (C / "gpu-pairs" / f"gpu-pair-{key}-bad.log").write_bytes(bdata)
+        prows.append(dict(id=f"gpu-pair-{key}", root_cause=cause, good=gname, bad=f"gpu-pair-{key}-bad.log", change=change,
+                          early_warning_substring=ew, fatal_substring=fatal, script=SC + script, run=run_of(good, bad)))
+    print("gpu-pairs", add_rows(C / "gpu-pairs" / "pairs.csv", PAIR_HEADER, prows), "pairs added")
+
 def main(logs):
     header = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
     per = {"gpu": [], "gpu-early-warning": []}
@@ -142,21 +164,7 @@ def main(logs):
                                 provenance="reproduced", note=f"{note}; {MACHINE}", verdict="failed", split=split))
     for folder, rows in per.items():
         print(folder, add_rows(C / folder / "labels.csv", header, rows), "rows added")
-    prows = []
-    for key, good, bad, cause, change, ew, fatal, script in PAIRS:
-        g, b = (logs / f"{x}.log" for x in (good, bad))
-        gt = g.read_text(errors="replace")
-        if fatal in gt:
-            sys.exit(f"{key}: the fatal line is in the good twin too")
-        check(b.read_text(errors="replace"), fatal, "fatal", key)
-        gname = SHARED_GOOD.get(good, f"gpu-pair-{key}-good.log")
-        shutil.copyfile(g, C / "gpu-pairs" / gname)
-        shutil.copyfile(b, C / "gpu-pairs" / f"gpu-pair-{key}-bad.log")
-        prows.append(dict(id=f"gpu-pair-{key}", root_cause=cause, good=gname, bad=f"gpu-pair-{key}-bad.log",
-                          change=change, early_warning_substring=ew, fatal_substring=fatal, script=SC + script, run="jit-2" if bad.startswith("fi-") else "jit-1"))
-    ph = ["id", "root_cause", "good", "bad", "change", "early_warning_substring", "fatal_substring", "script", "run"]
-    print("gpu-pairs", add_rows(C / "gpu-pairs" / "pairs.csv", ph, prows), "pairs added")
-
+    write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "jit-2" if bad.startswith("fi-") else "jit-1")
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))
