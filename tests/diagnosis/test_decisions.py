@@ -120,6 +120,17 @@ def test_an_error_worded_warning_the_server_survived_is_not_a_death(tmp_path):
     assert res["verdict"] != "failed"
 
 
+def test_a_warning_an_early_warning_rule_knows_is_not_where_the_program_died(tmp_path):
+    # torchao goes on without an extension that did not load (Xinference's start-up, public
+    # batch-47/024): the detector may not read those lines as the death of a start-up still going.
+    so = "/opt/conda/lib/python3.11/site-packages/torchao/_C_mxfp8.cpython-310-x86_64-linux-gnu.so"
+    lines = [f"Failed to load {so}: Could not load this library: {so}",
+             "2026-04-22 13:43:46,961 xinference.deploy.local 1 INFO     No response from process after 10 seconds",
+             f"Failed to load {so}: Could not load this library: {so}",
+             "2026-04-22 13:43:57,451 xinference.core.supervisor 16 INFO     Xinference supervisor 0.0.0.0:25558 started"]
+    assert _classify(tmp_path, "\n".join(lines) + "\n")["verdict"] != "failed"
+
+
 def test_context_tokens_name_gpu_backends_and_model_kind():
     assert "arch:blackwell" in context_tokens("NVIDIA B200 with CUDA capability sm_100")
     assert "gpu:memory-over-150gb" in context_tokens("[2026-05-30 14:38:27 TP0] Load weight begin. avail mem=265.77 GB")

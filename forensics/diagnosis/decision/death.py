@@ -95,12 +95,15 @@ def candidates(inc: Any) -> Iterable[Any]:
     # phase is going on: a marker of the step the line was printed in (llama.cpp's context lines
     # that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
     progressed = _last_change(inc, st)
+    # A line an early-warning rule knows is a warning the program printed and went on after (an
+    # optional extension that did not load), not where it died.
+    warned = {h.event.line for h in inc.precursor_hits}
     events = list(st.recent)
     for k, ev in enumerate(events):
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
-                and ev.line > progressed and unhandled(ev):
+                and ev.line > progressed and unhandled(ev) and ev.line not in warned:
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
 
