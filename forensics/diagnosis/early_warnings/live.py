@@ -57,6 +57,8 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
                                               or any(map(low.__contains__, NEED_WORDS))) and ARITH_RE.search(head) else None
     if arith == ZERO_COUNT and ((base := base or baseline()).usual(template(text), server) or base.familiar(text)):
         arith = None  # healthy start-ups print this count of zero too
+    if arith == STALLED:
+        arith = None  # one long request (a huge prompt's prefill) reports the same: linked after the fact only
     if arith is not None:
         return {"line": ev.line, "text": text, "why": arith, "signature": None, "predicts": _arith_predicts(arith, text),
                 "subjects": sorted(subjects(text))[:12]}
