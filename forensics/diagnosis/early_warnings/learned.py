@@ -68,22 +68,29 @@ class ListingModel:
 _CACHE: dict[str, Any] = {}
 
 
-def listing_model() -> ListingModel | None:
-    """The shipped model, or None (no file, not better than the bar held out, or turned off)."""
+def load_shipped(cache: dict[str, Any], key: str, path: Path, env: str, features: Any, make: Any) -> Any:
+    """``make(data)`` of the model file at ``path`` where it ships and names ``features`` (kept in
+    ``cache[key]``); None where ``env`` is "off", the file is missing or unreadable, or it does not ship."""
     import os
 
-    if os.environ.get("FORENSICS_EW_MODEL") == "off":
+    if os.environ.get(env) == "off":
         return None
-    if "model" not in _CACHE:
+    if key not in cache:
         model = None
         try:
-            data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
-            if data.get("meta", {}).get("ships") and list(data.get("features", ())) == list(FEATURES):
-                model = ListingModel(data)
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("meta", {}).get("ships") and list(data.get("features", ())) == list(features):
+                model = make(data)
         except (OSError, ValueError, KeyError):
             model = None
-        _CACHE["model"] = model
-    return _CACHE["model"]  # type: ignore[no-any-return]
+        cache[key] = model
+    return cache[key]
+
+
+def listing_model() -> ListingModel | None:
+    """The shipped model, or None (no file, not better than the bar held out, or turned off)."""
+    model: ListingModel | None = load_shipped(_CACHE, "model", MODEL_PATH, "FORENSICS_EW_MODEL", FEATURES, ListingModel)
+    return model
 
 
 def record(scored: dict[int, dict[str, Any]], label: str | None) -> None:

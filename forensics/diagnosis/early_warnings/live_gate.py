@@ -15,12 +15,11 @@ arithmetic, without scikit-learn.
 """
 from __future__ import annotations
 
-import json
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from forensics.diagnosis.early_warnings.learned import ListingModel
+from forensics.diagnosis.early_warnings.learned import ListingModel, load_shipped
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "model" / "early_warning_live.json"
 # The lab sets this to a list: every precursor line the rules judged live or quiet is appended.
@@ -61,20 +60,8 @@ HELD_OUT: ContextVar[LiveGate | None] = ContextVar("forensics_ew_live_gate", def
 
 def live_gate() -> LiveGate | None:
     """The shipped gate, or None (no file, not better held out, or turned off)."""
-    import os
-
     held = HELD_OUT.get()
     if held is not None:
         return held
-    if os.environ.get("FORENSICS_EW_LIVE_GATE") == "off":
-        return None
-    if "gate" not in _CACHE:
-        gate = None
-        try:
-            data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
-            if data.get("meta", {}).get("ships") and list(data.get("features", ())) == list(FEATURES):
-                gate = LiveGate(data)
-        except (OSError, ValueError, KeyError):
-            gate = None
-        _CACHE["gate"] = gate
-    return _CACHE["gate"]  # type: ignore[no-any-return]
+    gate: LiveGate | None = load_shipped(_CACHE, "gate", MODEL_PATH, "FORENSICS_EW_LIVE_GATE", FEATURES, LiveGate)
+    return gate
