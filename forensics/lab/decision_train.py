@@ -669,6 +669,22 @@ def _raw_line_texts(path: Path) -> list[str]:
     return "".join(Source(str(path), path).blocks()).split("\n")
 
 
+def death_docs(logs: list[DeathLog]) -> tuple[list[str], list[int], list[int]]:
+    """The detector's training lines: each failure's proving line (1) and every line of a healthy log
+    (0), with the index in ``logs`` of the log each came from (a row filter by group reads it)."""
+    docs, y, owner = [], [], []
+    for i, log in enumerate(logs):
+        if log.failed and log.fatal_index is not None:
+            docs.append(log.texts[log.fatal_index])
+            y.append(1)
+            owner.append(i)
+        elif not log.failed:
+            docs.extend(log.texts)
+            y.extend([0] * len(log.texts))
+            owner.extend([i] * len(log.texts))
+    return docs, y, owner
+
+
 def fit_death(logs: list[DeathLog], seed: int = 0) -> tuple[dict[str, float], float]:
     """Weights over ``death.tokens``: the proving lines of failures against the lines of healthy logs."""
     import numpy as np
@@ -677,14 +693,7 @@ def fit_death(logs: list[DeathLog], seed: int = 0) -> tuple[dict[str, float], fl
 
     from forensics.diagnosis.decision.death import tokens
 
-    docs, y = [], []
-    for log in logs:
-        if log.failed and log.fatal_index is not None:
-            docs.append(log.texts[log.fatal_index])
-            y.append(1)
-        elif not log.failed:
-            docs.extend(log.texts)
-            y.extend([0] * len(log.texts))
+    docs, y, _ = death_docs(logs)
     vec = CountVectorizer(analyzer=tokens, binary=True, min_df=2)
     X = vec.fit_transform(docs)
     lr = LogisticRegression(C=C_REGULARISATION, max_iter=5000, class_weight="balanced", random_state=seed)

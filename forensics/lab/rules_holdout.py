@@ -17,6 +17,10 @@ out, as they would have been read before anyone wrote rules from them. Signature
 that match no real log at all are kept (written from a program's source or its
 catalogue, not from a log). The generated corpus is left out of the vouching: it is
 drawn from the signatures' own examples.
+
+The learned parts it reads (label model, prior and ``unknown`` threshold, death detector,
+healthy baseline) are the shipped ones, trained on every family: ``forensics.lab.honest_holdout``
+refits them per fold of families as well, and sets the ledger's first looks beside both.
 """
 from __future__ import annotations
 

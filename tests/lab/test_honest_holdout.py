@@ -1,0 +1,127 @@
+"""The held-out figures with the learned parts refit per fold (``forensics.lab.honest_holdout``):
+a family's logs never reach the rows its own fold's models are fitted or thresholded on."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from forensics.diagnosis.decision.label_features import DecisionInputs
+from forensics.lab import decision_train as dt
+from forensics.lab import honest_holdout as hh
+
+LABELS = ("env.module-missing", "gpu.out-of-memory", "config.model-load")
+PROOFS = ("ModuleNotFoundError: No module named 'x'", "torch.OutOfMemoryError: CUDA out of memory",
+          "OSError: cannot load the model config")
+
+
+def _rows(families: list[str], per: int = 6) -> list[dt.Row]:
+    rows = []
+    for fam in families:
+        for i in range(per):
+            k = i % len(LABELS)
+            inp = DecisionInputs(rule_label=LABELS[k] if i % 2 else None, rule_strength="weak",
+                                 clf={LABELS[k]: 0.6, LABELS[(k + 1) % 3]: 0.3}, proof=PROOFS[k])
+            rows.append(dt.Row(f"{fam}/{i}.log", fam, LABELS[k], inp, LABELS[k], 0.6))
+    return rows
+
+
+FAMILIES = [f"fam{i}" for i in range(10)]
+
+
+def test_every_family_is_in_exactly_one_fold_and_the_largest_alone():
+    groups = ["big"] * 40 + ["mid"] * 12 + [f for f in FAMILIES for _ in range(3)] + ["project:cpu"] * 9
+    table = hh.fold_table(groups, 4)
+    assert set(table) == {"big", "mid", *FAMILIES}  # the project's corpora are in no fold
+    assert [f for f, k in table.items() if k == table["big"]] == ["big"]
+    assert hh.fold_table(list(reversed(groups)), 4) == table  # deterministic
+
+
+def test_a_familys_rows_never_reach_its_own_folds_label_model(monkeypatch):
+    rows = _rows(FAMILIES) + _rows(["project:cpu"])
+    held = _rows(FAMILIES)
+    fitted: list[set[str]] = []
+    thresholded: list[set[str]] = []
+    real_fit, real_below = dt.fit, dt.fit_unknown_below
+    monkeypatch.setattr(dt, "fit", lambda rs, seed=0, folds=5: fitted.append({r.group for r in rs}) or
+                        real_fit(rs, seed, folds))
+    monkeypatch.setattr(dt, "fit_unknown_below", lambda got: thresholded.append({r.group for r, _ in got}) or
+                        real_below(got))
+    drop = {"fam3", "fam7"}
+    data = hh.fit_label(rows, held, drop, {"meta": {"ships": {"label": True}}}, seed=0)
+    assert len(fitted) == hh.INNER + 1 and all(not (g & drop) for g in fitted)
+    assert "project:cpu" in fitted[-1] and fitted[-1] == set(FAMILIES) - drop | {"project:cpu"}
+    assert thresholded and not (thresholded[0] & drop)
+    assert data["meta"]["rows"] == len(rows) - 12 and data["unknown_below"] in dt.UNKNOWN_GRID
+    # The prior table counts the training rows only: each key's counts sum to its training rows.
+    assert data["prior"] == dt.prior_table([r for r in rows if r.group not in drop])
+
+
+def _death_logs() -> list[dt.DeathLog]:
+    words = ("boom", "crash", "fatal", "abort")
+    logs = []
+    for n, fam in enumerate(FAMILIES + ["project:gpu"]):
+        for i in range(4):
+            failed = i % 2 == 0
+            texts = [f"RuntimeError: {words[(n + i) % 4]} in step {i}", f"INFO loading shard {n}", "INFO ready"]
+            logs.append(dt.DeathLog(f"{fam}/{i}", fam, failed, texts, 0 if failed else None, None, texts[1:]))
+    return logs
+
+
+def test_the_death_detectors_fit_without_a_fold_is_fit_death_on_the_other_logs():
+    logs = _death_logs()
+    docs = hh.DeathDocs(logs)
+    for drop in (set(), {"fam2"}, {"fam0", "fam5", "project:gpu"}):
+        assert docs.fit(drop) == dt.fit_death(hh.training(logs, drop))
+
+
+def test_a_familys_logs_never_reach_its_own_folds_death_detector(monkeypatch):
+    logs = _death_logs()
+    docs = hh.DeathDocs(logs)
+    fitted: list[set[str]] = []
+    real = hh.DeathDocs.fit
+    monkeypatch.setattr(hh.DeathDocs, "fit", lambda self, drop, seed=0: fitted.append(set(drop)) or
+                        real(self, drop, seed))
+    data = hh.fit_death(logs, {"fam0"}, seed=0, docs=docs)
+    # One fit per training group with a healthy log the detector reads, and the fold's own.
+    assert len(fitted) == len(FAMILIES) + 1 and all("fam0" in d for d in fitted) and fitted[-1] == {"fam0"}
+    assert 0 < data["threshold"] <= 0.999 and data["meta"]["logs"] == len(logs) - 4
+
+
+def test_the_folds_baseline_leaves_out_its_healthy_logs(tmp_path):
+    scans, groups_of = [], {}
+    for fam in ("a", "b"):
+        log = tmp_path / f"{fam}.log"
+        log.write_text(f"{fam} ready\n")
+        scans.append((log, fam, {f"template of {fam}"}, set(), {f"subject-{fam}"}))
+        groups_of[log] = fam
+    base = hh.fold_baseline(scans, groups_of, {"a"})
+    assert base.n_logs == 1 and base.usual("template of b") and not base.usual("template of a")
+
+
+def test_reading_with_a_fold_switches_the_models_and_restores_the_shipped(tmp_path, monkeypatch):
+    from forensics.diagnosis.decision.label_model import label_model
+
+    monkeypatch.delenv("FORENSICS_DECISION_MODEL", raising=False)
+    monkeypatch.delenv("FORENSICS_DEATH_MODEL", raising=False)
+    shipped = label_model()
+    data = hh.fit_label(_rows(FAMILIES), _rows(FAMILIES), {"fam1"}, {"meta": {}}, seed=0)
+    path = tmp_path / "decision.json"
+    path.write_text(json.dumps(data))
+    fold = hh.Fold(0, ["fam1"], path, Path(tmp_path / "no-death.json"), None)
+    with hh.reading_with(fold):
+        assert label_model() is not None and label_model().version == data["version"]
+    after = label_model()
+    assert (after is None) == (shipped is None) and (after is None or after.version == shipped.version)
+
+
+@pytest.mark.parametrize("batch", ["batch-45"])
+def test_the_ledger_pairs_a_first_look_with_the_same_logs_now(batch):
+    looks = hh.first_looks(Path(__file__).resolve().parents[2] / "corpora" / "public")
+    assert looks[batch]["failures"] >= looks[batch]["right"] and looks[batch]["missed"]
+    case = {"path": f"corpora/public/{batch}/001.log", "truth": "x", "answer": "x"}
+    out = {"families": {"f": {"cases": [case]}}, "healthy": {}}
+    row = next(r for r in hh.ledger(out, Path(__file__).resolve().parents[2] / "corpora" / "public")
+               if r["batch"] == batch)
+    assert row["honest"] == [1, 1] and row["new_families"] == ["f"]
