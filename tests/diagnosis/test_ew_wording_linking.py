@@ -54,10 +54,17 @@ def test_a_missing_model_foretold_at_no_level() -> None:
     assert score >= LIST_THRESHOLD and any("model-not-there" in r for r in reasons)
 
 
-def test_a_class_read_after_the_fact_only_is_not_announced() -> None:
+def test_nothing_detected_is_news_except_under_a_platform_plugin() -> None:
     line = "INFO 02-23 00:50:03 __init__.py:187] No platform detected, vLLM is running on UnspecifiedPlatform"
     d = live_decision(Event(kinds.LOG, 3, line, level="INFO"), base=EMPTY)
+    assert d is not None and "nothing-detected" in d["why"] and "env.driver-too-old" in d["predicts"]
+    # vllm-ascend / vllm-neuron: vLLM finds no platform of its own before the plugin activates
+    plugin = {"context": frozenset({"plugin:platform"})}
+    d = live_decision(Event(kinds.LOG, 3, line, level="INFO"), facts=plugin, base=EMPTY)
     assert d is None or "nothing-detected" not in d["why"]
+
+
+def test_a_class_read_after_the_fact_only_is_not_announced() -> None:
     qemu = "<jemalloc>: (This is the expected behaviour if you are running under QEMU)"
     assert live_decision(Event(kinds.MESSAGE, 3, qemu), base=EMPTY) is None
 
@@ -86,3 +93,19 @@ def test_stats_reports_of_a_stalled_engine_reach_the_warnings():
     r = forensics.classify(log)
     assert r["root_cause"] == "dist.nccl"
     assert any("Running: 1 reqs" in w["text"] and "stalled" in w["why"] for w in r["early_warnings"])
+
+
+def _rec(line: int, score: float) -> dict:
+    return {"line": line, "text": f"WARNING message number {'abcdefgh'[line % 8]} here", "score": score, "count": 1,
+            "why": "not printed by healthy start-ups"}
+
+
+def test_a_failure_with_nothing_over_the_bar_lists_its_best_candidate_from_the_floor() -> None:
+    from forensics.diagnosis.early_warnings.linking import _rank
+    from forensics.diagnosis.early_warnings.scoring import LIST_FLOOR
+
+    got = _rank({1: _rec(1, LIST_FLOOR - 0.1), 2: _rec(2, LIST_FLOOR + 0.2), 3: _rec(3, LIST_FLOOR)})
+    assert [w["line"] for w in got] == [2]  # one line, the best
+    assert _rank({1: _rec(1, LIST_FLOOR - 0.1)}) == []  # under the floor: nothing
+    over = _rank({1: _rec(1, LIST_THRESHOLD + 0.1), 2: _rec(2, LIST_FLOOR + 0.5)})
+    assert [w["line"] for w in over] == [1]  # something over the bar: the bar decides
