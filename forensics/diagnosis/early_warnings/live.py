@@ -10,7 +10,7 @@ from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, ar
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
-from forensics.diagnosis.early_warnings.wording import _wording, quiet_when, wording_class  # noqa: F401 (re-exported)
+from forensics.diagnosis.early_warnings.wording import _wording, wording_class  # noqa: F401 (re-exported)
 from forensics.events import types as kinds
 from forensics.events.types import Event
 
@@ -64,20 +64,17 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
                 "subjects": sorted(subjects(text))[:12]}
     if kind == kinds.PHASE_MARKER:
         return None
-    return _unusual_decision(ev, server, base or baseline(), (facts or {}).get("context", frozenset()))
+    return _unusual_decision(ev, server, base or baseline())
 
 
-def _unusual_decision(ev: Event, server: str | None, base: Baseline,
-                      have: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str, Any] | None:
     """A warning no precursor names: news when healthy start-ups do not print it, its wording says a
     failure will follow, and it is about a rare subject of a failure's topic (or names a CUDA error)."""
     text = ev.text
     code = cuda_error_label(text)  # a CUDA error code is an error whatever level its line was printed at
     said = wording_class(text)  # so is a shortfall a program states (wording.yaml's any_level classes)
-    if said is not None and (not said[4] or matching(quiet_when(said[0]), have)):
-        # a class read after the fact only (healthy runs word it so too often to announce it), or
-        # in the context its class names as where healthy runs print it
-        said = None
+    if said is not None and not said[4]:
+        said = None  # a class read after the fact only (healthy runs word it so too often to announce it)
     if code is None and not (said and said[3]) and text_level(ev) not in ("WARNING", "ERROR"):
         return None
     if base.usual(template(text), server) or base.familiar(text):

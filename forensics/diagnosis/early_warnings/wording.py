@@ -20,20 +20,6 @@ def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...], 
 
 
 @lru_cache(maxsize=1)
-def _quiet() -> dict[str, tuple[str, ...]]:
-    """``quiet_when`` per class: the start-up contexts in which healthy runs print the class's
-    wording (a platform plugin that activates after vLLM found no platform of its own), where
-    ``watch`` keeps it quiet."""
-    raw = load_table(__file__, "wording.yaml")
-    return {c["id"]: tuple(c.get("quiet_when") or ()) for c in raw["classes"]}
-
-
-def quiet_when(cid: str) -> tuple[str, ...]:
-    """The contexts in which class ``cid`` is not announced live."""
-    return _quiet().get(cid, ())
-
-
-@lru_cache(maxsize=1)
 def any_level_hints() -> tuple[str, ...]:
     """The hints of the classes read at any level: a line holding one may be a candidate though it
     carries no warning level and no trouble word (the collector asks this of unlevelled lines)."""
