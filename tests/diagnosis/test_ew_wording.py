@@ -77,3 +77,11 @@ def test_every_match_holds_a_hint() -> None:
         for t in c["examples"]["match"]:
             assert any(h in t.lower() for h in c["hints"]), (c["id"], t)
             assert all(h == h.lower() for h in c["hints"])
+
+
+def test_an_amd_gpu_run_with_another_generations_isa_is_news_at_any_level() -> None:
+    line = "  Device 0: AMD Radeon RX 9070 XT, gfx1100 (0x1100), VMM: no, Wave Size: 32"
+    d = live_decision(Event(kinds.MESSAGE, 3, line), base=EMPTY)
+    assert d is not None and "isa-of-another-generation" in d["why"] and "gpu.illegal-access" in d["predicts"]
+    same = "  Device 0: AMD Radeon RX 6700 XT, gfx1030 (0x1030), VMM: no, Wave Size: 32"
+    assert live_decision(Event(kinds.MESSAGE, 3, same), base=EMPTY) is None
