@@ -87,18 +87,3 @@ def test_stats_reports_of_a_stalled_engine_reach_the_warnings():
     assert r["root_cause"] == "dist.nccl"
     assert any("Running: 1 reqs" in w["text"] and "stalled" in w["why"] for w in r["early_warnings"])
 
-
-def _rec(line: int, score: float) -> dict:
-    return {"line": line, "text": f"WARNING message number {'abcdefgh'[line % 8]} here", "score": score, "count": 1,
-            "why": "not printed by healthy start-ups"}
-
-
-def test_a_failure_with_nothing_over_the_bar_lists_its_best_candidate_from_the_floor() -> None:
-    from forensics.diagnosis.early_warnings.linking import _rank
-    from forensics.diagnosis.early_warnings.scoring import LIST_FLOOR
-
-    got = _rank({1: _rec(1, LIST_FLOOR - 0.1), 2: _rec(2, LIST_FLOOR + 0.2), 3: _rec(3, LIST_FLOOR)})
-    assert [w["line"] for w in got] == [2]  # one line, the best
-    assert _rank({1: _rec(1, LIST_FLOOR - 0.1)}) == []  # under the floor: nothing
-    over = _rank({1: _rec(1, LIST_THRESHOLD + 0.1), 2: _rec(2, LIST_FLOOR + 0.5)})
-    assert [w["line"] for w in over] == [1]  # something over the bar: the bar decides

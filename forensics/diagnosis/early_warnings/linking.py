@@ -10,8 +10,7 @@ from forensics.diagnosis.early_warnings.candidates import (
     _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
-    FEW, LIST_FLOOR, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context,
-    score_candidate)
+    FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
 from forensics.diagnosis.early_warnings.subjects import subjects
 from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, UNNAMED_ARCH_FAILURE, _lazy
 from forensics.events import types as kinds
@@ -340,10 +339,6 @@ def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None) -
         out = [w for w in ranked if w["learned_p"] >= learned_bar][:MAX_LISTED]
     else:
         out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
-        if not out:
-            # Nothing clears the bar: the failure still lists its best candidate when it is a warning
-            # healthy start-ups do not print (or better) -- one line to read is worth more than none.
-            out = [w for w in ranked if w["score"] >= LIST_FLOOR][:1]
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
     for w in scored.values():
         w.pop("_level", None)
