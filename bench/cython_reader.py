@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _proc import OUT, ROOT  # noqa: E402
+from _proc import OUT, ROOT
 
 sys.path.insert(0, str(ROOT))
 BUILD = OUT / "cython"

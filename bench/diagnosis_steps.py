@@ -20,11 +20,12 @@ import argparse
 import collections
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _proc import ROOT  # noqa: E402
+from _proc import ROOT
 
 sys.path.insert(0, str(ROOT))
 COST: dict[str, list] = collections.defaultdict(lambda: [0, 0.0])

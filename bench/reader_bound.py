@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _proc import ROOT, forensics_argv, measure, warm_cache  # noqa: E402
+from _proc import ROOT, forensics_argv, measure, warm_cache
 
 sys.path.insert(0, str(ROOT))
 TARGET = 2.5
@@ -48,6 +48,7 @@ def _best_cpu(fn, repeats: int) -> float:  # type: ignore[no-untyped-def]
 def in_process(path: Path, repeats: int) -> tuple[int, dict[str, float]]:
     """Lines, and CPU s of each cumulative stage over ``path`` in this process."""
     import profile_classify as pc
+
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import Source
     from forensics.pipeline import diagnose_source, load_classifier
