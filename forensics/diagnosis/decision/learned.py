@@ -68,6 +68,8 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
         from forensics.diagnosis.decision.label_prior import prior_of, wanted
 
         inp.prior = prior_of(model.prior, inp.proof) if wanted(inp) else {}
+    if inp.says is None:
+        inp.says = said_by(inp)
     # A model is never certain: three decimals would round 0.9996 to 1.0.
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
@@ -88,6 +90,15 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if conf < model.unknown_below and label != "unknown":
         return Decision("unknown", conf, decided_by, cands)
     return Decision(label, conf, decided_by, cands)
+
+
+def said_by(inp: DecisionInputs) -> tuple[str, ...]:
+    """The labels the proving line's wording names (``label_wording``), read where the prior is
+    (no signature matched, or the classifier was consulted)."""
+    from forensics.diagnosis.decision.label_prior import wanted
+    from forensics.diagnosis.decision.label_wording import says
+
+    return says(inp.proof) if wanted(inp) else ()
 
 
 def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
