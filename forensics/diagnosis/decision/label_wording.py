@@ -5,10 +5,10 @@ flag``, a runtime's ``out of memory``. The label model reads it as one input (``
 by knowledge true of every program rather than by the text classifier alone. Pure, no scikit-learn."""
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
+from forensics.diagnosis.early_warnings.vocab import _lazy
 from forensics.events.tables import load_table
 
 MAX_TEXT = 400
@@ -16,10 +16,11 @@ MAX_TEXT = 400
 
 @lru_cache(maxsize=1)
 def _classes() -> tuple[tuple[str, str, tuple[str, ...], Any, Any], ...]:
-    """(id, the label it says, hints, regex, unless-regex or None) per class, in file order."""
+    """(id, the label it says, hints, regex, unless-regex or None) per class, in file order (each
+    regex compiled the first time a line holds one of its hints: most failures need none or one)."""
     raw = load_table(__file__, "label_wording.yaml")
-    return tuple((c["id"], c["says"], tuple(c["hints"]), re.compile(c["regex"]),
-                  re.compile(c["unless"]) if c.get("unless") else None) for c in raw["classes"])
+    return tuple((c["id"], c["says"], tuple(c["hints"]), _lazy(c["regex"]),
+                  _lazy(c["unless"]) if c.get("unless") else None) for c in raw["classes"])
 
 
 def classes_of(text: str | None) -> tuple[str, ...]:
