@@ -7,6 +7,7 @@ else the model's most probable label is the answer, ``unknown`` (with the
 candidates) only when even that is improbable."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
@@ -31,7 +32,8 @@ def phase_wanted() -> bool:
 
 def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
               clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
-              tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None) -> DecisionInputs:
+              tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None,
+              near: list[str] | None = None) -> DecisionInputs:
     """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed."""
     sig = best.signature if best is not None else None
     rivals = tuple(sorted({h.signature.root_cause for h in fails
@@ -45,7 +47,7 @@ def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: b
         rivals=rivals, n_rules=len({h.signature.id for h in fails}), clf=clf, precursor=predicted,
         truncated=truncated, traceback=fail_ev is not None and fail_ev.kind == kinds.TRACEBACK,
         no_failure_line=fail_ev is None, wrapper=bool(wrappers), ends_in_error=tail is not None,
-        exit_failed=exit_failed, proof=_proof(inc, fail_line))
+        exit_failed=exit_failed, proof=_message_of(_proof(inc, fail_line), near))
 
 
 def _proof(inc: Any, fail_line: int | None) -> str | None:
@@ -56,6 +58,21 @@ def _proof(inc: Any, fail_line: int | None) -> str | None:
 
     text = proof_text(inc, fail_line)
     return text[:400] if text else None
+
+
+_FRAME = re.compile(r'^\s*(?:File "|at |#\d+ |Traceback \(most recent call last\))')
+
+
+def _message_of(proof: str | None, near: list[str] | None) -> str | None:
+    """The proving line, unless it is only a traceback's frame (or nothing): then the first line
+    printed with the failure that is a message (a cut stack's exception often arrives beside it)."""
+    if proof and proof.strip() and not _FRAME.match(proof):
+        return proof
+    for text in near or ():
+        for ln in text.splitlines():
+            if ln.strip() and not _FRAME.match(ln) and not ln.startswith(("    ", "\t")):
+                return ln.strip()[:400]
+    return proof
 
 
 def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc: Any = None) -> Decision:
