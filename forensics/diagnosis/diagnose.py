@@ -216,7 +216,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if classifier is not None:
         decision = learned.decide(learned.inputs_of(best, found.fails, rule_conf, truncated, clf_answer, predicted,
                                                     fail_ev, found.wrappers, found.tail, found.exit_failed,
-                                                    inc, fail_line),
+                                                    inc, fail_line, near),
                                   decision, arbitrate.needs_classifier(best, truncated, rule_conf), inc)
     label = decision.label
     if phase is None:

@@ -380,10 +380,11 @@ def with_priors(train: list[Row], *tests: list[Row]) -> tuple[list[Row], tuple[l
     import dataclasses
 
     from forensics.diagnosis.decision.label_prior import prior_of_keys, wanted
+    from forensics.diagnosis.decision.learned import said_by
 
     def set_prior(r: Row, table: dict[str, dict[str, float]]) -> Row:
         prior = prior_of_keys(table, _keys_of(r)) if wanted(r.inputs) else {}  # as at run time
-        return dataclasses.replace(r, inputs=dataclasses.replace(r.inputs, prior=prior))
+        return dataclasses.replace(r, inputs=dataclasses.replace(r.inputs, prior=prior, says=said_by(r.inputs)))
 
     tables = {g: prior_table([r for r in train if r.group != g]) for g in sorted({r.group for r in train})}
     full = prior_table(train)

@@ -24,9 +24,15 @@ PAIR = ("rule_strong", "rule_weak", "rule_conf", "rule_truncated", "rule_is_warn
 # classifier's; "unknown" where the line has no prior. Appended after the biases, so that a model
 # trained before them still loads (``pair_model``: their weights are 0 there).
 PRIOR = ("prior", "prior_top", "prior_without_rule", "prior_x_clf", "unknown_no_prior")
-FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS) + PRIOR
+# What the proving line's own words say (``label_wording``; eighth session): this label is the one
+# the wording names, the same where no signature matched, and times the classifier's; for "unknown",
+# that the wording names some label. One weight for every wording class, so a class no training
+# family printed is weighed as the classes they did. Appended last, as the prior was.
+WORDING = ("says", "says_without_rule", "says_x_clf", "unknown_when_said")
+FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS) + PRIOR + WORDING
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _P = INDEX["prior"]
+_W = INDEX["says"]
 
 
 @dataclass
@@ -49,6 +55,7 @@ class DecisionInputs:
     exit_failed: bool = False
     proof: str | None = None  # the proving line's text (bounded)
     prior: dict[str, float] | None = None  # P(label | proving line), ``label_prior.prior_of``
+    says: tuple[str, ...] | None = None  # the labels the proving line's wording names, ``label_wording.says``
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -100,5 +107,12 @@ def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
         x[_P + 1] = 1.0 if max(inp.prior, key=lambda k: (inp.prior[k], k)) == label else 0.0  # type: ignore[index]
         x[_P + 2] = p if inp.rule_label is None else 0.0
         x[_P + 3] = p * clf
+    said = inp.says or ()
+    if label in said:
+        x[_W] = 1.0
+        x[_W + 1] = 1.0 if inp.rule_label is None else 0.0
+        x[_W + 2] = clf
+    if label == "unknown" and said:
+        x[_W + 3] = 1.0
     x[INDEX[f"bias:{label}"]] = 1.0
     return x

@@ -7,6 +7,7 @@ else the model's most probable label is the answer, ``unknown`` (with the
 candidates) only when even that is improbable."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
@@ -31,7 +32,8 @@ def phase_wanted() -> bool:
 
 def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
               clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
-              tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None) -> DecisionInputs:
+              tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None,
+              near: list[str] | None = None) -> DecisionInputs:
     """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed."""
     sig = best.signature if best is not None else None
     rivals = tuple(sorted({h.signature.root_cause for h in fails
@@ -45,7 +47,7 @@ def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: b
         rivals=rivals, n_rules=len({h.signature.id for h in fails}), clf=clf, precursor=predicted,
         truncated=truncated, traceback=fail_ev is not None and fail_ev.kind == kinds.TRACEBACK,
         no_failure_line=fail_ev is None, wrapper=bool(wrappers), ends_in_error=tail is not None,
-        exit_failed=exit_failed, proof=_proof(inc, fail_line))
+        exit_failed=exit_failed, proof=_message_of(_proof(inc, fail_line), near))
 
 
 def _proof(inc: Any, fail_line: int | None) -> str | None:
@@ -58,6 +60,21 @@ def _proof(inc: Any, fail_line: int | None) -> str | None:
     return text[:400] if text else None
 
 
+_FRAME = re.compile(r'^\s*(?:File "|at |#\d+ |Traceback \(most recent call last\))')
+
+
+def _message_of(proof: str | None, near: list[str] | None) -> str | None:
+    """The proving line, unless it is only a traceback's frame (or nothing): then the first line
+    printed with the failure that is a message (a cut stack's exception often arrives beside it)."""
+    if proof and proof.strip() and not _FRAME.match(proof):
+        return proof
+    for text in near or ():
+        for ln in text.splitlines():
+            if ln.strip() and not _FRAME.match(ln) and not ln.startswith(("    ", "\t")):
+                return ln.strip()[:400]
+    return proof
+
+
 def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc: Any = None) -> Decision:
     """The label model's decision (or the rules' when no model is shipped)."""
     _record("label", inc, inp, rules)
@@ -68,6 +85,8 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
         from forensics.diagnosis.decision.label_prior import prior_of, wanted
 
         inp.prior = prior_of(model.prior, inp.proof) if wanted(inp) else {}
+    if inp.says is None:
+        inp.says = said_by(inp)
     # A model is never certain: three decimals would round 0.9996 to 1.0.
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
@@ -88,6 +107,15 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if conf < model.unknown_below and label != "unknown":
         return Decision("unknown", conf, decided_by, cands)
     return Decision(label, conf, decided_by, cands)
+
+
+def said_by(inp: DecisionInputs) -> tuple[str, ...]:
+    """The labels the proving line's wording names (``label_wording``), read where the prior is
+    (no signature matched, or the classifier was consulted)."""
+    from forensics.diagnosis.decision.label_prior import wanted
+    from forensics.diagnosis.decision.label_wording import says
+
+    return says(inp.proof) if wanted(inp) else ()
 
 
 def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
