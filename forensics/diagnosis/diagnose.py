@@ -138,7 +138,7 @@ class _Findings:
 def _findings(inc: Incident) -> _Findings:
     fails = [h for h in inc.failure_hits
              if verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)
-             and not verdicts.warned_and_went_on(inc, h.event)
+             and not verdicts.warned_and_went_on(inc, h.event) and not verdicts.dismissed(inc, h.event)
              and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
@@ -191,6 +191,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
         result["phase"] = _healthy_phase(inc)
+        if result["phase"] is None and result["verdict"] == "starting":
+            result["phase"] = "launch"  # no step past launch said (healthy_verdict): it is launching
         if verdicts.answered_requests(inc):
             # a request handled (its handler's traceback) is serving (taxonomy), readiness line or not
             result["phase"] = result["reached_phase"] = "serving"
