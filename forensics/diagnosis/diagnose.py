@@ -167,11 +167,14 @@ def _findings(inc: Incident) -> _Findings:
 def _healthy_phase(inc: Incident) -> str | None:
     """The last phase a lifetime without a failure reached. Killed from outside while up, it is
     where it was at the kill (what the dying processes print after it, a leaked process group's
-    warning, is no stop)."""
+    warning, is no stop). Starting with no marker at all: launch."""
     killed = [h.line for h in inc.wrapper_hits if verdicts.killed_while_up(inc, h.event)]
     if killed:
         return inc.phase_at(killed[0]) or inc.reached()
-    return inc.reached()
+    reached = inc.reached()
+    if reached is None and verdicts.healthy_verdict(inc) == "starting":
+        return "launch"  # it printed lines and no step past launch (healthy_verdict): it is launching
+    return reached
 
 
 def lifetime_failed(inc: Incident) -> bool:
@@ -191,8 +194,6 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
         result["phase"] = _healthy_phase(inc)
-        if result["phase"] is None and result["verdict"] == "starting":
-            result["phase"] = "launch"  # no step past launch said (healthy_verdict): it is launching
         if verdicts.answered_requests(inc):
             # a request handled (its handler's traceback) is serving (taxonomy), readiness line or not
             result["phase"] = result["reached_phase"] = "serving"
