@@ -345,13 +345,19 @@ def answered_requests(inc: Incident) -> bool:
     return inc.ready_line is None and any(request_level(ev) for ev, _phase, _after in inc.tracebacks)
 
 
+def printed_something(inc: Incident) -> bool:
+    """The lifetime's program printed a line that is not blank (whitespace alone is no program)."""
+    st = inc.outcome
+    return inc.process_events > 0 and st is not None and any(e.text.strip() for e in st.recent)
+
+
 def healthy_verdict(inc: Incident) -> str:
     """The verdict of a lifetime without a failure: ready, no-failure, stalled or starting."""
     if inc.ready_line is not None or answered_requests(inc):
         return "ready"
     if inc.stop_requested_line is not None and inc.exit is not None:
         return "no-failure"  # stopped on request before it was ready
-    if inc.phase is None and inc.process_events == 0:
+    if inc.phase is None and not printed_something(inc):
         return "no-failure"
     if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > STALL_SECONDS:
         return "stalled"
