@@ -138,7 +138,7 @@ class _Findings:
 def _findings(inc: Incident) -> _Findings:
     fails = [h for h in inc.failure_hits
              if verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)
-             and not verdicts.warned_and_went_on(inc, h.event)
+             and not verdicts.warned_and_went_on(inc, h.event) and not verdicts.dismissed(inc, h.event)
              and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
@@ -167,11 +167,14 @@ def _findings(inc: Incident) -> _Findings:
 def _healthy_phase(inc: Incident) -> str | None:
     """The last phase a lifetime without a failure reached. Killed from outside while up, it is
     where it was at the kill (what the dying processes print after it, a leaked process group's
-    warning, is no stop)."""
+    warning, is no stop). Starting with no marker at all: launch."""
     killed = [h.line for h in inc.wrapper_hits if verdicts.killed_while_up(inc, h.event)]
     if killed:
         return inc.phase_at(killed[0]) or inc.reached()
-    return inc.reached()
+    reached = inc.reached()
+    if reached is None and verdicts.healthy_verdict(inc) == "starting":
+        return "launch"  # it printed lines and no step past launch (healthy_verdict): it is launching
+    return reached
 
 
 def lifetime_failed(inc: Incident) -> bool:

@@ -44,7 +44,10 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # LMDeploy TurboMind's weight threads (_create_weight_func, create_shared_weights), and torch's
         # Module._apply / convert, which .to(device) / .cuda() run to move a built model's weights onto
         # the device (module.py's own frames only: the names alone are common words).
-        r"_create_weight\w*|create_shared_weights|(?:_apply|convert) \S*torch/nn/modules/module\.py)\s", re.M)),
+        r"_create_weight\w*|create_shared_weights|(?:_apply|convert) \S*torch/nn/modules/module\.py|"
+        # A rotary embedding builds its frequency and cos/sin tables in its constructor, run while the
+        # model is built for its weights (vLLM's and SGLang's layers/rotary_embedding.py).
+        r"_compute_inv_freq|_compute_cos_sin_cache)\s", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
         r"_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*|sample|_sample|"

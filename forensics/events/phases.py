@@ -24,6 +24,9 @@ MARKERS: list[tuple[str, str, str]] = [(row["name"], row["phase"], cast(str, joi
 LOGGER_OF: dict[str, re.Pattern[str]] = {row["name"]: re.compile(row["logger"]) for row in _TABLE if row.get("logger")}
 
 PHASE_OF = {name: phase for name, phase, _ in MARKERS}
+# Markers a program prints on a timer while it is up (periodic: true): they say it is still up, so
+# once it serves they are no step back to ready.
+PERIODIC: frozenset[str] = frozenset(row["name"] for row in _TABLE if row.get("periodic"))
 
 # One alternation of plain literals rejects ordinary lines cheaply (a mixed
 # alternation defeats re's literal-prefix scan and costs ~15 us a line);
@@ -32,7 +35,7 @@ _KEYWORDS = (
     "server_args=", "ServerArgs(", "non-default args", "vLLM API server version", "args: Namespace(", "Initializing a",
     "Args {", "Init torch distributed", "Init parallel begin", "Initializing distributed environment", "world_size=",
     "Load weight", "Starting to load model", "Loading safetensors", "Multi-thread loading", "Loading weights",
-    "Loading model weights", "Loading the model [", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
+    "Loading model weights", "Loading the model ", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
     "Model artifacts downloaded", "loading: ", "TRITONBACKEND_ModelInstanceInitialize", "llama_model_loader: loaded",
     "loading model", "llm_load_", "load_tensors: ", "print_info: file format",
     "Model loading took", "ready in ", "successfully loaded", "KV Cache is allocated",
@@ -46,7 +49,7 @@ _KEYWORDS = (
     "Connected", "Ready", "server is listening on", "HTTP server listening", "Listening on", "Deployed app",
     "is ready at ", "Starting HTTP service on", "in a browser for detailed api usage",
     "llama runner started", "llama_server: listening on", "cleaning up before exit", "Received second interrupt", "Shutdown initiated (timeout=", "Starting HTTP(S) service", "Router ready | workers", "BentoServer from",
-    "Please connect to custom endpoint", "API is listening!", "bound on host ", "Starting Xinference at endpoint", "Running on local URL", "ModelActor(", "LocalAI is started and running", "Running on http", "Ctrl-c to exit", "erver listening on http", "Serving on http", "Starting httpd at", "whisper server listening at", "status=200", "Start mindie server", "Start endpoint success", "Daemon start success", "Serving router on", "lightllm_req_id", "Preparing model workspace", " OK ", "Request serving ", "Benchmark complete.", "Stopping LLM backend.", "Collecting last responses", "Output generated in", "tasks: [", "Processed prompts", "Processed requests", "Prefill. latency: ", "preprocess_ms: ", "{parameters=", "{total_time=",
+    "Please connect to custom endpoint", "API is listening!", "bound on host ", "Starting Xinference at endpoint", "Running on local URL", "ModelActor(", "LocalAI is started and running", "Running on http", "Ctrl-c to exit", "erver listening on http", "Serving on http", "Starting httpd at", "whisper server listening at", "status=200", "Start mindie server", "Start endpoint success", "Daemon start success", "Serving router on", "lightllm_req_id", "Server started on http", "-> WORKER_STARTED", "req.cmd LOAD", "-> WORKER_MODEL_LOADED", "Send heart beat", "fastapi/routing.py:", "Preparing model workspace", " OK ", "Request serving ", "Benchmark complete.", "Stopping LLM backend.", "Collecting last responses", "Output generated in", "tasks: [", "Processed prompts", "Processed requests", "Prefill. latency: ", "preprocess_ms: ", "{parameters=", "{total_time=",
     "{default_return_full_text=", "processing task", "log_server_r:", "[GIN]", "POST /", "PUT /", "CALL __call__", "Decode batch", "Prefill batch",
     "Avg prompt throughput", "Shutting down", "SIGTERM", "Finished server process", "[shutdown]", "Gracefully stopping",
     "Stopping gracefully", "Terminating process group", "resource_tracker: There appear", "CANCELLED",

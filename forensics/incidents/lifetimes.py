@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.bulk import BULK, CLIENT, idle_stats, request_class
-from forensics.events.phases import PHASE_ORDER
+from forensics.events.phases import PERIODIC, PHASE_ORDER
 
 MAX_TRACEBACKS = 64
 MAX_HITS = 400
@@ -291,6 +291,9 @@ class IncidentBuilder:
         if marker == "app_startup":
             # uvicorn's startup line means ready for vLLM; SGLang prints it before its warmup.
             phase = "warmup" if inc.server == "sglang" else "ready"
+        if marker in PERIODIC and inc.phase == "serving":
+            inc.last_activity_line = ev.line
+            return  # a "still up" line printed on a timer (a worker's heart beat): serving goes on
         if phase == "serving":
             became = inc.ready_line is None
             if became:

@@ -76,17 +76,52 @@ def request_level(ev: Event) -> bool:
 
 
 def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = None) -> bool:
-    """A failure line counts unless it is shutdown noise or a request-level
-    error the server survived (it went on serving afterwards)."""
+    """A failure line counts unless it is shutdown noise, a bystander's (a metrics or telemetry
+    collector's) or a request-level error the server survived (it went on serving afterwards)."""
     if inc.shutdown_line is not None and line >= inc.shutdown_line and inc.ready_line is not None:
         return False
     if not died(inc, line):
+        if ev is not None and bystander(ev):
+            return False
         # A request handler's traceback means a server was up and answering (an excerpt may
         # start after its ready line): one request failed, the process did not.
         if (after_ready and inc.last_activity_line > line) or (ev is not None and request_level(ev)) \
                 or asgi_report_before(inc, line):
             return False
     return True
+
+
+# Loggers of the collectors a server runs beside its work (TorchServe's frontend runs its
+# system-metrics script every minute from org.pytorch.serve.metrics.MetricCollector; vLLM's
+# usage_lib reports usage stats from a thread; Prometheus/OpenTelemetry exporters): when one
+# fails, the server loses a figure, not its life.
+_BYSTANDER_LOGGER = re.compile(r"(?i)(?:^|[.:/\s])(?:(?:\w+_)?metrics?(?:_?collector|_?exporter)?|telemetry|usage_lib|usage_stats|otel\w*|prometheus\w*)$")
+
+
+def bystander(ev: Event) -> bool:
+    """The error was logged by a metrics or telemetry collector, not by the server's own work."""
+    return _BYSTANDER_LOGGER.search(ev.logger or "") is not None
+
+
+# A program saying that the library error just above is optional and that it goes on without it:
+# TensorFlow after its GPU libraries' probe (stream_executor/platform/default/dso_loader and
+# tf2tensorrt/utils/py_utils.cc: "TF-TRT Warning: Cannot dlopen some TensorRT libraries. If you
+# would like to use Nvidia GPU with TensorRT, please make sure ...", cuda_runtime: "Ignore above
+# cudart dlerror if you do not have a GPU set up on your machine.", "Skipping registering GPU devices...").
+_DISMISSED = re.compile(r"\bIgnore above \w+ dlerror\b|\bCannot dlopen some \w+ libraries\. If you would like to use\b|"
+                        r"\bSkipping registering GPU devices\b")
+_DISMISS_SPAN = 12  # lines: the program's own comment follows its probe's messages at once
+
+
+def dismissed(inc: Incident, ev: Event) -> bool:
+    """The program said right after ``ev`` that the failure is optional, and nothing died."""
+    if died(inc, ev.line):
+        return False
+    end = ev.end_line or ev.line
+    for seen in (inc.warning_lines, inc.error_lines):
+        if any(end < e.line <= end + _DISMISS_SPAN and _DISMISSED.search(e.text[:400]) for e in seen):
+            return True
+    return False
 
 
 def asgi_report_before(inc: Incident, line: int) -> bool:
@@ -310,14 +345,20 @@ def answered_requests(inc: Incident) -> bool:
     return inc.ready_line is None and any(request_level(ev) for ev, _phase, _after in inc.tracebacks)
 
 
+def printed_something(inc: Incident) -> bool:
+    """The lifetime's program printed a line that is not blank (whitespace alone is no program)."""
+    st = inc.outcome
+    return inc.process_events > 0 and st is not None and any(e.text.strip() for e in st.recent)
+
+
 def healthy_verdict(inc: Incident) -> str:
     """The verdict of a lifetime without a failure: ready, no-failure, stalled or starting."""
     if inc.ready_line is not None or answered_requests(inc):
         return "ready"
     if inc.stop_requested_line is not None and inc.exit is not None:
         return "no-failure"  # stopped on request before it was ready
-    if inc.phase is None:
+    if inc.phase is None and not printed_something(inc):
         return "no-failure"
     if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > STALL_SECONDS:
         return "stalled"
-    return "starting"
+    return "starting"  # no marker at all: a program that printed lines and said no later step is launching

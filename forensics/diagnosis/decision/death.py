@@ -96,14 +96,16 @@ def candidates(inc: Any) -> Iterable[Any]:
     # that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
     progressed = _last_change(inc, st)
     # A line an early-warning rule knows is a warning the program printed and went on after (an
-    # optional extension that did not load), not where it died.
+    # optional extension that did not load), not where it died; so is one the program itself said
+    # just after was optional (TensorFlow's probe of TensorRT's libraries: verdicts.dismissed).
     warned = {h.event.line for h in inc.precursor_hits}
     events = list(st.recent)
     for k, ev in enumerate(events):
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
-                and ev.line > progressed and unhandled(ev) and ev.line not in warned:
+                and ev.line > progressed and unhandled(ev) and ev.line not in warned \
+                and not verdicts.dismissed(inc, ev):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
 
