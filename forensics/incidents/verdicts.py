@@ -124,6 +124,17 @@ def dismissed(inc: Incident, ev: Event) -> bool:
     return False
 
 
+# A server's reply to one request it could not serve (llama.cpp's server: "send_error: task id = N,
+# error: request (N tokens) exceeds the available context size ..."): the client got the error, the
+# process went on serving.
+_REPLIED_ERROR = re.compile(r"\bsend_error: task id = \d+, error: ")
+
+
+def replied_error(ev: Event) -> bool:
+    """The line is an error the server sent back to one client, not one it died of."""
+    return _REPLIED_ERROR.search(ev.text[:300]) is not None
+
+
 def asgi_report_before(inc: Incident, line: int) -> bool:
     """uvicorn's "Exception in ASGI application" on the line before a traceback that did not
     take it as its carrier (a logger prefix on every line, or a paste, cost the frames their

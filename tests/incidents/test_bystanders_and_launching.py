@@ -68,3 +68,30 @@ def test_heart_beats_after_requests_are_no_step_back_from_serving():
     )
     r = forensics.classify_text(text)
     assert r["verdict"] == "ready" and r["phase"] == "serving"
+
+
+_LLAMA_SERVER = (
+    "main: server is listening on http://0.0.0.0:8080 - starting the main loop\n"
+    "srv  update_slots: all slots are idle\n"
+    "srv    send_error: task id = 73000, error: request (65801 tokens) exceeds the available context size (65536 tokens), try increasing it\n"
+    "srv    send_error: task id = 73003, error: request (65970 tokens) exceeds the available context size (65536 tokens), try increasing it\n"
+)
+
+
+def test_errors_a_server_sent_back_to_its_clients_are_not_where_it_died():
+    from forensics.events.types import MESSAGE, Event
+    from forensics.incidents import verdicts
+
+    assert verdicts.replied_error(Event(MESSAGE, 3, _LLAMA_SERVER.splitlines()[2]))
+    assert not verdicts.replied_error(Event(MESSAGE, 1, "srv  load_model: failed to load model, error: out of memory"))
+    r = forensics.classify_text(_LLAMA_SERVER)
+    assert r["verdict"] == "ready" and r["root_cause"] is None
+
+
+def test_a_native_crash_handlers_report_is_a_death():
+    text = ("I0310 06:25:38.962557 1 http_server.cc:4637] Started HTTPService at 0.0.0.0:8000\n"
+            "Signal (11) received.\n"
+            " 0# 0x000055815783D8AD in tritonserver\n"
+            " 1# 0x00007F9D4E52F520 in /usr/lib/x86_64-linux-gnu/libc.so.6\n")
+    r = forensics.classify_text(text)
+    assert r["verdict"] == "failed"

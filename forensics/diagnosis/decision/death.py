@@ -105,7 +105,7 @@ def candidates(inc: Any) -> Iterable[Any]:
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
                 and ev.line > progressed and unhandled(ev) and ev.line not in warned \
-                and not verdicts.dismissed(inc, ev):
+                and not verdicts.dismissed(inc, ev) and not verdicts.replied_error(ev):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
 
