@@ -164,7 +164,7 @@ def _findings(inc: Incident) -> _Findings:
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
 
-def _healthy_phase(inc: Incident) -> str | None:
+def _healthy_phase(inc: Incident, verdict: str) -> str | None:
     """The last phase a lifetime without a failure reached. Killed from outside while up, it is
     where it was at the kill (what the dying processes print after it, a leaked process group's
     warning, is no stop). Starting with no marker at all: launch."""
@@ -172,7 +172,7 @@ def _healthy_phase(inc: Incident) -> str | None:
     if killed:
         return inc.phase_at(killed[0]) or inc.reached()
     reached = inc.reached()
-    if reached is None and verdicts.healthy_verdict(inc) == "starting":
+    if reached is None and verdict == "starting":
         return "launch"  # it printed lines and no step past launch (healthy_verdict): it is launching
     return reached
 
@@ -193,7 +193,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result = incident_skeleton(inc)
     if not found.failed:
         result["verdict"] = verdicts.healthy_verdict(inc)
-        result["phase"] = _healthy_phase(inc)
+        result["phase"] = _healthy_phase(inc, result["verdict"])
         if verdicts.answered_requests(inc):
             # a request handled (its handler's traceback) is serving (taxonomy), readiness line or not
             result["phase"] = result["reached_phase"] = "serving"

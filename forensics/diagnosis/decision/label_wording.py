@@ -23,22 +23,23 @@ def _classes() -> tuple[tuple[str, str, tuple[str, ...], Any, Any], ...]:
                   _lazy(c["unless"]) if c.get("unless") else None) for c in raw["classes"])
 
 
-def classes_of(text: str | None) -> tuple[str, ...]:
-    """The ids of the classes whose wording the line holds (a line may hold two: a loader's error
-    quoted inside an import error)."""
+def _matches(text: str | None) -> list[tuple[str, str]]:
+    """(id, label) of the classes whose wording the line holds (a line may hold two: a loader's
+    error quoted inside an import error)."""
     if not text:
-        return ()
+        return []
     head = text.strip()[:MAX_TEXT]
     low = head.lower()
-    out = []
-    for cid, _label, hints, rx, unless in _classes():
-        if any(map(low.__contains__, hints)) and rx.search(head) and not (unless and unless.search(head)):
-            out.append(cid)
-    return tuple(out)
+    return [(cid, label) for cid, label, hints, rx, unless in _classes()
+            if any(map(low.__contains__, hints)) and rx.search(head) and not (unless and unless.search(head))]
+
+
+def classes_of(text: str | None) -> tuple[str, ...]:
+    """The ids of the classes whose wording the line holds."""
+    return tuple(cid for cid, _label in _matches(text))
 
 
 @lru_cache(maxsize=2048)
 def says(text: str | None) -> tuple[str, ...]:
     """The labels the line's wording names (empty: it names none)."""
-    label_of = {cid: label for cid, label, *_ in _classes()}
-    return tuple(dict.fromkeys(label_of[c] for c in classes_of(text)))
+    return tuple(dict.fromkeys(label for _cid, label in _matches(text)))
