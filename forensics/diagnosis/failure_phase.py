@@ -4,7 +4,7 @@ what the server says about the step, the signature's hint, the catalogue and
 the message's own words (phase_infer), in that order of trust."""
 from __future__ import annotations
 
-from forensics.diagnosis import phase_infer
+from forensics.diagnosis import phase_infer, phase_priors
 from forensics.events import types as kinds
 from forensics.events.phases import PHASE_ORDER
 from forensics.events.types import Event
@@ -63,6 +63,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return framed
     if stepped is not None:
         return stepped
+    if (best is None or best.signature.phase in (None, "launch")) and phase_priors.kernel_launched([near_text]):
+        return fallback  # a kernel was launched: not launch; where kernels run (phase_priors.typical_phase)
     if best is not None and best.signature.phase:
         return best.signature.phase
     if ev is not None and ev.kind == kinds.TRACEBACK:

@@ -105,9 +105,15 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
     # backend builds when it creates the model instance (the engine already deserialised): the
     # allocation that runs out there is its KV-cache pool.
+    # llama.cpp (and the servers built on it) builds its context once the weights are in: the KV cache
+    # (llama_kv_cache_init) and the compute buffers the graph allocator reserves (ggml_gallocr_reserve_n,
+    # graph_reserve); a device allocation that fails there says so on the next lines.
     ("memory-plan", re.compile(
         r"\bmaximum number of tokens that can be stored in KV cache\b|\bmaxTokensInPagedKvCache\b|"
-        r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b")),
+        r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b|"
+        r"\bfailed to allocate buffer for kv cache\b|\bllama_kv_cache_init\(\) failed\b|"
+        r"\bfailed to allocate compute (?:pp |tg )?buffers\b|\bggml_gallocr_reserve_n\w*: failed to allocate\b|"
+        r"\bfailed to initialize the context: ")),
     ("load-weights", re.compile(
         # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
         # a model that did not load, its status (a row of the status table, or the status alone
