@@ -330,7 +330,7 @@ def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
 # "compilation terminated.", nvcc's "N errors detected in the compilation of ..."): the error it
 # counts, printed before it, says what failed.
 _COMPILER_SUMMARY = re.compile(r"(?i)\baborted due to errors\b|\bcompilation terminated\b|"
-                               r"\b\d+ errors? detected in the compilation\b")
+                               r"\b\d+ errors? detected in the compilation\b|\bcompilation failed\b")
 
 
 def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
@@ -360,7 +360,8 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
             if evidence[i]["text"].strip() == key:
                 evidence.pop(i)
         entry = {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"}
-        if cls == "build" and cause_is_summary and outcome.is_compiler_error(ev.text) and pos == 1:
+        if cls == "build" and cause_is_summary and pos == 1 and (
+                outcome.is_compiler_error(ev.text) or _COMPILER_SUMMARY.search(cause["text"][:600])):
             evidence.insert(0, entry)  # the compiler's own error proves a failed build
         else:
             evidence.insert(pos, entry)

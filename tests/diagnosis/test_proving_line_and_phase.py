@@ -130,3 +130,26 @@ def test_llama_cpp_running_out_while_building_its_context_is_the_memory_plan():
         d = _run(head + tail + ["0.02.400.000 E common_init_from_params: failed to create context with model 'm.gguf'",
                                 "0.02.400.100 E main: exiting due to model loading error"])
         assert d["verdict"] == "failed" and d["root_cause"] == "gpu.out-of-memory" and d["phase"] == "memory-plan"
+
+
+def test_a_compilers_error_on_a_line_a_warning_began_is_the_proving_line():
+    # a library's advice printed without its newline, then nvcc's own error on the same line
+    d = _run(["Warning: please use at least NVCC 12.9 for the best kernel performanceNVCC compilation failed: "
+              "nvcc fatal   : Unsupported gpu architecture 'sm_100f'",
+              "Traceback (most recent call last):",
+              f'  File "{SITE}/mylib/jit.py", line 40, in build',
+              "    compile_kernel(src)",
+              'RuntimeError: Assertion error (csrc/jit/compiler.hpp:176): false and "NVCC compilation failed"'])
+    assert d["verdict"] == "failed"
+    assert "nvcc fatal   : Unsupported gpu architecture 'sm_100f'" in d["evidence"][0]["text"]
+
+
+def test_a_build_tools_error_line_comes_before_the_summary_that_compilation_failed():
+    d = _run(["[12:00:01] /src/model_lib/build.py:88: compiling model library",
+              "error: unknown dtype `bool8`",
+              "Traceback (most recent call last):",
+              f'  File "{SITE}/mylib/interface/jit.py", line 124, in _run_jit',
+              "    raise RuntimeError('Cannot find compilation output, compilation failed')",
+              "RuntimeError: Cannot find compilation output, compilation failed"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "error: unknown dtype `bool8`"
