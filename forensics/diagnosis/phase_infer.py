@@ -99,7 +99,12 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
-    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
+    # ... and any server that says the failing step was a request it was executing (SGLang's and
+    # others' "Error executing request", LMDeploy's engine loop, which runs the requests, KoboldCpp's
+    # prompt processing): what failed was serving, whatever the last start-up marker said.
+    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error|"
+                           r"(?i:\b(?:error|failed|failure) (?:while |when |in )?(?:executing|processing|handling) "
+                           r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b")),
     # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
     # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's

@@ -153,3 +153,30 @@ def test_a_build_tools_error_line_comes_before_the_summary_that_compilation_fail
               "RuntimeError: Cannot find compilation output, compilation failed"])
     assert d["verdict"] == "failed"
     assert d["evidence"][0]["text"] == "error: unknown dtype `bool8`"
+
+
+def test_ollama_starting_a_runner_is_loading_a_model():
+    d = _run(['time=2025-06-01T10:00:00.000Z level=INFO source=server.go:391 msg="starting llama server" '
+              'cmd="/usr/lib/ollama/runners/cuda_v12/ollama_llama_server --model /root/.ollama/models/blobs/sha256-9f8e '
+              '--ctx-size 8192 --port 40111"',
+              'time=2025-06-01T10:00:00.010Z level=INFO source=server.go:591 msg="waiting for llama runner to start responding"',
+              "/usr/lib/ollama/runners/cuda_v12/ollama_llama_server: error while loading shared libraries: libcudart.so.12: "
+              "cannot open shared object file: No such file or directory",
+              'time=2025-06-01T10:00:00.300Z level=ERROR source=sched.go:456 msg="error loading llama server" '
+              'error="llama runner process has terminated: exit status 127"'])
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+
+
+def test_tensorrt_llm_failing_once_its_engine_is_loaded_failed_loading_it():
+    d = _run(["[TensorRT-LLM][INFO] Loaded engine size: 7421 MiB",
+              "[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: [TensorRT-LLM][ERROR] Assertion failed: "
+              "mismatched plugin field (/src/cpp/tensorrt_llm/plugins/common/plugin.cpp:120)"])
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+
+
+def test_a_failure_the_server_says_it_met_executing_a_request_is_serving():
+    for line in ("[2025-06-01 12:00:01] Error executing request 5c1e: CUDA out of memory. Tried to allocate 80.00 MiB.",
+                 "2025-06-01 12:00:01,000 - lmdeploy - ERROR - Engine loop failed with error: CUDA out of memory. "
+                 "Tried to allocate 488.00 MiB."):
+        d = _run(["[2025-06-01 12:00:00] Load weight end. type=LlamaForCausalLM, dtype=torch.float16", line])
+        assert d["verdict"] == "failed" and d["phase"] == "serving", line
