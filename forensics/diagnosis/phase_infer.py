@@ -96,6 +96,9 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("cuda-graph-capture", re.compile(
         r"(?i)\bcapture (?:cuda|acl|npu) ?graph failed|failed to capture (?:cuda |acl |npu )?graph|"
         r"\bduring (?:cuda |acl |npu )?graph capture\b")),
+    # A compiler run that the program reports as failed ("Failed compilation with ['neuronx-cc', ...]",
+    # "NVCC compilation failed", "compilation failed"): the compile step, whatever the error's usual place.
+    ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error")),

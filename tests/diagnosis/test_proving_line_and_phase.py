@@ -180,3 +180,10 @@ def test_a_failure_the_server_says_it_met_executing_a_request_is_serving():
                  "Tried to allocate 488.00 MiB."):
         d = _run(["[2025-06-01 12:00:00] Load weight end. type=LlamaForCausalLM, dtype=torch.float16", line])
         assert d["verdict"] == "failed" and d["phase"] == "serving", line
+
+
+def test_a_compiler_run_the_program_reports_as_failed_is_the_compile_step():
+    d = _run(["2024-09-21 16:17:37.000815:  4816  ERROR ||NEURON_CC_WRAPPER||: Failed compilation with "
+              "['neuronx-cc', 'compile', '--target=trn1', '--framework=XLA', '/tmp/work/model.hlo.pb', "
+              "'--output', '/tmp/work/model.neff']: 2024-09-21T16:17:37Z [TEN404] Internal tensorizer error"])
+    assert d["verdict"] == "failed" and d["phase"] == "kernel-jit"
