@@ -196,6 +196,12 @@ _POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed
                            r"\bsee (?:the )?stack ?trace (?:above )?for (?:the )?root cause\b")
 
 
+# A loader that restates that loading failed with nothing but the path ("llama_model_load: error loading
+# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why): the
+# reason is the error line printed just before it.
+_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model from \S+\s*$")
+
+
 def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     """A cause that only says the error is above gives way to the error line it points at: the
     device runtime's or compiler's line of the first failing process, else the block of error
@@ -203,10 +209,13 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     if not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
         return
     text = str(evidence[0]["text"])
-    if not _POINTS_ABOVE.search(text[:600]) or " with error '" in text[:600]:
-        return
     at = evidence[0]["line"]
-    proof = outcome.best_proof(inc, at, exclude={at}) or _error_just_before(inc, at)
+    if _NO_REASON.search(text[:600]):
+        proof = _error_just_before(inc, at)  # the reason, printed right before the restatement
+    elif _POINTS_ABOVE.search(text[:600]) and " with error '" not in text[:600]:
+        proof = outcome.best_proof(inc, at, exclude={at}) or _error_just_before(inc, at)
+    else:
+        return
     if proof is None or proof.line >= at or _POINTS_ABOVE.search(proof.text[:600]):
         return
     key = clip_message(proof.text).strip()

@@ -187,3 +187,13 @@ def test_a_compiler_run_the_program_reports_as_failed_is_the_compile_step():
               "['neuronx-cc', 'compile', '--target=trn1', '--framework=XLA', '/tmp/work/model.hlo.pb', "
               "'--output', '/tmp/work/model.neff']: 2024-09-21T16:17:37Z [TEN404] Internal tensorizer error"])
     assert d["verdict"] == "failed" and d["phase"] == "kernel-jit"
+
+
+def test_a_loader_restating_that_the_model_did_not_load_gives_way_to_the_reason_before_it():
+    d = _run(["srv    load_model: loading model '/srv/models/qwen-7b.gguf'",
+              "gguf_init_from_file_impl: invalid magic characters: 'PK\\x03\\x04', expected 'GGUF'",
+              "llama_model_load: error loading model: llama_model_loader: failed to load model from /srv/models/qwen-7b.gguf",
+              "srv    load_model: failed to load model, '/srv/models/qwen-7b.gguf'",
+              "main: exiting due to model loading error"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].startswith("gguf_init_from_file_impl: invalid magic characters")
