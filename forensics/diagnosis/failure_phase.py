@@ -63,7 +63,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return framed
     if stepped is not None:
         return stepped
-    if (best is None or best.signature.phase in (None, "launch")) and phase_priors.kernel_launched([near_text]):
+    if (best is None or best.signature.phase in (None, "launch")) and \
+            phase_priors.kernel_launched([near_text, *lines_around(inc, line)]):
         return fallback  # a kernel was launched: not launch; where kernels run (phase_priors.typical_phase)
     if best is not None and best.signature.phase:
         return best.signature.phase
@@ -88,6 +89,13 @@ def _a_compile_failed(best: Hit | None, near_text: str) -> bool:
     if best is not None and best.signature.phase is not None:
         return best.signature.phase == "kernel-jit"
     return phase_infer.phase_of_text(near_text) == "kernel-jit"
+
+
+def lines_around(inc: Incident, line: int, span: int = 4) -> list[str]:
+    """Every line the lifetime kept within ``span`` lines of ``line``, whatever its level (a C++
+    runtime's report continues on unlevelled lines: "  current device: 0, in function ...")."""
+    st = inc.outcome
+    return [e.text for e in (st.recent if st is not None else ()) if abs(e.line - line) <= span]
 
 
 def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:

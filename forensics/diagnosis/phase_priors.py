@@ -53,9 +53,18 @@ KERNEL_LAUNCHED = re.compile(
     r"\bdevice kernel image is invalid")
 
 
+# ... inside a forward pass the failing lines name: ggml's graph compute, which runs the model's forward
+# (ggml_cuda_compute_forward, ggml_backend_sched_graph_compute, llama_context::graph_compute). Without
+# it the launch may be a start-up check's (a distributed set-up's first collective, a device probe),
+# which public and visible labels call launch.
+FORWARD_RAN = re.compile(r"\b\w*(?:compute_forward|graph_compute)\w*\b")
+
+
 def kernel_launched(texts: Iterable[str]) -> bool:
-    """The failing lines are a device runtime's refusal of a kernel launch (KERNEL_LAUNCHED)."""
-    return any(KERNEL_LAUNCHED.search(t[:4000]) for t in texts if t)
+    """The failing lines are a device runtime's refusal of a kernel launch (KERNEL_LAUNCHED) in a
+    forward pass they name (FORWARD_RAN)."""
+    heads = [t[:4000] for t in texts if t]
+    return any(KERNEL_LAUNCHED.search(t) for t in heads) and any(FORWARD_RAN.search(t) for t in heads)
 
 
 def startup_failed(texts: Iterable[str]) -> bool:

@@ -67,13 +67,17 @@ def test_llama_cpp_warm_up_run_is_the_warm_up():
     assert d["verdict"] == "failed" and d["phase"] == "warmup"
 
 
-def test_a_kernel_launch_the_runtime_refused_is_not_launch():
-    # Nothing says where: a missing kernel image is found when a kernel runs, as a kernel's fault is.
+def test_a_kernel_launch_the_runtime_refused_in_a_forward_pass_is_not_launch():
+    # Nothing else says where: a missing kernel image found in ggml's forward (graph compute) is found
+    # where kernels run, as a kernel's fault is.
     d = _run(["ggml_cuda_compute_forward: RMS_NORM failed",
               "CUDA error: no kernel image is available for execution on the device",
               "  current device: 0, in function ggml_cuda_compute_forward at /src/ggml-cuda.cu:2313",
               "/src/ggml-cuda.cu:72: CUDA error"])
     assert d["verdict"] == "failed" and d["phase"] == "serving"
+    # without a forward pass named, the launch may be a start-up check's: launch, as before
+    d = _run(["RuntimeError: CUDA error: no kernel image is available for execution on the device"])
+    assert d["phase"] == "launch"
     # a driver that refuses the process at start-up stays at launch
     d = _run(["RuntimeError: The NVIDIA driver on your system is too old (found version 11040)."])
     assert d["phase"] == "launch"
