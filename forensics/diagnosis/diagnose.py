@@ -224,8 +224,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     label = decision.label
     if phase is None:
         # Nothing in the excerpt says where: where failures of this kind happen.
-        result["phase"] = phase_priors.typical_phase(label, startup, near + failure_phase.lines_around(inc, fail_line)) \
-            or "launch"
+        result["phase"] = failure_phase.unmarked_phase(inc, fail_line, label, startup, near)
     result["root_cause"] = label
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by

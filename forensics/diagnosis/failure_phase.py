@@ -91,6 +91,12 @@ def _a_compile_failed(best: Hit | None, near_text: str) -> bool:
     return phase_infer.phase_of_text(near_text) == "kernel-jit"
 
 
+def unmarked_phase(inc: Incident, line: int, label: str | None, startup: bool, near: list[str]) -> str:
+    """Where a failure of ``label`` happens when nothing in the excerpt says where (phase_priors), read
+    with the failing lines and those printed around them."""
+    return phase_priors.typical_phase(label, startup, [*near, *lines_around(inc, line)]) or "launch"
+
+
 def lines_around(inc: Incident, line: int, span: int = 4) -> list[str]:
     """Every line the lifetime kept within ``span`` lines of ``line``, whatever its level (a C++
     runtime's report continues on unlevelled lines: "  current device: 0, in function ...")."""
