@@ -224,7 +224,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     label = decision.label
     if phase is None:
         # Nothing in the excerpt says where: where failures of this kind happen.
-        result["phase"] = phase_priors.typical_phase(label, startup) or "launch"
+        result["phase"] = failure_phase.unmarked_phase(inc, fail_line, label, startup, near)
     result["root_cause"] = label
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by
@@ -324,6 +324,8 @@ def _fatal_after_warning(inc: Incident, result: dict[str, Any], best: Hit, found
                          label: str | None) -> None:
     """The cause was only logged as a warning; the process died later, at
     another error. Show that fatal line too, and the warning as what predicted it."""
+    if outcome.is_compiler_error(best.text):
+        return  # a compiler's own error printed on a line a warning began (no newline between): no warning
     later = [h for h in found.fails if h.line > best.line and h.event.level not in ("WARNING", "INFO")]
     later_tbs = [t for t in found.fatal_tbs if t.line > best.line]
     fatal: tuple[int, str, Any] | None = None

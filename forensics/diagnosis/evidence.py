@@ -38,7 +38,10 @@ def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_lin
              wrappers: list[Hit], inc: Incident | None) -> list[dict[str, Any]]:
     """The evidence list of one failure, the proving line first."""
     evidence = _evidence(best, fails, fail_ev, fail_line, wrappers, inc)
+    _assert_statement_first(evidence, best.event if best is not None else fail_ev)
+    _exception_fragment_first(evidence)
     if inc is not None:
+        _pointed_to_first(inc, evidence)
         _panic_message_first(inc, evidence)
         _deepest_cause_first(inc, evidence)
         _add_proofs(inc, evidence, fail_line)
@@ -184,6 +187,96 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
 
 
 
+# A line that only points at the error printed before it: Ascend's "The Inner error is reported as
+# above", vLLM's "Engine core initialization failed. See root cause above." and "... in a background
+# process. See stack trace for root cause." It names no failure of its own (one that quotes the
+# error, "Worker failed with error '...'", is left as it is).
+_POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|logged) (?:as )?above\b|"
+                           r"\bsee (?:the )?(?:root cause|stack ?trace|traceback|errors?|logs?) above\b|"
+                           r"\bsee (?:the )?stack ?trace (?:above )?for (?:the )?root cause\b")
+
+
+# A loader that restates that loading failed with nothing but the path ("llama_model_load: error loading
+# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why): the
+# reason is the error line printed just before it.
+_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model from \S+\s*$")
+
+
+def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
+    """A cause that only says the error is above gives way to the error line it points at: the
+    device runtime's or compiler's line of the first failing process, else the block of error
+    lines just before it (``outcome.best_proof``); it stays behind as a wrapper."""
+    if not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
+        return
+    text = str(evidence[0]["text"])
+    at = evidence[0]["line"]
+    if _NO_REASON.search(text[:600]):
+        proof = _error_just_before(inc, at)  # the reason, printed right before the restatement
+    elif _POINTS_ABOVE.search(text[:600]) and " with error '" not in text[:600]:
+        proof = outcome.best_proof(inc, at, exclude={at}) or _error_just_before(inc, at)
+    else:
+        return
+    if proof is None or proof.line >= at or _POINTS_ABOVE.search(proof.text[:600]):
+        return
+    key = clip_message(proof.text).strip()
+    for i in range(len(evidence) - 1, 0, -1):
+        if str(evidence[i]["text"]).strip() == key:
+            evidence.pop(i)
+    evidence[0]["role"] = "wrapper"
+    evidence.insert(0, {"line": proof.line, "text": clip_message(proof.text), "role": "cause"})
+    del evidence[MAX_EVIDENCE:]
+
+
+_ERROR_WORDED = re.compile(r"(?i)\berror\b|\bfailed\b|\bfailure\b")
+
+
+def _error_just_before(inc: Incident, at: int, gap: int = 3) -> Event | None:
+    """The line printed just before ``at`` (blank lines aside) when it says it is an error, though at
+    no level the parser knows (``CUDA error (file.h:188): invalid argument`` from a C++ extension)."""
+    st = inc.outcome
+    before = [e for e in (st.recent if st is not None else ()) if e.line < at and e.text.strip()]
+    if not before:
+        return None
+    last = max(before, key=lambda e: e.line)
+    return last if at - (last.end_line or last.line) <= gap and _ERROR_WORDED.search(last.text[:400]) else None
+
+
+_EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\[\w+\])?: \S")
+
+
+def _exception_fragment_first(evidence: list[dict[str, Any]]) -> None:
+    """A traceback whose exception line the parser could not place (kept as a fragment) and whose
+    last frame therefore leads: the fragment that reads as an exception line (``OSError: ...``)
+    says what failed, the frame only where."""
+    if not evidence or evidence[0]["role"] != "last-frame":
+        return
+    for i, e in enumerate(evidence):
+        if e["role"] == "fragment" and _EXCEPTION_LINE.match(str(e["text"]).strip()):
+            evidence.insert(0, {**evidence.pop(i), "role": "cause"})
+            return
+
+
+_BARE_ASSERT = re.compile(r"^(?:[\w.]+\.)?AssertionError:?$")
+
+
+def _assert_statement_first(evidence: list[dict[str, Any]], ev: Event | None) -> None:
+    """Python prints a failed ``assert`` without a message as the bare name ``AssertionError``;
+    what failed is the statement the traceback's last frame quotes (``assert x % tp_size == 0``):
+    it goes first, the bare name behind it."""
+    if not evidence or ev is None or ev.kind != kinds.TRACEBACK or \
+            not _BARE_ASSERT.match(str(evidence[0]["text"]).strip()):
+        return
+    chain = ev.data.get("chain") or ()
+    frames = (chain[-1].frames if chain and chain[-1].frames else None) or ev.data.get("frames") or ()
+    source = (frames[-1].source or "").strip() if frames else ""
+    if not source.startswith("assert "):
+        return
+    evidence[0]["role"] = "supporting"
+    # (its line: the exception's, as the bare name's; a frame's quoted source keeps no log line)
+    evidence.insert(0, {"line": evidence[0]["line"], "text": clip_message(source), "role": "cause"})
+    del evidence[MAX_EVIDENCE:]
+
+
 def _panic_message_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     """Rust (1.73 on) prints a panic's location on one line and its message on the next:
     ``thread 'main' panicked at src/server.rs:180:45:`` then what went wrong, whichever
@@ -242,6 +335,13 @@ def _continuation(inc: Incident, tb: Event) -> tuple[int, str] | None:
     return None
 
 
+# A compiler's closing words after its errors (ptxas "Ptx assembly aborted due to errors", gcc's
+# "compilation terminated.", nvcc's "N errors detected in the compilation of ..."): the error it
+# counts, printed before it, says what failed.
+_COMPILER_SUMMARY = re.compile(r"(?i)\baborted due to errors\b|\bcompilation terminated\b|"
+                               r"\b\d+ errors? detected in the compilation\b|\bcompilation failed\b")
+
+
 def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
     """The line that proves the failure comes first: a compiler's own error
     inside the build output (ahead of the build tool's "ninja: build
@@ -256,8 +356,9 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
         # A cut traceback's last frame says where, not what: the runtime's or the
         # compiler's own error line goes ahead of it.
         cause = None
-    cause_is_summary = cause is not None and outcome.proof_class(cause["text"]) in ("build", None) and \
-        not outcome.is_compiler_error(cause["text"])
+    cause_is_summary = cause is not None and (outcome.proof_class(cause["text"]) in ("build", None) and
+                                              not outcome.is_compiler_error(cause["text"]) or
+                                              _COMPILER_SUMMARY.search(cause["text"][:600]) is not None)
     pos = 1 if cause is not None else 0
     for ev, cls in proofs:
         text = clip_message(ev.text)
@@ -268,7 +369,8 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
             if evidence[i]["text"].strip() == key:
                 evidence.pop(i)
         entry = {"line": ev.line, "text": text, "role": "build-error" if cls == "build" else "runtime-error"}
-        if cls == "build" and cause_is_summary and outcome.is_compiler_error(ev.text) and pos == 1:
+        if cls == "build" and cause_is_summary and pos == 1 and (
+                outcome.is_compiler_error(ev.text) or _COMPILER_SUMMARY.search(cause["text"][:600])):
             evidence.insert(0, entry)  # the compiler's own error proves a failed build
         else:
             evidence.insert(pos, entry)

@@ -4,7 +4,7 @@ what the server says about the step, the signature's hint, the catalogue and
 the message's own words (phase_infer), in that order of trust."""
 from __future__ import annotations
 
-from forensics.diagnosis import phase_infer
+from forensics.diagnosis import phase_infer, phase_priors
 from forensics.events import types as kinds
 from forensics.events.phases import PHASE_ORDER
 from forensics.events.types import Event
@@ -63,6 +63,9 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return framed
     if stepped is not None:
         return stepped
+    if (best is None or best.signature.phase in (None, "launch")) and \
+            phase_priors.kernel_launched([near_text, *lines_around(inc, line)]):
+        return fallback  # a kernel was launched: not launch; where kernels run (phase_priors.typical_phase)
     if best is not None and best.signature.phase:
         return best.signature.phase
     if ev is not None and ev.kind == kinds.TRACEBACK:
@@ -86,6 +89,19 @@ def _a_compile_failed(best: Hit | None, near_text: str) -> bool:
     if best is not None and best.signature.phase is not None:
         return best.signature.phase == "kernel-jit"
     return phase_infer.phase_of_text(near_text) == "kernel-jit"
+
+
+def unmarked_phase(inc: Incident, line: int, label: str | None, startup: bool, near: list[str]) -> str:
+    """Where a failure of ``label`` happens when nothing in the excerpt says where (phase_priors), read
+    with the failing lines and those printed around them."""
+    return phase_priors.typical_phase(label, startup, [*near, *lines_around(inc, line)]) or "launch"
+
+
+def lines_around(inc: Incident, line: int, span: int = 4) -> list[str]:
+    """Every line the lifetime kept within ``span`` lines of ``line``, whatever its level (a C++
+    runtime's report continues on unlevelled lines: "  current device: 0, in function ...")."""
+    st = inc.outcome
+    return [e.text for e in (st.recent if st is not None else ()) if abs(e.line - line) <= span]
 
 
 def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:

@@ -96,18 +96,32 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("cuda-graph-capture", re.compile(
         r"(?i)\bcapture (?:cuda|acl|npu) ?graph failed|failed to capture (?:cuda |acl |npu )?graph|"
         r"\bduring (?:cuda |acl |npu )?graph capture\b")),
+    # A compiler run that the program reports as failed ("Failed compilation with ['neuronx-cc', ...]",
+    # "NVCC compilation failed", "compilation failed"): the compile step, whatever the error's usual place.
+    ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
-    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error")),
+    # ... and any server that says the failing step was a request it was executing (SGLang's and
+    # others' "Error executing request", LMDeploy's engine loop, which runs the requests, KoboldCpp's
+    # prompt processing): what failed was serving, whatever the last start-up marker said.
+    ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error|"
+                           r"(?i:\b(?:error|failed|failure) (?:while |when |in )?(?:executing|processing|handling) "
+                           r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b")),
     # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
     # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
     # backend builds when it creates the model instance (the engine already deserialised): the
     # allocation that runs out there is its KV-cache pool.
+    # llama.cpp (and the servers built on it) builds its context once the weights are in: the KV cache
+    # (llama_kv_cache_init) and the compute buffers the graph allocator reserves (ggml_gallocr_reserve_n,
+    # graph_reserve); a device allocation that fails there says so on the next lines.
     ("memory-plan", re.compile(
         r"\bmaximum number of tokens that can be stored in KV cache\b|\bmaxTokensInPagedKvCache\b|"
-        r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b")),
+        r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b|"
+        r"\bfailed to allocate buffer for kv cache\b|\bllama_kv_cache_init\(\) failed\b|"
+        r"\bfailed to allocate compute (?:pp |tg )?buffers\b|\bggml_gallocr_reserve_n\w*: failed to allocate\b|"
+        r"\bfailed to initialize the context: ")),
     ("load-weights", re.compile(
         # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
         # a model that did not load, its status (a row of the status table, or the status alone

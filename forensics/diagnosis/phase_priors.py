@@ -42,14 +42,42 @@ TYPICAL_PHASE: dict[str, tuple[str | None, str | None]] = {
 }
 
 
+# A device runtime's answer to a kernel launch: the GPU holds no code for the kernel (no image for
+# its architecture, a HIP/ROCm "invalid device function", PTX newer than the driver can JIT, an
+# image the driver refuses). It is found when a kernel is first launched, so the program was
+# computing, not parsing arguments or importing: the same place as a kernel's fault.
+KERNEL_LAUNCHED = re.compile(
+    r"(?i)\bno kernel image is available for execution on the device|"
+    r"\b(?:hip|rocm|cuda) error: invalid device function|"
+    r"\bthe provided PTX was compiled with an unsupported toolchain|"
+    r"\bdevice kernel image is invalid")
+
+
+# ... inside a forward pass the failing lines name: ggml's graph compute, which runs the model's forward
+# (ggml_cuda_compute_forward, ggml_backend_sched_graph_compute, llama_context::graph_compute). Without
+# it the launch may be a start-up check's (a distributed set-up's first collective, a device probe),
+# which public and visible labels call launch.
+FORWARD_RAN = re.compile(r"\b\w*(?:compute_forward|graph_compute)\w*\b")
+
+
+def kernel_launched(texts: Iterable[str]) -> bool:
+    """The failing lines are a device runtime's refusal of a kernel launch (KERNEL_LAUNCHED) in a
+    forward pass they name (FORWARD_RAN)."""
+    heads = [t[:4000] for t in texts if t]
+    return any(KERNEL_LAUNCHED.search(t) for t in heads) and any(FORWARD_RAN.search(t) for t in heads)
+
+
 def startup_failed(texts: Iterable[str]) -> bool:
     """The failing lines (and the wrapper printed with them) say start-up failed."""
     return any(STARTUP_FAILED.search(t[:4000]) for t in texts if t)
 
 
-def typical_phase(label: str | None, during_startup: bool) -> str | None:
-    """Where a failure of ``label`` happens, when the log says nothing more."""
+def typical_phase(label: str | None, during_startup: bool, texts: Iterable[str] = ()) -> str | None:
+    """Where a failure of ``label`` happens, when the log says nothing more; a kernel launch the
+    runtime refused (``texts``: the failing lines) happened where kernels run, whatever its label."""
     known = TYPICAL_PHASE.get(label or "")
+    if known is None and kernel_launched(texts):
+        known = TYPICAL_PHASE["gpu.illegal-access"]
     if known is None:
         return None
     return known[1] if during_startup else known[0]

@@ -44,10 +44,12 @@ _NATIVE_FATAL = (r"^Failed: Cuda error \S+:\d+ '|^(?:malloc|free|realloc|malloc_
 _ERROR_LEVEL = re.compile(
     r"\bNCCL WARN\b|(?:^|\s)(?:ERROR|FATAL|CRITICAL)(?:\s|:|$)|\blevel=(?:error|fatal|critical)\b|^\[?Error\]?:|"
     r"(?:^|: )(?:fatal )?error: |^FAILED: |ninja: build stopped|\b(?:cuda|hip|nccl|acl|rt|cudnn|cublas)Error[A-Z]\w*|"
-    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  |" + _NATIVE_FATAL)
+    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  |"
+    # ptxas's error in a PTX file ("ptxas FILE, line N; error   : ..."); binutils ld's input it cannot read
+    r"\bptxas \S+, line \d+; error\s*: |: file (?:format )?not recognized: |" + _NATIVE_FATAL)
 RECENT_EVENTS = 32  # >= decision.death.TAIL_LINES + 1
 _ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()",
-               "(): ", "corrupt")
+               "(): ", "corrupt", "not recognized")
 
 # A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
 # that proves a device failure, whatever wrapper reported it afterwards.
@@ -60,10 +62,12 @@ _RUNTIME = re.compile(
 _BUILD = re.compile(
     r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^FAILED: |ninja: build stopped|"
     r"\bnvcc fatal\b|\bptxas (?:fatal|error)\b|^error: |\bcollect2: error\b|\bld: cannot find\b|"
-    r"undefined reference to `|error: command '[^']+' failed|\bCompilationError\b|^\S+\(\d+\): error: ")
+    r"undefined reference to `|error: command '[^']+' failed|\bCompilationError\b|^\S+\(\d+\): error: |"
+    r"\bptxas \S+, line \d+; error\s*: |: file (?:format )?not recognized: ")
 # Of those, the compiler's own diagnostic (not the build tool's summary).
 _COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^\S+\(\d+\): error: |"
-                       r"\bptxas (?:fatal|error)\b|\bnvcc fatal\b|undefined reference to `|\bld: cannot find\b")
+                       r"\bptxas (?:fatal|error)\b|\bnvcc fatal\b|undefined reference to `|\bld: cannot find\b|"
+                       r"\bptxas \S+, line \d+; error\s*: |: file (?:format )?not recognized: ")
 # A raw kernel assertion (one line per faulting thread): proof that a kernel
 # asserted, never a better answer than the error that names what failed.
 _KERNEL_ASSERT = re.compile(r"Assertion `.{1,300}` failed\.|block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\]")

@@ -72,7 +72,17 @@ def request_level(ev: Event) -> bool:
     for exc in ev.data.get("chain") or ():
         frames.extend(exc.frames)
     # A "<module>" frame is an import (the server's modules loading at start-up), not a request.
-    return any(_REQUEST_FRAMES.search(f.file) and f.function != "<module>" for f in frames)
+    return any(_REQUEST_FRAMES.search(f.file) and f.function != "<module>" or
+               f.function in _SOCKETSERVER_REQUEST and f.file.endswith(_SOCKETSERVER_FILES) for f in frames)
+
+
+# Python's socketserver (http.server's servers are built on it) runs each request in these methods
+# and, when one raises, prints "Exception occurred during processing of request from ..." with the
+# traceback (BaseServer.handle_error) and serves the next: one request's error. Its start-up
+# (server_bind, server_activate) runs in other methods.
+_SOCKETSERVER_REQUEST = frozenset({"_handle_request_noblock", "process_request", "process_request_thread",
+                                   "finish_request", "handle_one_request"})
+_SOCKETSERVER_FILES = ("socketserver.py", "http/server.py")
 
 
 def relevant(inc: Incident, line: int, after_ready: bool, ev: Event | None = None) -> bool:
