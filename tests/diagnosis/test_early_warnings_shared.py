@@ -145,3 +145,21 @@ def test_memory_shortage_wording_is_the_memory_topic():
     line = "0.00.747.142 W common_fit_params: failed to fit params to free device memory: n_gpu_layers already set"
     assert _topic("gpu.out-of-memory", E.subjects(line), line) >= 1.0
     assert _topic("gpu.out-of-memory", frozenset(), "Memory profiling takes 3.1 seconds") < 1.0
+
+
+def test_a_figure_compared_with_a_limit_relates_a_warning_to_its_failure():
+    # transformers' tokenizer warning (tokenization_utils_base.py) and TensorRT-LLM's KV-cache check
+    warn = E.subjects("Token indices sequence length is longer than the specified maximum sequence length for this "
+                      "model (3646 > 2048). Running this sequence through the model will result in indexing errors")
+    fail = E.subjects("AssertionError: The max KV cache length of input sequences (3646) exceeds the KV cache "
+                      "manager's maximum supported length (2048).")
+    assert "num:3646" in warn & fail
+    # a figure in parentheses that is compared with nothing is no subject (a pid, a count)
+    assert not any(s.startswith("num:") for s in E.subjects("Started server process (1234)"))
+
+
+def test_amd_gpu_management_library_is_the_driver_topic():
+    # torch/cuda/__init__.py on ROCm: amdsmi is AMD's counterpart of NVML, which reads the driver
+    line = "/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:814: UserWarning: Can't initialize amdsmi - Error code: 34"
+    assert _topic("env.driver-too-old", E.subjects(line), line) >= 0.4
+    assert _topic("env.driver-too-old", frozenset(), "Using AiterCustomAllreduce for ROCm.") == 0.0

@@ -38,6 +38,9 @@ _QTY = Guarded(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b", ("B
 _ADDR = Guarded(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
                 r"(\d{2,5})\)", (":", "("))
 _BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
+# A figure a line compares with a limit ("sequence length ... (3646 > 2048)", "input sequences (3646)
+# exceeds ... (2048)"): the same figure in a warning and in the failure is the same request or setting.
+_COMPARED = _lazy(r"\((\d{3,7}) ?(?:>|<|>=|<=|!=) ?(\d{3,7})\)|\((\d{3,7})\) (?:exceeds?|is (?:larger|greater|longer|more) than)\b")
 # An identifier a message names as one (in backticks, or quoted after "attribute", "argument",
 # "parameter", "field", "option", "setting"): snake_case, two words at least ("has not defined
 # `packed_modules_mapping`" then "has no attribute 'packed_modules_mapping'"). Not any quoted name:
@@ -296,6 +299,9 @@ def _address_and_amount_subjects(out: set[str], text: str, low: str) -> None:
         out.add(f"addr:{m.group(1) or m.group(3)}:{m.group(2) or m.group(4)}")
         out.add(f"port:{m.group(2) or m.group(4)}")
     in_bytes = "byte" in low
+    if "(" in text:
+        for m in _COMPARED.finditer(text):
+            out.update("num:" + g for g in m.groups() if g)
     for m in _BIGNUM.finditer(text):
         out.add("num:" + m.group(1))
         if in_bytes and int(m.group(1)) >= 1 << 20:
