@@ -163,3 +163,12 @@ def test_amd_gpu_management_library_is_the_driver_topic():
     line = "/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:814: UserWarning: Can't initialize amdsmi - Error code: 34"
     assert _topic("env.driver-too-old", E.subjects(line), line) >= 0.4
     assert _topic("env.driver-too-old", frozenset(), "Using AiterCustomAllreduce for ROCm.") == 0.0
+
+
+def test_a_native_library_named_in_words_is_a_library():
+    # koboldcpp's start-up (koboldcpp.py): the BLAS library it looked for, before its own .so fails to load
+    line = "Warning: OpenBLAS library file not found. Non-BLAS library will be used."
+    assert {s for s in E.subjects(line) if s.startswith("lib:")} == {"lib:openblas"}
+    assert "lib:openblas" in E.subjects("OSError: libopenblas.so.0: cannot open shared object file")
+    assert _topic("env.abi-mismatch", E.subjects(line), line) >= 0.6
+    assert not any(s.startswith("lib:") for s in E.subjects("the library is missing"))

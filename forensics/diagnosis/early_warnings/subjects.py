@@ -18,6 +18,9 @@ _PIP = Guarded(r"(?i)pip install (?:-U |--upgrade )?['\"`]?([A-Za-z][\w.-]*)", (
 _DIST_VER = Guarded(r"\b([A-Za-z][\w-]*)(?:==|>=|<=|~=)\s?v?\d", ("==", ">=", "<=", "~="))
 _LIB = Guarded(r"\blib([A-Za-z][\w+-]*?)(?:[-_.]\d[\w.]*)?\.(?:so|a|dylib|dll)\b|(?<![\w-])-l([A-Za-z][\w+]*)\b",
                ("lib", "-l"))
+# A native library named in words ("OpenBLAS library file not found", "the cuDNN library"): the same
+# subject as its file name (libopenblas.so).
+_NAMED_LIB = Guarded(r"(?<![\w-])([A-Za-z][A-Za-z0-9+]*[A-Z][A-Za-z0-9+]*) (?:shared )?librar(?:y|ies)\b", ("librar",))
 _TOOL = Guarded(r"(?<![\w/+.-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w+-])(?!\.\w)", TOOLS)
 _ENV = Guarded(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b", ("_",))
 _ARCH_SM = Guarded(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b", ("sm", "compute"), fold=True)
@@ -218,6 +221,8 @@ def _native_subjects(out: set[str], text: str) -> None:
         name = _norm(m.group(1) or m.group(2))
         if name:
             out.add("lib:" + name)
+    for m in _NAMED_LIB.finditer(text):
+        out.add("lib:" + _norm(m.group(1)))
     for m in _TOOL.finditer(text):
         tool = m.group(1).lower()
         if tool in ("ld", "make", "c++") and not re.search(r"(?i)\b(?:ld ?:|ld returned|make\[|make ?:|c\+\+ ?:)",
