@@ -172,3 +172,23 @@ def test_a_native_library_named_in_words_is_a_library():
     assert "lib:openblas" in E.subjects("OSError: libopenblas.so.0: cannot open shared object file")
     assert _topic("env.abi-mismatch", E.subjects(line), line) >= 0.6
     assert not any(s.startswith("lib:") for s in E.subjects("the library is missing"))
+
+
+def test_the_running_servers_own_package_is_no_shared_subject():
+    # vLLM's own start-up warnings name the package vllm, and so does every frame of its failures:
+    # in a vLLM log that is no relation (a plugin of it, vllm_ascend, neither). A compiled part of it
+    # (vllm_ascend_C) still is one.
+    from forensics.diagnosis.early_warnings.candidates import Candidate
+    from forensics.diagnosis.early_warnings.scoring import _own_package, score_candidate
+
+    fail = Failure("config.model-load", 20, None, 'File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/'
+                   'model_loader/utils.py", line 120, in initialize_model\nValueError: bad model',
+                   E.subjects("vllm.model_executor.model_loader ValueError: bad model"))
+    cand = Candidate(_ev("/usr/local/lib/python3.12/dist-packages/vllm/connections.py:8: RuntimeWarning: "
+                         "Failed to read commit hash", "WARNING"), "WARNING")
+    _, reasons_other, _ = score_candidate(cand, fail, EMPTY, {}, server=None)
+    _, reasons_vllm, _ = score_candidate(cand, fail, EMPTY, {}, server="vllm")
+    assert any("same package as the failure: vllm" in r for r in reasons_other)
+    assert not any("same package" in r for r in reasons_vllm)
+    assert _own_package("vllm_ascend", "vllm") and not _own_package("vllm_ascend_c", "vllm")
+    assert not _own_package("vllm", "sglang") and not _own_package("vllm", None)
