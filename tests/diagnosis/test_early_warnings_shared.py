@@ -145,3 +145,50 @@ def test_memory_shortage_wording_is_the_memory_topic():
     line = "0.00.747.142 W common_fit_params: failed to fit params to free device memory: n_gpu_layers already set"
     assert _topic("gpu.out-of-memory", E.subjects(line), line) >= 1.0
     assert _topic("gpu.out-of-memory", frozenset(), "Memory profiling takes 3.1 seconds") < 1.0
+
+
+def test_a_figure_compared_with_a_limit_relates_a_warning_to_its_failure():
+    # transformers' tokenizer warning (tokenization_utils_base.py) and TensorRT-LLM's KV-cache check
+    warn = E.subjects("Token indices sequence length is longer than the specified maximum sequence length for this "
+                      "model (3646 > 2048). Running this sequence through the model will result in indexing errors")
+    fail = E.subjects("AssertionError: The max KV cache length of input sequences (3646) exceeds the KV cache "
+                      "manager's maximum supported length (2048).")
+    assert "num:3646" in warn & fail
+    # a figure in parentheses that is compared with nothing is no subject (a pid, a count)
+    assert not any(s.startswith("num:") for s in E.subjects("Started server process (1234)"))
+
+
+def test_amd_gpu_management_library_is_the_driver_topic():
+    # torch/cuda/__init__.py on ROCm: amdsmi is AMD's counterpart of NVML, which reads the driver
+    line = "/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:814: UserWarning: Can't initialize amdsmi - Error code: 34"
+    assert _topic("env.driver-too-old", E.subjects(line), line) >= 0.4
+    assert _topic("env.driver-too-old", frozenset(), "Using AiterCustomAllreduce for ROCm.") == 0.0
+
+
+def test_a_native_library_named_in_words_is_a_library():
+    # koboldcpp's start-up (koboldcpp.py): the BLAS library it looked for, before its own .so fails to load
+    line = "Warning: OpenBLAS library file not found. Non-BLAS library will be used."
+    assert {s for s in E.subjects(line) if s.startswith("lib:")} == {"lib:openblas"}
+    assert "lib:openblas" in E.subjects("OSError: libopenblas.so.0: cannot open shared object file")
+    assert _topic("env.abi-mismatch", E.subjects(line), line) >= 0.6
+    assert not any(s.startswith("lib:") for s in E.subjects("the library is missing"))
+
+
+def test_the_running_servers_own_package_is_no_shared_subject():
+    # vLLM's own start-up warnings name the package vllm, and so does every frame of its failures:
+    # in a vLLM log that is no relation (a plugin of it, vllm_ascend, neither). A compiled part of it
+    # (vllm_ascend_C) still is one.
+    from forensics.diagnosis.early_warnings.candidates import Candidate
+    from forensics.diagnosis.early_warnings.scoring import _own_package, score_candidate
+
+    fail = Failure("config.model-load", 20, None, 'File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/'
+                   'model_loader/utils.py", line 120, in initialize_model\nValueError: bad model',
+                   E.subjects("vllm.model_executor.model_loader ValueError: bad model"))
+    cand = Candidate(_ev("/usr/local/lib/python3.12/dist-packages/vllm/connections.py:8: RuntimeWarning: "
+                         "Failed to read commit hash", "WARNING"), "WARNING")
+    _, reasons_other, _ = score_candidate(cand, fail, EMPTY, {}, server=None)
+    _, reasons_vllm, _ = score_candidate(cand, fail, EMPTY, {}, server="vllm")
+    assert any("same package as the failure: vllm" in r for r in reasons_other)
+    assert not any("same package" in r for r in reasons_vllm)
+    assert _own_package("vllm_ascend", "vllm") and not _own_package("vllm_ascend_c", "vllm")
+    assert not _own_package("vllm", "sglang") and not _own_package("vllm", None)

@@ -7,7 +7,7 @@ import pytest
 
 import forensics.diagnosis.early_warnings.live as live_module
 from forensics.diagnosis.early_warnings.baseline import Baseline
-from forensics.diagnosis.early_warnings.candidates import coarse_template
+from forensics.diagnosis.early_warnings.candidates import coarse_template, template
 from forensics.diagnosis.early_warnings.live import _wording, live_decision, wording_class
 from forensics.events import types as kinds
 from forensics.events.tables import load_table
@@ -70,6 +70,22 @@ def test_an_older_gpu_without_an_optional_communicator_is_no_news() -> None:
     new = old.replace("8.6", "12.0")
     d = live_decision(Event(kinds.LOG, 3, new, level="WARNING"), base=EMPTY)
     assert d is not None and d["predicts"] == ["env.gpu-arch-unsupported"]
+
+
+def test_a_class_that_reads_figures_is_news_where_healthy_runs_print_its_words_with_other_figures() -> None:
+    # A healthy Ampere start-up prints the 8.6 line: with figures masked, the baseline knows the
+    # 12.0 line's shape too. The class reads the figure; the baseline cannot vouch for it.
+    old = "SymmMemCommunicator: Device capability 8.6 not supported, communicator is not available."
+    new = old.replace("8.6", "12.0")
+    healthy = Baseline(frozenset({template(old)}), {}, {}, 10, frozenset({coarse_template(old)}))
+    assert healthy.familiar(new) and healthy.usual(template(new))
+    d = live_decision(Event(kinds.LOG, 3, new, level="WARNING"), base=healthy)
+    assert d is not None and d["predicts"] == ["env.gpu-arch-unsupported"]
+    assert live_decision(Event(kinds.LOG, 3, old, level="WARNING"), base=healthy) is None
+    # a class that does not read figures stays quiet where healthy runs print its words
+    line = "    runnable due to low free GPU memory."
+    quiet = Baseline(frozenset(), {}, {}, 10, frozenset({coarse_template(line)}))
+    assert live_decision(Event(kinds.MESSAGE, 3, line), base=quiet) is None
 
 
 def test_every_match_holds_a_hint() -> None:

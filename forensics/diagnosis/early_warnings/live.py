@@ -10,7 +10,7 @@ from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, ar
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
-from forensics.diagnosis.early_warnings.wording import _wording, wording_class  # noqa: F401 (re-exported)
+from forensics.diagnosis.early_warnings.wording import _wording, figures_decide, wording_class  # noqa: F401 (re-exported)
 from forensics.events import types as kinds
 from forensics.events.types import Event
 
@@ -77,7 +77,7 @@ def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str
         said = None  # a class read after the fact only (healthy runs word it so too often to announce it)
     if code is None and not (said and said[3]) and text_level(ev) not in ("WARNING", "ERROR"):
         return None
-    if base.usual(template(text), server) or base.familiar(text):
+    if (base.usual(template(text), server) or base.familiar(text)) and not (said and figures_decide(said[0])):
         return None
     if said is not None:
         # wording any program uses to say what follows: it names the failure itself (or its subjects

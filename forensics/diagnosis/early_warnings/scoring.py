@@ -113,12 +113,12 @@ def _topic(label: str | None, subs: frozenset[str], text: str, rivals: tuple[str
     return score
 
 
-def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float, list[str]]:
+def _shared(fail: Failure, subs: frozenset[str], base: Baseline, server: str | None = None) -> tuple[float, list[str]]:
     fvals, fq, fkinds = fail.index()
     scored = []
     for s in subs:
         v = subject_value(s)
-        if v in fvals and v not in GENERIC:
+        if v in fvals and v not in GENERIC and not (s.startswith("pkg:") and _own_package(v, server)):
             kind = s.split(":", 1)[0]
             w = KIND_WEIGHT.get(kind, 0.5) * base.rarity(s)
             scored.append((w, s))
@@ -142,6 +142,16 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline) -> tuple[float,
 
 
 RELATED_KINDS = ("arch", "dev", "qty", "count")
+
+
+def _own_package(value: str, server: str | None) -> bool:
+    """The running server's own package, or a platform plugin of it (``vllm_ascend``): every line
+    the server logs and every frame of its failures is in it, so sharing it says nothing. (Its
+    compiled parts -- ``vllm_ascend_C``, ``vllm._C`` -- are subjects of their own.)"""
+    if server is None or not value.startswith(server):
+        return False
+    rest = value[len(server):]
+    return not rest or rest[0] == "_" and rest[1:].isalpha() and rest[1:].islower() and "_" not in rest[1:]
 
 
 def _qty_value(subject: str) -> float:
@@ -239,7 +249,7 @@ def _score(cand: Candidate, fail: Failure, base: Baseline, facts: dict[str, Any]
            server: str | None, foretold: bool) -> tuple[float, list[str], frozenset[str]]:
     text = cand.event.text
     subs = subjects(text)
-    shared_w, shared = _shared(fail, subs, base)
+    shared_w, shared = _shared(fail, subs, base, server)
     topic = _topic(fail.label, subs, text, fail.rivals)
     usual = base.usual(template(text), server)
     has_arith, has_gpu, cue, has_qty = _traits(text)

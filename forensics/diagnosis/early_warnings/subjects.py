@@ -18,6 +18,9 @@ _PIP = Guarded(r"(?i)pip install (?:-U |--upgrade )?['\"`]?([A-Za-z][\w.-]*)", (
 _DIST_VER = Guarded(r"\b([A-Za-z][\w-]*)(?:==|>=|<=|~=)\s?v?\d", ("==", ">=", "<=", "~="))
 _LIB = Guarded(r"\blib([A-Za-z][\w+-]*?)(?:[-_.]\d[\w.]*)?\.(?:so|a|dylib|dll)\b|(?<![\w-])-l([A-Za-z][\w+]*)\b",
                ("lib", "-l"))
+# A native library named in words ("OpenBLAS library file not found", "the cuDNN library"): the same
+# subject as its file name (libopenblas.so).
+_NAMED_LIB = Guarded(r"(?<![\w-])([A-Za-z][A-Za-z0-9+]*[A-Z][A-Za-z0-9+]*) (?:shared )?librar(?:y|ies)\b", ("librar",))
 _TOOL = Guarded(r"(?<![\w/+.-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w+-])(?!\.\w)", TOOLS)
 _ENV = Guarded(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b", ("_",))
 _ARCH_SM = Guarded(r"(?i)\b(?:sm|compute)_?(\d{2,3})([af]?)\b", ("sm", "compute"), fold=True)
@@ -38,6 +41,9 @@ _QTY = Guarded(r"(-?\d+(?:\.\d+)?)\s?(TiB|GiB|MiB|KiB|TB|GB|MB|KB|bytes)\b", ("B
 _ADDR = Guarded(r"\b(\d{1,3}(?:\.\d{1,3}){3}|localhost):(\d{2,5})\b|\((\d{1,3}(?:\.\d{1,3}){3}|localhost),\s?"
                 r"(\d{2,5})\)", (":", "("))
 _BIGNUM = _lazy(r"(?<![\w.:/-])(\d{7,})(?![\w.:/-])")  # byte counts and sizes printed raw
+# A figure a line compares with a limit ("sequence length ... (3646 > 2048)", "input sequences (3646)
+# exceeds ... (2048)"): the same figure in a warning and in the failure is the same request or setting.
+_COMPARED = _lazy(r"\((\d{3,7}) ?(?:>|<|>=|<=|!=) ?(\d{3,7})\)|\((\d{3,7})\) (?:exceeds?|is (?:larger|greater|longer|more) than)\b")
 # An identifier a message names as one (in backticks, or quoted after "attribute", "argument",
 # "parameter", "field", "option", "setting"): snake_case, two words at least ("has not defined
 # `packed_modules_mapping`" then "has no attribute 'packed_modules_mapping'"). Not any quoted name:
@@ -215,6 +221,8 @@ def _native_subjects(out: set[str], text: str) -> None:
         name = _norm(m.group(1) or m.group(2))
         if name:
             out.add("lib:" + name)
+    for m in _NAMED_LIB.finditer(text):
+        out.add("lib:" + _norm(m.group(1)))
     for m in _TOOL.finditer(text):
         tool = m.group(1).lower()
         if tool in ("ld", "make", "c++") and not re.search(r"(?i)\b(?:ld ?:|ld returned|make\[|make ?:|c\+\+ ?:)",
@@ -296,6 +304,9 @@ def _address_and_amount_subjects(out: set[str], text: str, low: str) -> None:
         out.add(f"addr:{m.group(1) or m.group(3)}:{m.group(2) or m.group(4)}")
         out.add(f"port:{m.group(2) or m.group(4)}")
     in_bytes = "byte" in low
+    if "(" in text:
+        for m in _COMPARED.finditer(text):
+            out.update("num:" + g for g in m.groups() if g)
     for m in _BIGNUM.finditer(text):
         out.add("num:" + m.group(1))
         if in_bytes and int(m.group(1)) >= 1 << 20:

@@ -107,7 +107,9 @@ LABEL_TOPICS: dict[str, tuple[frozenset[str], Any]] = {
         r"(?i)capabilit|sm_?\d|gfx|arch|processor|not compatible|not supported|unsupported|kernel image|"
         r"code object|bfloat16|ptx")),
     "env.driver-too-old": (frozenset({"lib"}), _lazy(
-        r"(?i)driver|platform|cuda version|runtime version|no gpu|device not found|nvml|forward compat")),
+        # (the GPU's management library, which reads the driver: NVIDIA's NVML, AMD's amdsmi / rocm-smi)
+        r"(?i)driver|platform|cuda version|runtime version|no gpu|device not found|nvml|amd_?smi|rocm[-_]?smi|"
+        r"forward compat")),
     "toolchain.compiler-missing": (frozenset({"tool", "env"}), _lazy(
         r"(?i)compiler|nvcc|ninja|gcc|g\+\+|cuda_home|toolkit|not found|cxx|ptxas|hipcc")),
     "toolchain.compile-failed": (frozenset({"tool", "env", "arch", "backend"}), _lazy(

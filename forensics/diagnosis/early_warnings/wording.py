@@ -12,11 +12,12 @@ from forensics.events.tables import load_table
 
 
 @lru_cache(maxsize=1)
-def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...], bool], ...]:
-    """``wording.yaml``: (id, regex, what it predicts, read at any level, hints, announced live) per class."""
+def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...], bool, bool], ...]:
+    """``wording.yaml``: (id, regex, what it predicts, read at any level, hints, announced live, its
+    figures decide) per class."""
     raw = load_table(__file__, "wording.yaml")
     return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")),
-                  tuple(c["hints"]), bool(c.get("live", True))) for c in raw["classes"])
+                  tuple(c["hints"]), bool(c.get("live", True)), bool(c.get("figures_decide"))) for c in raw["classes"])
 
 
 @lru_cache(maxsize=1)
@@ -31,10 +32,17 @@ def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool, bool] | N
     (watch asks this of every line: a class's regex runs only where one of its hints is in the line.)"""
     head = text[:400]
     low = head.lower()
-    for cid, rx, predicts, any_level, hints, live in _wording():
+    for cid, rx, predicts, any_level, hints, live, _figures in _wording():
         if not any(map(low.__contains__, hints)):
             continue
         m = rx.search(head)
         if m is not None:
             return cid, m.group(0), predicts, any_level, live
     return None
+
+
+def figures_decide(class_id: str) -> bool:
+    """The class reads the figures of its line (a capability of the newest generation, not any): the
+    healthy baseline, which masks figures, cannot vouch for a line of it (a healthy start-up that
+    printed the same words about an older GPU's capability is another message)."""
+    return any(c[0] == class_id and c[6] for c in _wording())
