@@ -86,13 +86,13 @@ def fit_label(rows: list[Any], held: list[Any], drop: set[str], shipped: dict[st
     for j in range(INNER):
         out = {f for f, k in inner.items() if k == j}
         part, (test,) = dt.with_priors(training(train, out), [r for r in held_train if r.group in out])
-        model = dt.label_pair_model(dt.export(dt.fit(part, seed), part, {}))
+        model = dt.label_pair_model(dt.export(dt.fit(part, seed, held=training(held_train, out)), part, {}))
         oof += [(r, model.proba(r.inputs)) for r in test]
     below, curve = dt.fit_unknown_below(oof)
     fitted, _ = dt.with_priors(train)
     meta = {"version": f"honest-{len(train)}", "rows": len(train), "unknown_curve": curve,
             "ships": shipped.get("meta", {}).get("ships", {})}
-    data = dt.export(dt.fit(fitted, seed), fitted, meta, unknown_below=below)
+    data = dt.export(dt.fit(fitted, seed, held=held_train), fitted, meta, unknown_below=below)
     data["prior"] = dt.prior_table(train)
     data["choose"], data["active"] = shipped.get("choose", True), shipped.get("active", True)
     return data

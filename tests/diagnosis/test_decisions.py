@@ -198,3 +198,23 @@ def test_a_model_trained_before_the_prior_features_answers_as_it_did():
                          prior={"gpu.out-of-memory": 0.9})
     assert model.proba(inp) == model.proba(DecisionInputs(clf=inp.clf))  # the prior weighs 0 there
     assert not model.prior
+
+
+def test_the_catalogues_label_of_the_proving_line_is_read_as_its_own_input():
+    """vLLM's own message (mined from its wheels) that the KV cache cannot hold one sequence: the
+    catalogue's rules label it a device-memory shortfall, whichever family's log prints it."""
+    from forensics.diagnosis.decision.label_features import INDEX, DecisionInputs, pair_vector
+    from forensics.diagnosis.decision.label_prior import catalogue_says
+
+    line = ("The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in "
+            "KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+            "initializing the engine.")
+    said = catalogue_says(line)
+    assert "gpu.out-of-memory" in said
+    assert catalogue_says("INFO 04-02 10:21:01 model_runner.py:1563] hello there") == ()
+    inp = DecisionInputs(clf={"gpu.out-of-memory": 0.3}, cat_says=said)
+    x = pair_vector(inp, "gpu.out-of-memory")
+    assert x[INDEX["cat_says"]] == 1.0 and x[INDEX["cat_says_without_rule"]] == 1.0
+    assert x[INDEX["cat_says_x_clf"]] == 0.3
+    assert pair_vector(inp, "unknown")[INDEX["unknown_when_cat_says"]] == 1.0
+    assert pair_vector(inp, "dist.nccl")[INDEX["cat_says"]] == 0.0

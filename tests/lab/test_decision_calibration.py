@@ -41,3 +41,39 @@ def test_a_choice_without_kinds_keeps_one_temperature():
     cases, truths = _cases()
     choice = dt.Choice(dt.LABEL_CHOICE.classes, dt.LABEL_CHOICE.features, dt.LABEL_CHOICE.pair)
     assert dt.fit_choice(cases, truths, choice, seed=0).temperatures_ is None
+
+
+def _grouped(n: int, label_of, clf: dict[str, float] | None = None) -> tuple[list[DecisionInputs], list[str], list[str]]:
+    cases, truths, groups = [], [], []
+    for i in range(n):
+        cases.append(DecisionInputs(clf=dict(clf)) if clf else DecisionInputs(rule_label="dist.nccl", rule_strength="strong"))
+        truths.append(label_of(i))
+        groups.append(f"family-{i % 6}")
+    return cases, truths, groups
+
+
+def test_folds_hold_whole_groups_out_and_answer_calibration_rows_in_their_groups_fold():
+    groups = [f"g{i % 7}" for i in range(70)]
+    extra = [f"g{i % 3}" for i in range(9)] + ["never-fitted"]
+    seen_answered: list[int] = []
+    for fit_rows, answered in dt._folds(70, 5, 0, groups, extra):
+        fitted = {groups[i] for i in fit_rows}
+        every = groups + extra
+        assert not fitted & {every[i] for i in answered}  # a group is never answered by weights that read it
+        seen_answered += answered
+    assert sorted(seen_answered) == list(range(79))  # every row but the group no fold holds
+
+
+def test_held_out_readings_make_the_classifier_alone_less_sure_where_it_was_wrong_on_them():
+    # Read with its own signatures, a family's classifier-only rows are right; read as a family never
+    # met (the held-out readings), the same classifier answer is right one time in two.
+    cases, truths, groups = _grouped(60, lambda i: "dist.nccl", {"dist.nccl": 0.9, "hang.timeout": 0.1})
+    strong = _grouped(60, lambda i: "dist.nccl")
+    cases, truths, groups = cases + strong[0], truths + strong[1], groups + strong[2]
+    calib = _grouped(60, lambda i: ("dist.nccl", "hang.timeout")[i % 2], {"dist.nccl": 0.9, "hang.timeout": 0.1})
+    alone = dt.label_pair_model(dt.export(dt.fit_choice(cases, truths, dt.LABEL_CHOICE, 0, groups=groups), [], {}))
+    held = dt.label_pair_model(dt.export(dt.fit_choice(cases, truths, dt.LABEL_CHOICE, 0, groups=groups,
+                                                       calib=calib), [], {}))
+    probe = DecisionInputs(clf={"dist.nccl": 0.9, "hang.timeout": 0.1})
+    assert held.proba(probe)["dist.nccl"] < alone.proba(probe)["dist.nccl"] - 0.05
+    assert held.proba(probe)["dist.nccl"] < 0.85

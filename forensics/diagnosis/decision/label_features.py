@@ -29,10 +29,16 @@ PRIOR = ("prior", "prior_top", "prior_without_rule", "prior_x_clf", "unknown_no_
 # that the wording names some label. One weight for every wording class, so a class no training
 # family printed is weighed as the classes they did. Appended last, as the prior was.
 WORDING = ("says", "says_without_rule", "says_x_clf", "unknown_when_said")
-FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS) + PRIOR + WORDING
+# What the message catalogue's rules say the proving line is (``label_prior.catalogue_says``; ninth
+# session): the label of the released program's own message that the line is, known for every
+# family since it is mined from the programs, not from their logs. The prior counts a catalogue
+# label only where two families printed it; this reads it as the wording is read, one weight for all.
+CATALOGUE = ("cat_says", "cat_says_without_rule", "cat_says_x_clf", "unknown_when_cat_says")
+FEATURES: tuple[str, ...] = PAIR + tuple(f"bias:{label}" for label in LABELS) + PRIOR + WORDING + CATALOGUE
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _P = INDEX["prior"]
 _W = INDEX["says"]
+_C = INDEX["cat_says"]
 
 
 @dataclass
@@ -56,6 +62,7 @@ class DecisionInputs:
     proof: str | None = None  # the proving line's text (bounded)
     prior: dict[str, float] | None = None  # P(label | proving line), ``label_prior.prior_of``
     says: tuple[str, ...] | None = None  # the labels the proving line's wording names, ``label_wording.says``
+    cat_says: tuple[str, ...] | None = None  # the catalogue's labels of the proving line, ``label_prior.catalogue_says``
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -114,5 +121,12 @@ def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
         x[_W + 2] = clf
     if label == "unknown" and said:
         x[_W + 3] = 1.0
+    cat = inp.cat_says or ()
+    if label in cat:
+        x[_C] = 1.0
+        x[_C + 1] = 1.0 if inp.rule_label is None else 0.0
+        x[_C + 2] = clf
+    if label == "unknown" and cat:
+        x[_C + 3] = 1.0
     x[INDEX[f"bias:{label}"]] = 1.0
     return x

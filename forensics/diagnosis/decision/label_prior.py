@@ -42,6 +42,19 @@ def keys(text: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def catalogue_says(text: str | None) -> tuple[str, ...]:
+    """The labels the message catalogue's rules give the proving line's first lines (a loose rule,
+    which names no label, says nothing here)."""
+    if not text:
+        return ()
+    from forensics.diagnosis.catalogue_features import line_facts
+
+    out: list[str] = []
+    for ln in [ln.strip() for ln in text.strip()[:MAX_TEXT].splitlines() if ln.strip()][:3]:
+        out += [f[6:] for f in line_facts(ln) if f.startswith("label:")]
+    return tuple(dict.fromkeys(out))
+
+
 def wanted(inp: Any) -> bool:
     """Whether a failure's decision reads the prior: where no signature matched or the text
     classifier was consulted (the catalogue is loaded then anyway; a conclusive signature's

@@ -87,6 +87,8 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
         inp.prior = prior_of(model.prior, inp.proof) if wanted(inp) else {}
     if inp.says is None:
         inp.says = said_by(inp)
+    if inp.cat_says is None:
+        inp.cat_says = catalogue_said(inp)
     # A model is never certain: three decimals would round 0.9996 to 1.0.
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
@@ -116,6 +118,13 @@ def said_by(inp: DecisionInputs) -> tuple[str, ...]:
     from forensics.diagnosis.decision.label_wording import says
 
     return says(inp.proof) if wanted(inp) else ()
+
+
+def catalogue_said(inp: DecisionInputs) -> tuple[str, ...]:
+    """The labels the catalogue gives the proving line, read where the prior is."""
+    from forensics.diagnosis.decision.label_prior import catalogue_says, wanted
+
+    return catalogue_says(inp.proof) if wanted(inp) else ()
 
 
 def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
