@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, check, line_of, write_pairs  # noqa: E402
+from collect_jit import C, add_rows, check, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 H200 = "run d1 of run_deaths.sh on nvidia-h200 (1x H200 143771 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9, CUDA 13.0)"
@@ -182,17 +182,7 @@ def _kmsg(logs, per):
 
 
 def main(logs):
-    per = {"gpu": [], "gpu-early-warning": []}
-    for src, folder, cid, cause, phase, ew, fatal, note, split in ROWS:
-        data = (logs / f"{src}.log").read_bytes()
-        text = data.decode(errors="replace")
-        check(text, fatal, "fatal", src)
-        check(text, ew, "early-warning", src)
-        if ew and line_of(text, ew) >= line_of(text, fatal):
-            sys.exit(f"{src}: early warning is not before the fatal line")
-        (C / folder / f"{cid}.log").write_bytes(data)
-        per[folder].append(dict(id=cid, root_cause=cause, phase=phase, early_warning_substring=ew, fatal_substring=fatal,
-                                provenance="reproduced", note=f"{note}; {RUN[src[:2]]}", verdict="failed", split=split))
+    per = copy_failures(logs, ROWS, lambda src: RUN[src[:2]])
     _kmsg(logs, per)
     for folder, rows in per.items():
         print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")

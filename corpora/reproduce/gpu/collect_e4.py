@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, check, line_of, write_pairs  # noqa: E402
+from collect_jit import C, add_rows, check, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 RUN = ("run e4 of run_e4.sh on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, "
@@ -159,17 +159,7 @@ HEADER = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substri
 
 
 def main(logs):
-    per = {"gpu": [], "gpu-early-warning": []}
-    for src, folder, cid, cause, phase, ew, fatal, note, split in ROWS:
-        data = (logs / f"{src}.log").read_bytes()
-        text = data.decode(errors="replace")
-        check(text, fatal, "fatal", src)
-        check(text, ew, "early-warning", src)
-        if ew and line_of(text, ew) >= line_of(text, fatal):
-            sys.exit(f"{src}: early warning is not before the fatal line")
-        (C / folder / f"{cid}.log").write_bytes(data)
-        per[folder].append(dict(id=cid, root_cause=cause, phase=phase, early_warning_substring=ew, fatal_substring=fatal,
-                                provenance="reproduced", note=f"{note}; {RUN}", verdict="failed", split=split))
+    per = copy_failures(logs, ROWS, lambda src: RUN)
     for folder, rows in per.items():
         print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
     write_pairs(logs, PAIRS, {}, lambda good, bad: "e4",

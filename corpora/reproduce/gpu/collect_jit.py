@@ -131,6 +131,23 @@ def add_rows(path, header, rows, key="id"):
 PAIR_HEADER = ["id", "root_cause", "good", "bad", "change", "early_warning_substring", "fatal_substring", "script", "run"]
 
 
+
+def copy_failures(logs, rows, run_of):
+    """Check and copy each failing log of ``rows`` byte for byte; return its labels.csv rows by folder.
+    ``run_of(src)`` names the run the log came from (appended to the note)."""
+    per = {"gpu": [], "gpu-early-warning": []}
+    for src, folder, cid, cause, phase, ew, fatal, note, split in rows:
+        data = (logs / f"{src}.log").read_bytes()
+        text = data.decode(errors="replace")
+        check(text, fatal, "fatal", src)
+        check(text, ew, "early-warning", src)
+        if ew and line_of(text, ew) >= line_of(text, fatal):
+            sys.exit(f"{src}: early warning is not before the fatal line")
+        (C / folder / f"{cid}.log").write_bytes(data)
+        per[folder].append(dict(id=cid, root_cause=cause, phase=phase, early_warning_substring=ew, fatal_substring=fatal,
+                                provenance="reproduced", note=f"{note}; {run_of(src)}", verdict="failed", split=split))
+    return per
+
 def write_pairs(logs, pairs, shared_good, run_of, good_twin_ok=lambda key, text, fatal, ew: fatal not in text):
     """Copy each (good, bad) run into corpora/gpu-pairs byte for byte and add its pairs.csv row;
     stop if the good twin shows the failure (``good_twin_ok``) or a substring is not in the bad one."""
