@@ -9,7 +9,6 @@ neither the fatal line in the good twin. Logs are copied byte for byte.
 """
 import csv
 import io
-import shutil
 import sys
 from pathlib import Path
 
@@ -169,16 +168,7 @@ def write_pairs(logs, pairs, shared_good, run_of, good_twin_ok=lambda key, text,
 
 def main(logs):
     header = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
-    per = {"gpu": [], "gpu-early-warning": []}
-    for rid, folder, cid, cause, phase, ew, fatal, note, split in ROWS:
-        text = (logs / f"{rid}.log").read_text(errors="replace")
-        check(text, fatal, "fatal", rid)
-        check(text, ew, "early-warning", rid)
-        if ew and line_of(text, ew) >= line_of(text, fatal):
-            sys.exit(f"{rid}: early warning is not before the fatal line")
-        shutil.copyfile(logs / f"{rid}.log", C / folder / f"{cid}.log")
-        per[folder].append(dict(id=cid, root_cause=cause, phase=phase, early_warning_substring=ew, fatal_substring=fatal,
-                                provenance="reproduced", note=f"{note}; {MACHINE}", verdict="failed", split=split))
+    per = copy_failures(logs, ROWS, lambda src: MACHINE)
     for folder, rows in per.items():
         print(folder, add_rows(C / folder / "labels.csv", header, rows), "rows added")
     write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "jit-2" if bad.startswith("fi-") else "jit-1")
