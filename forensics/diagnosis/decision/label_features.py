@@ -83,6 +83,18 @@ def evidence_kind(inp: DecisionInputs) -> str:
     return "strong+classifier" if inp.clf else "strong"
 
 
+def _said_features(x: list[float], at: int, said, label: str, no_rule: bool, clf: float) -> None:
+    """The four features of one source that names labels (the wording classes, the catalogue's label):
+    it names this label; names it where no signature answered; names it, times the classifier's
+    probability; names something while this label is ``unknown``."""
+    if label in said:
+        x[at] = 1.0
+        x[at + 1] = 1.0 if no_rule else 0.0
+        x[at + 2] = clf
+    if label == "unknown" and said:
+        x[at + 3] = 1.0
+
+
 def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
     """The features of ``label`` as the answer for this failure, in ``FEATURES`` order."""
     x = [0.0] * len(FEATURES)
@@ -114,19 +126,7 @@ def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
         x[_P + 1] = 1.0 if max(inp.prior, key=lambda k: (inp.prior[k], k)) == label else 0.0  # type: ignore[index]
         x[_P + 2] = p if inp.rule_label is None else 0.0
         x[_P + 3] = p * clf
-    said = inp.says or ()
-    if label in said:
-        x[_W] = 1.0
-        x[_W + 1] = 1.0 if inp.rule_label is None else 0.0
-        x[_W + 2] = clf
-    if label == "unknown" and said:
-        x[_W + 3] = 1.0
-    cat = inp.cat_says or ()
-    if label in cat:
-        x[_C] = 1.0
-        x[_C + 1] = 1.0 if inp.rule_label is None else 0.0
-        x[_C + 2] = clf
-    if label == "unknown" and cat:
-        x[_C + 3] = 1.0
+    _said_features(x, _W, inp.says or (), label, inp.rule_label is None, clf)
+    _said_features(x, _C, inp.cat_says or (), label, inp.rule_label is None, clf)
     x[INDEX[f"bias:{label}"]] = 1.0
     return x
