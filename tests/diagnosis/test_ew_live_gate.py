@@ -105,3 +105,20 @@ def test_the_shipped_bar_is_chosen_on_held_out_groups() -> None:
     cv = {"by_bar": {"0.2": {"added_live": 3, "added_false": 9, "healthy": 100},
                      "0.8": {"added_live": 0, "added_false": 0, "healthy": 100}}}
     assert T.held_out_bar(cv) == 1.01
+
+
+def test_the_gate_reads_the_resources_the_start_up_stated(monkeypatch) -> None:
+    # SGLang's server_args "mem_fraction_static=0.95, tp_size=2" as collect folds them into the facts
+    monkeypatch.setenv("FORENSICS_EW_LIVE_GATE", "off")
+    G._CACHE.clear()
+    rec: list = []
+    token = G.RECORDER.set(rec)
+    try:
+        live_decision(Event(kinds.LOG, 3, LINE), _hit(), {"mem_fraction": 0.95, "tp": 2}, base=EMPTY)
+        live_decision(Event(kinds.LOG, 4, LINE), _hit(), {}, base=EMPTY)
+    finally:
+        G.RECORDER.reset(token)
+        G._CACHE.clear()
+    set_, none = (dict(zip(G.FEATURES, r["features"])) for r in rec)
+    assert set_["budget_set"] == set_["budget_high"] == set_["multi_gpu"] == 1.0
+    assert none["budget_set"] == none["budget_high"] == none["multi_gpu"] == 0.0

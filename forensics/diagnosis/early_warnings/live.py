@@ -165,7 +165,7 @@ def _gate_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | 
     judged = {"familiar": b.familiar(text), "usual": b.usual(template(text), None), "after_ready": ready,
               "quiet_context": bool(sig.quiet_when and matching(sig.quiet_when, have)),
               "wording_class": wording_class(text) is not None, "live_cue": LIVE_CUE.search(head) is not None,
-              "degraded": DEGRADED_RE.search(head) is not None}
+              "degraded": DEGRADED_RE.search(head) is not None, **_resources(facts)}
     f = features(sig, text_level(ev), have, judged)
     if rec is not None:
         rec.append({"line": ev.line, "text": text, "signature": sig.id, "features": f})
@@ -176,6 +176,14 @@ def _gate_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | 
             "why": f"precursor {sig.id}; healthy runs print it too, but in this context it precedes "
                    f"{', '.join(sig.predicts) or sig.root_cause} (learned, p={p:.2f})",
             "subjects": sorted(subjects(text))[:12]}
+
+
+def _resources(facts: dict[str, Any]) -> dict[str, bool]:
+    """What the start-up stated of its resources so far, as the learned gate reads it."""
+    frac = facts.get("mem_fraction")
+    gpus = max(int(facts.get("tp") or 1) * int(facts.get("dp") or 1), int(facts.get("visible") or 1))
+    return {"budget_set": frac is not None, "budget_high": frac is not None and float(frac) >= 0.9,
+            "multi_gpu": gpus > 1}
 
 
 def _figures_speak(text: str) -> bool:
