@@ -152,8 +152,9 @@ def dismissed(inc: Incident, ev: Event) -> bool:
 
 # A server's reply to one request it could not serve (llama.cpp's server: "send_error: task id = N,
 # error: request (N tokens) exceeds the available context size ..."): the client got the error, the
-# process went on serving.
-_REPLIED_ERROR = re.compile(r"\bsend_error: task id = \d+, error: ")
+# process went on serving. So is a failure its line scopes to one request ("... failed for request
+# rid=...": SGLang's PD transfer of one request's KV cache to a decode peer that went away).
+_REPLIED_ERROR = re.compile(r"\bsend_error: task id = \d+, error: |\b(?:[Ff]ailed|[Ee]rror|[Aa]borted) for (?:request|req)\b")
 
 
 def replied_error(ev: Event) -> bool:
