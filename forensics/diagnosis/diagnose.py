@@ -344,7 +344,7 @@ def _fatal_after_warning(inc: Incident, result: dict[str, Any], best: Hit, found
     # The process died at the fatal line: that is where start-up was.
     result["phase"] = failure_phase.failure_phase(inc, fatal[0], fatal_ev, None)
     result["evidence"].insert(0, {"line": fatal[0], "text": fatal[1], "role": "fatal"})
-    lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None
+    lead = early_warnings.lead_seconds(fatal[2], best.event.ts)
     if not any(w["line"] == best.line for w in result["early_warnings"]):
         result["early_warnings"].insert(0, {
             "line": best.line, "text": best.text, "signature": best.signature.id, "predicts": [label],
@@ -358,7 +358,7 @@ def _add_learned_warnings(result: dict[str, Any], inc: Incident, classifier: Any
     for ev, info in classifier.learned_warnings(inc, label, fail_line):
         if ev.line in known:
             continue
-        lead = round((fail_ts - ev.ts).total_seconds(), 3) if fail_ts is not None and ev.ts is not None else None
+        lead = early_warnings.lead_seconds(fail_ts, ev.ts)
         result["early_warnings"].append({
             "line": ev.line, "text": ev.text, "signature": None, "learned": True, "predicts": [label],
             "lead_seconds": lead, "count": 1, "support": info["support"], "lift": info["lift"]})

@@ -28,12 +28,12 @@ from forensics.diagnosis.early_warnings.baseline import BASELINE_PATH, Baseline,
 from forensics.diagnosis.early_warnings.carry import Collector
 from forensics.diagnosis.early_warnings.candidates import (
     Candidate, Notes, coarse_template, collect, is_noise, template, text_level)
-from forensics.diagnosis.early_warnings.linking import link, relink
+from forensics.diagnosis.early_warnings.linking import lead_seconds, link, relink
 from forensics.diagnosis.early_warnings.live import live_decision, live_early_warnings
 from forensics.diagnosis.early_warnings.resources import arithmetic
 from forensics.diagnosis.early_warnings.scoring import Failure, failure_context, score_candidate
 from forensics.diagnosis.early_warnings.subjects import normalise_arch, quantities_gib, subject_value, subjects
 
 __all__ = ["BASELINE_PATH", "Baseline", "Candidate", "Collector", "Failure", "Notes", "arithmetic", "baseline", "coarse_template",
-           "collect", "failure_context", "is_noise", "link", "live_decision", "live_early_warnings", "normalise_arch",
+           "collect", "failure_context", "is_noise", "lead_seconds", "link", "live_decision", "live_early_warnings", "normalise_arch",
            "quantities_gib", "relink", "score_candidate", "subject_value", "subjects", "template", "text_level"]

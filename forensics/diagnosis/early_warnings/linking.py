@@ -302,7 +302,7 @@ class _Linker:
                 s += self._disagreeing(hit.signature, subs, ev.text, reasons)
         rec = {"line": ev.line, "text": ev.text if len(ev.text) <= 600 else ev.text[:599] + "…",
                "why": "; ".join(reasons) or "reads as a warning", "subjects": sorted(subs)[:12],
-               "score": round(s, 2), "lead_seconds": _lead(self.fail.ts, ev.ts), "signature": sig,
+               "score": round(s, 2), "lead_seconds": lead_seconds(self.fail.ts, ev.ts), "signature": sig,
                "count": cand.count}
         if predicts:
             rec["predicts"] = predicts
@@ -374,7 +374,12 @@ def relink(inc: Any, use_signatures: bool = False) -> list[dict[str, Any]] | Non
     # (``prior`` is left out on purpose: it holds what signatures decided.)
 
 
-def _lead(fail_ts: Any, ts: Any) -> float | None:
+def lead_seconds(fail_ts: Any, ts: Any) -> float | None:
+    """How long before the failure a warning was printed; None when either has no time, or when the
+    warning's clock reads later than the failure's (a proving line at WARNING level that an engine
+    process's later warnings follow, or clocks of two processes): the lead is not known, and the
+    contract has no negative leads."""
     if fail_ts is None or ts is None:
         return None
-    return round((fail_ts - ts).total_seconds(), 3)
+    lead = round((fail_ts - ts).total_seconds(), 3)
+    return lead if lead >= 0 else None
