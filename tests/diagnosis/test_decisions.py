@@ -231,14 +231,3 @@ def test_the_death_detector_reads_build_and_command_line_errors_as_shapes():
     assert "__usage_error__" in death.tokens("api_server.py: error: unrecognized arguments: --tp-szie 8")
     assert "__usage_error__" not in death.tokens("INFO 05-01 12:00:00 [arg_utils.py:100] non-default args: {'tp': 8}")
 
-
-def test_a_docker_build_whose_cli_rejects_a_flag_is_called_failed(tmp_path):
-    # No wrapper line (make's) says it died: the detector reads the CLI's rejection.
-    log = ("Building docker image: tensorrt_llm/devel:latest\n"
-           "DOCKER_BUILDKIT=1 docker build --pull \\\n"
-           "        --build-arg BUILD_WHEEL_ARGS=\"--clean --trt_root /usr/local/tensorrt\" \\\n"
-           "        --target devel --file Dockerfile.multi --tag tensorrt_llm/devel:latest ..\n"
-           "unknown flag: --trt_root\n"
-           "See 'docker buildx build --help'.\n")
-    res = _classify(tmp_path, log)
-    assert res["verdict"] == "failed" and "unknown flag" in res["evidence"][0]["text"]
