@@ -68,12 +68,28 @@ def request_level(ev: Event) -> bool:
         return True
     if (ev.logger or "").startswith(("serving_chat", "serving_completion", "serving_engine", "serving_responses")):
         return True  # vLLM's request handlers log the request's traceback at ERROR
+    if _unwound_to_top(ev):
+        return False
     frames = list(ev.data.get("frames") or ())
     for exc in ev.data.get("chain") or ():
         frames.extend(exc.frames)
     # A "<module>" frame is an import (the server's modules loading at start-up), not a request.
     return any(_REQUEST_FRAMES.search(f.file) and f.function != "<module>" or
                f.function in _SOCKETSERVER_REQUEST and f.file.endswith(_SOCKETSERVER_FILES) for f in frames)
+
+
+# The outermost frame of a traceback Python printed because nothing caught the exception: the main
+# script's top level, or runpy's (``python -m``). A request handler's traceback begins at the frame
+# that caught it (the server's loop goes on); one that begins here unwound the whole main program,
+# and the interpreter exits after printing it (sglang's launch_server failing to bind its socket
+# inside http_server.py, whose request handlers live in the same file).
+_TOP_FRAMES = frozenset({"<module>", "_run_module_as_main"})
+
+
+def _unwound_to_top(ev: Event) -> bool:
+    chain = ev.data.get("chain") or ()
+    frames = chain[-1].frames if chain and chain[-1].frames else ev.data.get("frames") or ()
+    return bool(frames) and frames[0].function in _TOP_FRAMES and not frames[0].partial
 
 
 # Python's socketserver (http.server's servers are built on it) runs each request in these methods
@@ -136,8 +152,9 @@ def dismissed(inc: Incident, ev: Event) -> bool:
 
 # A server's reply to one request it could not serve (llama.cpp's server: "send_error: task id = N,
 # error: request (N tokens) exceeds the available context size ..."): the client got the error, the
-# process went on serving.
-_REPLIED_ERROR = re.compile(r"\bsend_error: task id = \d+, error: ")
+# process went on serving. So is a failure its line scopes to one request ("... failed for request
+# rid=...": SGLang's PD transfer of one request's KV cache to a decode peer that went away).
+_REPLIED_ERROR = re.compile(r"\bsend_error: task id = \d+, error: |\b(?:[Ff]ailed|[Ee]rror|[Aa]borted) for (?:request|req)\b")
 
 
 def replied_error(ev: Event) -> bool:

@@ -86,19 +86,28 @@ def own_signatures(matched: dict[str, set[str]], project_vouches: bool = True) -
     return dict(own)
 
 
-def _score(row: dict[str, str], res: dict[str, Any] | None, sset: Any) -> dict[str, int]:
+def _score(row: dict[str, str], res: dict[str, Any] | None, sset: Any,
+           detail: dict[str, Any] | None = None) -> dict[str, int]:
     """One labelled failure's hits; its labelled early warning found after the fact and
-    printed live (``watch``'s replay with the same signatures) where it has one."""
+    printed live (``watch``'s replay with the same signatures) where it has one (``detail``, when
+    given, gets the lines listed and printed live: the misses' reading)."""
     early = row.get("early_warning_substring") or ""
-    ew = {"ew_n": int(bool(early)), "ew_found": 0, "ew_live": 0}
+    ew = {"ew_n": int(bool(early)), "ew_found": 0, "ew_live": 0, "ew_listed": 0}
     if res is None:
         return {"n": 1, "top1": 0, "phase": 0, "evidence_first": 0, "failed": 0, "conf90": 0, "conf90_right": 0,
                 **ew}
     fatal = row.get("fatal_substring") or ""
     ev = res.get("evidence") or []
+    ew["ew_listed"] = len(res.get("early_warnings") or [])  # issue 28: <= 3 listed per failure
     if early:
         ew["ew_found"] = int(evidence_names(early, res.get("early_warnings") or [], row["_path"]))
-        ew["ew_live"] = int(_live_hit(row, _live_warnings(Path(row["_path"]), sset)))
+        live = _live_warnings(Path(row["_path"]), sset)
+        ew["ew_live"] = int(_live_hit(row, live))
+        if detail is not None:
+            detail["ew"] = {"warning": early[:200],
+                            "listed": [[w["line"], w["text"][:160], w.get("score"), (w.get("why") or "")[:120]]
+                                       for w in res.get("early_warnings") or []],
+                            "live": [[w["line"], w["text"][:160], w["why"][:120]] for w in live]}
     right = int((res.get("root_cause") or "none") == row["root_cause"])
     # An answer given at >= 0.9 must be right >= 97% of the time (issue 27), here too: without the
     # family's own signatures, the calibration is all that stands between a guess and certainty.
@@ -141,13 +150,15 @@ def miss_kind(case: dict[str, Any]) -> str | None:
     return f"wrong, decided by {case['decided_by']}" + (", label among candidates" if truth in cands[1:] else "")
 
 
-def _score_healthy(row: dict[str, str], res: dict[str, Any] | None) -> dict[str, int]:
+def _score_healthy(row: dict[str, str], res: dict[str, Any] | None, sset: Any) -> dict[str, int]:
     """One labelled healthy log's hits: its phase (the last reached) and its verdict (issue 27 asks
-    85% and 90% there too, and none of them called failed)."""
+    85% and 90% there too, and none of them called failed), and the warnings ``watch`` prints live
+    on it with the same signatures (issue 28: <= 0.1 a healthy log)."""
     res = res or {}
     return {"n": 1, "phase": int((res.get("phase") or "") == (row.get("phase") or "")),
             "verdict": int(res.get("verdict") == (row.get("verdict") or "ready")),
-            "called_failed": int(res.get("verdict") == "failed")}
+            "called_failed": int(res.get("verdict") == "failed"),
+            "false_live": len(_live_warnings(Path(row["_path"]), sset))}
 
 
 def _healthy_case(row: dict[str, str], res: dict[str, Any] | None) -> dict[str, Any]:
@@ -181,7 +192,7 @@ def _matched_and_seen(sset: Any, clf: Any, rows: list[tuple[dict[str, str], str]
         if row.get("root_cause") and not group.startswith("project:"):
             _add(seen_scores[group], _score(row, res, sset))
         elif not group.startswith("project:"):
-            _add(seen_healthy[group], _score_healthy(row, res))
+            _add(seen_healthy[group], _score_healthy(row, res, sset))
     return matched, seen_scores, seen_healthy
 
 
@@ -235,11 +246,13 @@ def run(project_vouches: bool = True) -> dict[str, Any]:
                 continue
             res = _diagnose(row["_path"], reduced, fam_clf)
             if row.get("root_cause"):
-                got = _score(row, res, reduced)
+                detail: dict[str, Any] = {}
+                got = _score(row, res, reduced, detail)
                 _add(tot, got)
-                cases[fam].append(_case(row, res, got))
+                cases[fam].append({**_case(row, res, got), **detail, "ew_found": got["ew_found"],
+                                   "ew_live": got["ew_live"]})
             else:
-                _add(held_healthy[fam], _score_healthy(row, res))
+                _add(held_healthy[fam], _score_healthy(row, res, reduced))
                 healthy_cases[fam].append(_healthy_case(row, res))
         if tot:
             held[fam] = tot
@@ -293,6 +306,10 @@ def render(out: dict[str, Any]) -> str:
         lines.append(f"healthy logs held out: phase {_pct(hh['phase'], hh['n'])}, verdict {_pct(hh['verdict'], hh['n'])}, "
                      f"called failed {hh['called_failed']}; seen: phase {_pct(hs['phase'], hs['n'])}, verdict "
                      f"{_pct(hs['verdict'], hs['n'])}, called failed {hs['called_failed']}")
+    if held_t.get("n"):
+        lines.append(f"early warnings held out: listed per failure {held_t.get('ew_listed', 0) / held_t['n']:.2f}, "
+                     f"false live {hh.get('false_live', 0)} on {hh.get('n', 0)} healthy logs; seen: listed per "
+                     f"failure {seen_t.get('ew_listed', 0) / max(seen_t['n'], 1):.2f}, false live {hs.get('false_live', 0)}")
     lines.append(f"{'(seen, for comparison)':<29}{'':>18}{_pct(seen_t['top1'], seen_t['n']):>18}"
                  f"{_pct(seen_t['phase'], seen_t['n']):>18}{_pct(seen_t['evidence_first'], seen_t['n']):>18}"
                  f"{_pct(seen_t['ew_found'], seen_t['ew_n']):>14}{_pct(seen_t['ew_live'], seen_t['ew_n']):>14}")

@@ -218,3 +218,16 @@ def test_the_catalogues_label_of_the_proving_line_is_read_as_its_own_input():
     assert x[INDEX["cat_says_x_clf"]] == 0.3
     assert pair_vector(inp, "unknown")[INDEX["unknown_when_cat_says"]] == 1.0
     assert pair_vector(inp, "dist.nccl")[INDEX["cat_says"]] == 0.0
+
+
+def test_the_death_detector_reads_build_and_command_line_errors_as_shapes():
+    # Build tools and argument parsers word their deaths alike across programs: CMake, make in
+    # any locale, a compiler, argparse and cobra (docker's CLI) rejecting an argument.
+    assert "__build_error__" in death.tokens("CMake Error at CMakeLists.txt:479 (file):")
+    assert "__build_error__" in death.tokens("make: *** [Makefile:64：devel_build] 错误 125")
+    assert "__build_error__" in death.tokens("csrc/ops.cu:12:10: fatal error: cuda_fp8.h: No such file or directory")
+    assert "__build_error__" not in death.tokens("CMake Warning at CMakeLists.txt:40 (message):")
+    assert "__usage_error__" in death.tokens("unknown flag: --trt_root")
+    assert "__usage_error__" in death.tokens("api_server.py: error: unrecognized arguments: --tp-szie 8")
+    assert "__usage_error__" not in death.tokens("INFO 05-01 12:00:00 [arg_utils.py:100] non-default args: {'tp': 8}")
+

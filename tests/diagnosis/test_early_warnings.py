@@ -276,6 +276,13 @@ def test_live_prints_what_predicts_a_failure():
                                         "the current PyTorch installation.", level="WARNING"))
     assert d is not None and "env.gpu-arch-unsupported" in d["predicts"]
     assert E.live_decision(Event(kinds.LOG, 9, "Using FLASH_ATTN attention backend.", level="INFO")) is None
+    # a native library or a package stated missing, with or without "is" (koboldcpp's OpenBLAS loader)
+    d = E.live_decision(Event(kinds.LOG, 2, "Warning: OpenBLAS library file not found. Non-BLAS library will be used.",
+                              level="WARNING"))
+    assert d is not None and "library file not found" in d["why"], d
+    # ... but a library that is found is no news
+    assert E.live_decision(Event(kinds.LOG, 2, "Warning: OpenBLAS library file found. BLAS will be used.",
+                                 level="WARNING")) is None
 
 
 def test_a_weak_precursor_is_context_not_news_and_a_familiar_one_speaks_when_its_numbers_trip():

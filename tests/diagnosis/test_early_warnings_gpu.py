@@ -43,3 +43,19 @@ def test_linking_finds_the_warnings_of_real_gpu_failures():
     # (corpora/gpu/README.md, first look at run e4). The floor says what holds now; raising it back is the work.
     assert ew["found_of_detected"] / ew["detected"] >= 0.73, ew  # 25/34 at the ninth session's end, as above
     assert ew["mean_listed_per_failure"] <= 3.0, ew
+
+
+def test_a_quiet_precursors_line_is_news_where_its_figures_say_so():
+    """torch's 'CUDA initialization' warning is a precursor healthy hosts print too (a CPU-only host's
+    error number): quiet by its signature. 'Error 2: out of memory' is another error, which the
+    device-init-out-of-memory class reads by its figures: watch prints it before the load fails."""
+    from pathlib import Path
+
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.lab.evaluate import _live_hit, _live_warnings
+
+    row = next(r for r in read_labels(GPU_EW) if Path(r["_path"]).name == "gpu-ew-cuda-init-warning.log")
+    live = _live_warnings(Path(row["_path"]), signature_set())
+    assert _live_hit(row, live), live
+    said = next(w for w in live if "cudaGetDeviceCount" in w["text"])
+    assert "device-init-out-of-memory" in said["why"] and "gpu.out-of-memory" in said["predicts"]

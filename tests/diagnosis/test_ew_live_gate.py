@@ -91,3 +91,34 @@ def test_the_lab_scores_what_the_gate_adds_and_keeps_its_budget() -> None:
     # one line added on 9 healthy logs is over the 2% budget: the bar chosen adds nothing
     bar = T.choose_threshold(logs, weights, -2.0)
     assert T.score(logs, weights, -2.0, bar)["added_false"] == T.score(logs, weights, -2.0, bar)["added_live"] == 0
+
+
+def test_the_shipped_bar_is_chosen_on_held_out_groups() -> None:
+    # Held out, the low bar adds 3 labelled warnings but 4 lines on 100 healthy logs (over the 2%
+    # budget); the middle bar adds 2 and 1 false: it is the shipped bar, whatever the training
+    # groups (seen by the gate) would have allowed.
+    cv = {"by_bar": {"0.2": {"added_live": 3, "added_false": 4, "healthy": 100},
+                     "0.5": {"added_live": 2, "added_false": 1, "healthy": 100},
+                     "0.8": {"added_live": 1, "added_false": 0, "healthy": 100}}}
+    assert T.held_out_bar(cv) == 0.5
+    # no bar adds a labelled warning held out within the budget: never (the gate does not ship)
+    cv = {"by_bar": {"0.2": {"added_live": 3, "added_false": 9, "healthy": 100},
+                     "0.8": {"added_live": 0, "added_false": 0, "healthy": 100}}}
+    assert T.held_out_bar(cv) == 1.01
+
+
+def test_the_gate_reads_the_resources_the_start_up_stated(monkeypatch) -> None:
+    # SGLang's server_args "mem_fraction_static=0.95, tp_size=2" as collect folds them into the facts
+    monkeypatch.setenv("FORENSICS_EW_LIVE_GATE", "off")
+    G._CACHE.clear()
+    rec: list = []
+    token = G.RECORDER.set(rec)
+    try:
+        live_decision(Event(kinds.LOG, 3, LINE), _hit(), {"mem_fraction": 0.95, "tp": 2}, base=EMPTY)
+        live_decision(Event(kinds.LOG, 4, LINE), _hit(), {}, base=EMPTY)
+    finally:
+        G.RECORDER.reset(token)
+        G._CACHE.clear()
+    set_, none = (dict(zip(G.FEATURES, r["features"])) for r in rec)
+    assert set_["budget_set"] == set_["budget_high"] == set_["multi_gpu"] == 1.0
+    assert none["budget_set"] == none["budget_high"] == none["multi_gpu"] == 0.0

@@ -88,6 +88,19 @@ def test_errors_a_server_sent_back_to_its_clients_are_not_where_it_died():
     assert r["verdict"] == "ready" and r["root_cause"] is None
 
 
+def test_a_failure_scoped_to_one_request_is_not_where_the_server_died():
+    from forensics.events.types import MESSAGE, Event
+    from forensics.incidents import verdicts
+
+    # SGLang's PD prefill server: one request's KV transfer to a decode peer that went away.
+    pd = ("[2026-02-26 12:53:08 TP4] Prefill transfer failed for request rank=4 req.rid='af2f3f99db344fab' "
+          "req.bootstrap_room=6989861766352545488 with exception KVTransferError(bootstrap_room=6989861766352545488): "
+          "Decode instance could be dead, remote mooncake session 10.0.0.2:16324 is not alive")
+    assert verdicts.replied_error(Event(MESSAGE, 1, pd))
+    assert not verdicts.replied_error(Event(MESSAGE, 1, "[2026-02-26 12:53:08 TP4] Scheduler hit an exception: "
+                                                        "RuntimeError: failed to allocate the KV cache for requests"))
+
+
 def test_a_native_crash_handlers_report_is_a_death():
     text = ("I0310 06:25:38.962557 1 http_server.cc:4637] Started HTTPService at 0.0.0.0:8000\n"
             "Signal (11) received.\n"

@@ -234,3 +234,16 @@ def test_a_runner_still_printing_its_set_up_after_ollama_gave_up_on_it_is_a_fail
     ]
     d = _run(lines)
     assert d["verdict"] == "failed"
+
+
+def test_a_sycl_exception_exit_after_ollama_was_listening_is_a_death() -> None:
+    # IPEX-LLM's Ollama: the server listens, the runner starts, and ggml-sycl's catch prints the
+    # SYCL error with "Exception caught at file:..., line:N" and std::exit(1)s.
+    lines = ['time=2024-12-23T23:09:25.511+08:00 level=INFO source=routes.go:1248 msg="Listening on 127.0.0.1:11434 (version 0.4.6-ipexllm-20241223)"',
+             'time=2024-12-23T23:09:28.726+08:00 level=INFO source=server.go:619 msg="llama runner started in 3.77 seconds"',
+             "The program was built for 1 devices",
+             "Build program log for 'Intel(R) UHD Graphics':",
+             " -11 (PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:D:/llm.cpp/ggml/src/ggml-sycl.cpp, line:3775"]
+    inc = _run(lines)["incidents"][-1]
+    assert inc["verdict"] == "failed"
+    assert "PI_ERROR_BUILD_PROGRAM_FAILURE" in inc["evidence"][0]["text"]

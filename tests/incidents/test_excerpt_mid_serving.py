@@ -46,3 +46,44 @@ def test_the_same_warning_with_no_progress_after_it_is_the_failure() -> None:
     # the log ends at the warning: nothing shows the process went past it
     cut = "".join(NEURON.splitlines(keepends=True)[:2])
     assert api.classify_text(cut)["incidents"][-1]["root_cause"] == "env.library-missing"
+
+
+# SGLang's launch_server lives in entrypoints/http_server.py beside its request handlers; a
+# traceback that unwound to runpy's top (python -m sglang.launch_server) ended the interpreter.
+LAUNCH_TB = """\
+[2025-10-21 20:46:04] server_args=ServerArgs(model_path='/models/DeepSeek-V3-0324', tp_size=8, port=30000)
+Traceback (most recent call last):
+  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main
+    return _run_code(code, main_globals, None,
+  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code
+    exec(code, run_globals)
+  File "/sgl-workspace/sglang/python/sglang/launch_server.py", line 21, in <module>
+    launch_server(server_args)
+  File "/sgl-workspace/sglang/python/sglang/srt/entrypoints/http_server.py", line 1319, in launch_server
+    tokenizer_manager, template_manager, scheduler_info = _launch_subprocesses(
+  File "/sgl-workspace/sglang/python/sglang/srt/entrypoints/engine.py", line 722, in _init_tokenizer_manager
+    tokenizer_manager = TokenizerManager(server_args, port_args)
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/tokenizer_manager.py", line 230, in __init__
+    self.tokenizer = get_tokenizer(server_args.tokenizer_path)
+KeyError: 'deepseek_v3'
+"""
+# The same file's request handler, its traceback beginning in the ASGI server's loop, then serving.
+REQUEST_TB = """\
+[2025-10-21 20:50:01] ERROR:    Exception in callback
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.10/site-packages/starlette/routing.py", line 74, in app
+    response = await f(request)
+  File "/sgl-workspace/sglang/python/sglang/srt/entrypoints/http_server.py", line 520, in openai_v1_chat_completions
+    return await raw_request.app.state.openai_serving_chat.handle_request(request, raw_request)
+KeyError: 'deepseek_v3'
+[2025-10-21 20:50:02] INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+[2025-10-21 20:50:03] Decode batch. #running-req: 1, #token: 512, token usage: 0.01, gen throughput (token/s): 40.12, #queue-req: 0
+"""
+
+
+def test_a_traceback_unwound_to_the_main_program_is_a_failure_not_a_request() -> None:
+    assert verdicts(LAUNCH_TB)[-1] == "failed"
+
+
+def test_a_request_handlers_traceback_in_the_same_file_is_still_one_request() -> None:
+    assert "failed" not in verdicts(REQUEST_TB)

@@ -40,6 +40,13 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("__upper_error__", re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b")),
     ("__http_ok__", re.compile(r'"\s*(?:GET|POST) [^"]*"\s*2\d\d|\b200 OK\b')),
     ("__short__", re.compile(r"^.{0,24}$", re.S)),
+    # A build tool's report that the build stopped (CMake's SEND_ERROR/FATAL_ERROR, a make recipe's
+    # "*** [target] Error N" in any locale, ninja, a compiler's "FILE:LINE: error:"): true of any build.
+    ("__build_error__", re.compile(r"^CMake Error\b|\bmake(?:\[\d+\])?: \*\*\* |^ninja: build stopped|^FAILED: |"
+                                   r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |\berror: command '[^']+' failed")),
+    # A command-line parser rejecting its arguments (argparse, cobra, clap, getopt): the program exits.
+    ("__usage_error__", re.compile(r"\b(?:unknown (?:shorthand )?flag|unrecognized (?:arguments?|option)|"
+                                   r"invalid (?:choice|option)|unexpected argument)\b", re.I)),
 )
 
 

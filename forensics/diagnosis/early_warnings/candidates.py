@@ -12,7 +12,7 @@ from mypy_extensions import mypyc_attr
 from forensics.diagnosis.early_warnings.context import context_tokens
 from forensics.diagnosis.early_warnings.subjects import to_gib
 from forensics.diagnosis.early_warnings.vocab import _lazy
-from forensics.diagnosis.early_warnings.wording import any_level_hints, wording_class
+from forensics.diagnosis.early_warnings.wording import holds_any_level_hint, wording_class
 from forensics.diagnosis.guarded import AsciiRegex
 from forensics.events import types as kinds
 from forensics.events.textmemo import memo_by_text, remember
@@ -285,7 +285,7 @@ def _said_at_any_level(head: str) -> bool:
     """The line holds wording that says a failure follows at any level (``wording.yaml``: a memory
     shortfall stated at INFO, a continuation line of a multi-line message): a candidate, level or not."""
     low = head.lower()
-    if not any(map(low.__contains__, any_level_hints())):
+    if not holds_any_level_hint(low):
         return False
     said = wording_class(head)
     return said is not None and said[3]

@@ -4,10 +4,12 @@ linking (such a line is a candidate at any level its class allows, and weighs mo
 it says follows is the failure that came)."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from forensics.diagnosis.early_warnings.vocab import _lazy
+from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import load_table
 
 
@@ -25,6 +27,18 @@ def any_level_hints() -> tuple[str, ...]:
     """The hints of the classes read at any level: a line holding one may be a candidate though it
     carries no warning level and no trouble word (the collector asks this of unlevelled lines)."""
     return tuple(sorted({h for c in _wording() if c[3] for h in c[4]}))
+
+
+@lru_cache(maxsize=1)
+def _hint_set() -> AsciiSet:
+    return AsciiSet([("|".join(map(re.escape, any_level_hints())), 0)])
+
+
+def holds_any_level_hint(low: str) -> bool:
+    """The lowercased line holds one of ``any_level_hints``: one pass of an RE2 set over the line
+    (the collector asks this of every unlevelled line without trouble words; testing each hint in
+    turn costs more with every class added)."""
+    return bool(_hint_set().which(low))
 
 
 def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool, bool] | None:
