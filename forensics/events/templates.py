@@ -34,24 +34,42 @@ def template_regex(template: str) -> str:
     """A regex that finds the template's first line in a line of a log.
 
     Placeholders match lazily anything on the line; runs of whitespace in the
-    literal text match any whitespace (log shippers re-wrap and re-indent)."""
+    literal text match any whitespace (log shippers re-wrap and re-indent).
+
+    Its cost stays near linear in the line (issue 27): placeholders with
+    nothing or only spaces between them are one wildcard (``.*?.*?`` matches
+    what ``.*?`` does, and each more is one more power of the line's length
+    when the line fails: torch_npu's ``{__func__}:{__FILE__}:{__LINE__}{ERROR}
+    {error_msg}{is}{time_msg}, error code is {error_code}{ACL}`` took minutes on
+    one 1.6 kB line), and each wildcard with the literal after it is an atomic
+    group: it takes the literal's first occurrence and never comes back to try
+    a later one, which could only end later and so match no more."""
     first = template.split("\n", 1)[0] if "\n" in template else template
     parts: list[str] = []
     for lit, ph in split_template(first):
-        if lit:
-            parts.append(r"\s+".join(re.escape(w) for w in lit.split()) if lit.strip() else r"\s*")
-            if lit[:1].isspace() and parts[-1] != r"\s*":
-                parts[-1] = r"\s*" + parts[-1]
-            if lit[-1:].isspace() and parts[-1] != r"\s*":
-                parts[-1] = parts[-1] + r"\s*"
+        if lit.strip():
+            rx = r"\s+".join(re.escape(w) for w in lit.split())
+            parts.append((r"\s*" if lit[:1].isspace() else "") + rx + (r"\s*" if lit[-1:].isspace() else ""))
+        elif lit and not (parts and parts[-1] == _WILD):  # spaces alone, not after a wildcard
+            parts.append(r"\s*")
         if ph is not None:
-            parts.append(r".*?")
+            if parts and parts[-1] == r"\s*":  # a wildcard matches the spaces too
+                parts.pop()
+            if not (parts and parts[-1] == _WILD):
+                parts.append(_WILD)
     # search() is unanchored: wildcards and optional space at either end add nothing
-    while parts and parts[0] in (r".*?", r"\s*"):
+    while parts and parts[0] in (_WILD, r"\s*"):
         parts.pop(0)
-    while parts and parts[-1] in (r".*?", r"\s*"):
+    while parts and parts[-1] in (_WILD, r"\s*"):
         parts.pop()
-    return "".join(parts)
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if part != _WILD:
+            out.append(f"(?>.*?{part})" if i and parts[i - 1] == _WILD else part)
+    return "".join(out)
+
+
+_WILD = r".*?"
 
 
 # Whole words of 4+ characters starting with a letter: a word that is part of

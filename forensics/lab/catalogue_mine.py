@@ -16,7 +16,10 @@ Inference Server's log streams and status messages), Go sources (Ollama,
 LocalAI) for their ``slog``/zerolog calls and error strings,
 and the CUDA runtime's error names and strings are read from its own
 ``libcudart`` (``cudaGetErrorName``/``cudaGetErrorString``) for every code of
-the ``cudaError`` enum in its ``driver_types.h``.
+the ``cudaError`` enum in its ``driver_types.h``; ROCm's HIP runtime's from the
+switch statements of CLR's ``hip_error.cpp``. torch_npu (Ascend) adds the
+sentences of ``libtorch_npu.so``, its headers' ``TORCH_CHECK`` family, the ACL
+error codes' explanations it prints and its own ``ERRxxxxx`` suffixes.
 
 Only message strings and facts about them (where, which level, which release)
 are kept; no code is copied. The output is one ``<package>.jsonl.gz`` per
@@ -118,6 +121,33 @@ WHEELS = {
                                                   "xinference/web/"))),
     # mlx-lm: its server, generation and loading (per-model code left out, as transformers')
     "mlx-lm": ("mlx-lm", ["0.19.3", "0.26.4", "0.32.2"], _under("mlx_lm/", exclude=("/tests/", "mlx_lm/models/"))),
+    # Accelerators' and servers' own layers (December 2026, issue 27). torch_npu: Ascend's
+    # PyTorch backend (its Python, the TORCH_CHECK family of its headers, the sentences of
+    # libtorch_npu.so, and its ERRxxxxx codes); not its generated op docs, torchair's
+    # generated GE op table, ONNX export, profiler or tests.
+    "torch-npu": ("torch-npu", ["2.1.0.post10", "2.5.1", "2.8.0"],
+                  _under("torch_npu/", exclude=("torch_npu/testing/", "/tests/", "_op_plugin_docs.py",
+                                                "auto_generated_ge_raw_ops", "torch_npu/onnx/",
+                                                "torch_npu/profiler/", "torch_npu/include/"))),
+    # NVIDIA Dynamo: its Python workers (vllm/sglang/trtllm back ends, planner, frontend) and
+    # the Python layer of its runtime wheel (the Rust core is compiled in: its strings are not
+    # NUL-terminated, so not read from the binary)
+    "dynamo": ("ai-dynamo", ["0.3.2", "0.7.0", "1.0.0"], _under("dynamo/", exclude=("/tests/",))),
+    "dynamo-runtime": ("ai-dynamo-runtime", ["0.7.0", "1.0.0"], _under("dynamo/", exclude=("/tests/",))),
+    "kserve": ("kserve", ["0.11.2", "0.14.1", "0.17.0"],
+               _under("kserve/", exclude=("/test/", "/tests/", "_pb2", "kserve/models/"))),
+    # JAX (vLLM on TPU runs through it) and tpu-inference, vLLM's TPU platform
+    # jax: what a server meets of it (backends and devices, compilation, dispatch, distributed
+    # start-up, TPU init, memory), not the numerics' argument checks (a user program's)
+    "jax": ("jax", ["0.4.30", "0.6.2", "0.8.1"],
+            _under(*(f"jax/_src/{m}" for m in ("xla_bridge.py", "compiler.py", "dispatch.py", "distributed.py",
+                                                "clusters/", "cloud_tpu_init.py", "config.py", "lib/",
+                                                "compilation_cache", "interpreters/pxla.py", "hardware_utils.py",
+                                                "mesh_utils.py", "errors.py", "profiler.py", "array.py",
+                                                "pjit.py", "stages.py", "sharding_impls.py", "mesh.py",
+                                                "xla_metadata.py", "error_check.py", "cache_key.py")),
+                   exclude=("/tests/",))),
+    "tpu-inference": ("tpu-inference", ["0.11.1", "0.13.3", "0.32.0"], _under("tpu_inference/", exclude=("/tests/",))),
 }
 CUDA_RUNTIME = ("nvidia-cuda-runtime-cu12", ["12.1.105", "12.4.127", "12.8.90", "12.9.79"])
 
@@ -138,6 +168,8 @@ REPOS: dict[str, tuple[str, list[str]]] = {
     "mistral.rs": ("EricLBuehler/mistral.rs", ["v0.3.1", "v0.6.0", "v0.9.2"]),
     # tabbyAPI has no tags: a commit of early 2025 and the newest
     "tabbyapi": ("theroyallab/tabbyAPI", ["git-f088843", "git-e632af4"]),
+    # ROCm's HIP runtime (CLR): hipGetErrorName/hipGetErrorString, read off their switch statements
+    "hip-runtime": ("ROCm/clr", ["rocm-5.6.0", "rocm-6.0.0", "rocm-6.2.2"]),
 }
 # Repositories read by file type alone (Python, Go, Rust): package -> which paths.
 _SKIP_DIRS = ("tests/", "test/", "docs/", "examples/", "vendor/", "integration/", "benchmarks/")
@@ -640,7 +672,7 @@ _TORCH_MACROS = {
 _TORCH_MACRO_RX = re.compile(r"\b(" + "|".join(sorted(_TORCH_MACROS, key=len, reverse=True)) + r")\s*\(")
 
 
-def mine_torch_cpp(text: str, relpath: str, release: str, out: Mined) -> None:
+def mine_torch_cpp(text: str, relpath: str, release: str, out: Mined, package: str = "torch") -> None:
     lines = text.split("\n")
     for m, args, line in _macro_calls(text, _TORCH_MACRO_RX):
         kind, exc, first = _TORCH_MACROS[m.group(1)]
@@ -648,8 +680,58 @@ def mine_torch_cpp(text: str, relpath: str, release: str, out: Mined) -> None:
         if not msg or literal_size(msg) < 4:
             continue
         level = "WARNING" if kind == "warn" else None
-        out.records.append(Record("torch", release, kind, msg, level, exc, relpath.rsplit(".", 1)[0].replace("/", "."),
+        out.records.append(Record(package, release, kind, msg, level, exc, relpath.rsplit(".", 1)[0].replace("/", "."),
                                   _c_function_at(lines, line - 1), f"{relpath}:{line}"))
+
+
+# torch_npu: the ACL error codes' explanations it prints after "error code is N"
+# ("\n[Error]: <message>", NPUErrorCodes.h), named by the runtime's own constants
+# (rt_error_codes.h), and its own "ERR<submodule><code> <SUBMODULE> <message>" suffix.
+_NPU_CODE_MSG = re.compile(r'\{\s*(\d{6})\s*,\s*"((?:[^"\\]|\\.|\\\n)*)"\s*\}')
+_NPU_RT_CODE = re.compile(r"\b(ACL_ERROR_\w+)\s*=\s*(\d{6})\s*;")
+NPU_CODES_H = "torch_npu/include/torch_npu/csrc/core/npu/NPUErrorCodes.h"
+NPU_RT_CODES_H = "torch_npu/include/third_party/acl/inc/acl/error_codes/rt_error_codes.h"
+
+
+def mine_npu_error_codes(z: zipfile.ZipFile, release: str, out: Mined) -> None:
+    names = set(z.namelist())
+    if NPU_CODES_H not in names:
+        return
+    rt = z.read(NPU_RT_CODES_H).decode("utf-8", "replace") if NPU_RT_CODES_H in names else ""
+    code_names = {int(v): n for n, v in _NPU_RT_CODE.findall(rt)}
+    text = z.read(NPU_CODES_H).decode("utf-8", "replace")
+    for m in _NPU_CODE_MSG.finditer(text):
+        code = int(m.group(1))
+        msg = _c_unescape(m.group(2).replace("\\\n", ""))
+        msg = "\n".join(ln.strip() for ln in msg.split("\n") if ln.strip())
+        line = text.count("\n", 0, m.start()) + 1
+        out.records.append(Record("torch-npu", release, "error-string", "[Error]: " + _esc(msg), "ERROR",
+                                  code_names.get(code, f"ACL error {code}"), "c10_npu.acl", "AclErrorCode",
+                                  f"{NPU_CODES_H}:{line}"))
+
+
+def mine_npu_errcode_py(text: bytes, relpath: str, release: str, out: Mined) -> None:
+    """Every "ERR<ss><ccc> <SUBMODULE> <message>" that torch_npu's _format_error_msg can print."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return
+    enums: dict[str, list[tuple[str, ast.AST]]] = {}
+    for c in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        enums[c.name] = [(a.targets[0].id, a.value) for a in c.body
+                         if isinstance(a, ast.Assign) and isinstance(a.targets[0], ast.Name)]
+    subs = [(n, v.value) for n, v in enums.get("_SubModuleID", enums.get("SubModuleID", []))
+            if isinstance(v, ast.Constant) and isinstance(v.value, int) and n != "UNKNOWN"]
+    for name, v in enums.get("ErrCode", []):
+        if not (isinstance(v, ast.Tuple) and len(v.elts) == 2 and all(isinstance(e, ast.Constant) for e in v.elts)):
+            continue
+        code, msg = v.elts[0].value, v.elts[1].value
+        if not isinstance(code, int) or not isinstance(msg, str) or code == 0:
+            continue
+        for sub, sid in subs:
+            out.records.append(Record("torch-npu", release, "error-string", _esc(f"ERR{sid:0>2d}{code:0>3d} {sub} {msg}"),
+                                      "ERROR", f"ErrCode.{name}", module_name(relpath), "_format_error_msg",
+                                      f"{relpath}:{v.lineno}"))
 
 
 _NCCL_RX = re.compile(r"\b(WARN|INFO|TRACE)\s*\(")
@@ -1097,11 +1179,14 @@ _SENTENCE = re.compile(r"^[A-Za-z][^\x00]*?\s\S+\s\S+")
 _CODEY = re.compile(r"::|->|\(\)|static_cast|reinterpret_cast|CUDNN_BACKEND|CUDNN_ATTR|\.data_ptr|"
                     r"\bconst\b|\btemplate\b|[{};]\s*$|^\s*#|%[0-9.]*[a-z]|\bstd\b|\w\(\w+\s*[<>=!]=")
 TORCH_LIBS = re.compile(r"torch/lib/(libtorch_cuda|libc10_cuda|libc10|libtorch_cuda_linalg)\.so$")
+NPU_LIBS = re.compile(r"torch_npu/lib/libtorch_npu\.so$")
+_ARG_LIST = re.compile(r"[\w.\[\]]+(,\s*[\w.\[\]]+)+,?")
 
 
-def mine_torch_binaries(z: zipfile.ZipFile, release: str, out: Mined) -> None:
+def mine_torch_binaries(z: zipfile.ZipFile, release: str, out: Mined, package: str = "torch",
+                        libs: re.Pattern[str] = TORCH_LIBS) -> None:
     for n in z.namelist():
-        if not TORCH_LIBS.search(n):
+        if not libs.search(n):
             continue
         with z.open(n) as fh:
             data = fh.read()
@@ -1109,13 +1194,17 @@ def mine_torch_binaries(z: zipfile.ZipFile, release: str, out: Mined) -> None:
         seen: set[str] = set()
         for m in _SO_STR.finditer(data):
             s = m.group().decode("ascii")
+            if package != "torch":  # " NPU function error: ": a c10::str piece after a value
+                s = s.strip()
+                if _ARG_LIST.fullmatch(s):  # an op's argument names ("self, other, alpha, out")
+                    continue
             if s in seen or not _SENTENCE.match(s) or _CODEY.search(s) or s.startswith(("_Z", "GCC", "GLIBC")):
                 continue
             seen.add(s)
             tmpl = _esc(s.strip())
             if s.endswith((" ", ":", "(", "=")):
                 tmpl += (" " if s.endswith(" ") else "") + "{}"  # a c10::str piece: a value follows
-            out.records.append(Record("torch", release, "binary-string", tmpl, None, None, lib.split(".")[0],
+            out.records.append(Record(package, release, "binary-string", tmpl, None, None, lib.split(".")[0],
                                       None, f"{n}"))
         del data
 
@@ -1165,6 +1254,52 @@ def mine_cuda_runtime(wheel: Path, release: str, out: Mined) -> None:
             # torch's and most servers' wrapping of it
             out.records.append(Record("cuda-runtime", release, "error-string", "CUDA error: " + _esc(s), "ERROR", nm,
                                       "cudart", "cudaGetErrorString", src))
+
+
+# ROCm's HIP runtime: hipGetErrorName/hipGetErrorString are switch statements
+# (ihipGetErrorName/ihipGetErrorString) of CLR's hip_error.cpp; each string also as
+# torch's ROCm build prints it ("HIP error: <string>").
+HIP_ERROR_SRC = "hipamd/src/hip_error.cpp"
+_HIP_CASE = re.compile(r"case\s+(hip\w+)\s*:\s*return\s*\"((?:[^\"\\]|\\.)*)\"\s*;")
+
+
+def mine_hip_errors(text: str, relpath: str, release: str, out: Mined) -> None:
+    start = text.find("ihipGetErrorString")
+    if start < 0:
+        return
+    for m in _HIP_CASE.finditer(text, start):
+        name, msg = m.group(1), _c_unescape(m.group(2))
+        if name == "hipSuccess":
+            continue
+        src = f"{relpath}:{text.count(chr(10), 0, m.start()) + 1}"
+        out.records.append(Record("hip-runtime", release, "error-string", _esc(name), "ERROR", name, "amdhip64",
+                                  "hipGetErrorName", src))
+        if msg and msg != "unknown error":
+            for t in (msg, "HIP error: " + msg):
+                out.records.append(Record("hip-runtime", release, "error-string", _esc(t), "ERROR", name, "amdhip64",
+                                          "hipGetErrorString", src))
+
+
+_HIP_LOG = re.compile(r"\b(LogPrintfError|LogPrintfWarning|LogError|LogWarning)\s*\(")
+
+
+def mine_hip_logs(text: str, relpath: str, release: str, out: Mined) -> None:
+    """The HIP runtime's own error and warning logs (``LogPrintfError("%s", "hipErrorNoBinaryForGpu: ...")``)."""
+    lines = text.split("\n")
+    for m, args, line in _macro_calls(text, _HIP_LOG):
+        fmt = _c_literal(args[0]) if args else None
+        if fmt is None:
+            continue
+        rest = args[1:]
+        if fmt.strip() == "%s" and rest and _c_literal(rest[0]) is not None:
+            fmt, rest = _c_literal(rest[0]) or "", rest[1:]  # the message handed to "%s"
+        func = _cpp_function_at(lines, line - 1)
+        msg = _c_printf(fmt.strip(), rest, func)
+        if literal_size(msg) < 8:
+            continue
+        level = "ERROR" if "Error" in m.group(1) else "WARNING"
+        out.records.append(Record("hip-runtime", release, "native-log", msg, level, None, _native_module(relpath), func,
+                                  f"{relpath}:{line}"))
 
 
 # ------------------------------------------------------------ the C library
@@ -1306,10 +1441,18 @@ def mine_wheel(package: str, dist: str, version: str, keep: Callable[[str], bool
     with zipfile.ZipFile(whl) as z:
         if package == "torch":
             mine_torch_binaries(z, version, out)
+        if package == "torch-npu":
+            mine_torch_binaries(z, version, out, "torch-npu", NPU_LIBS)
+            mine_npu_error_codes(z, version, out)
         for info in z.infolist():
             n = info.filename
             if n.endswith(".py") and keep(n):
                 mine_python(z.read(n), n, package, version, out)
+                if package == "torch-npu" and re.search(r"torch_npu/utils/_?error_code\.py$", n):
+                    mine_npu_errcode_py(z.read(n), n, version, out)
+            elif package == "torch-npu" and n.startswith("torch_npu/include/torch_npu/") and n.endswith((".h", ".hpp")):
+                mine_torch_cpp(z.read(n).decode("utf-8", "replace"), n[len("torch_npu/include/"):], version, out,
+                               "torch-npu")
             elif package == "torch" and n.startswith("torch/include/") and n.endswith((".h", ".cuh", ".hpp")) \
                     and re.search(r"torch/include/(c10|ATen)/", n) and info.file_size < 2_000_000:
                 mine_torch_cpp(z.read(n).decode("utf-8", "replace"), n[len("torch/include/"):], version, out)
@@ -1368,6 +1511,12 @@ def mine_repo(package: str, repo: Path, releases: list[str], out: Mined) -> None
                     mine_deepgemm_cpp(data.decode("utf-8", "replace"), n, rel, out)
         elif package == "tritonserver":
             mine_triton_release(repo, rev, rel, out)
+        elif package == "hip-runtime":
+            for n, data in git_files(repo, rev, lambda p: p.startswith("hipamd/src/") and p.endswith((".cpp", ".hpp"))):
+                text = data.decode("utf-8", "replace")
+                if n == HIP_ERROR_SRC:
+                    mine_hip_errors(text, n, rel, out)
+                mine_hip_logs(text, n, rel, out)
         else:
             mine_by_type(package, repo, rev, rel, out)
 
@@ -1541,7 +1690,17 @@ README_TAIL = [
     "release branch of the same month: `LOG_ERROR/WARNING/INFO << ...` streams and the messages of",
     "`Status(Status::Code::X, ...)` / `TRITONSERVER_ErrorNew(TRITONSERVER_ERROR_X, ...)` (exc_type `X`).",
     "mistral.rs: its crates' Rust, as TGI's (tracing macros, `bail!`/`anyhow!`, `.expect`, thiserror).",
-    "Not mined: TensorRT-LLM (its wheels and repository are too large to bring here whole).",
+    "torch-npu: the Python of each wheel, the `TORCH_CHECK`-family messages of its headers, the",
+    "sentence-like strings of `libtorch_npu.so` (as torch's, argument-name lists left out), the ACL",
+    "error codes' explanations of `NPUErrorCodes.h` as printed (`[Error]: <message>`, exc_type the",
+    "runtime's constant from `rt_error_codes.h`), and every `ERR<ss><ccc> <SUBMODULE> <message>` its",
+    "`_format_error_msg` can print (a suffix: rule `npu-error-code-suffix` gives it no label).",
+    "hip-runtime: `ROCm/clr` at each tag: `hipGetErrorName`/`hipGetErrorString` (also as",
+    "`HIP error: <string>`) and the runtime's `LogPrintfError/LogError/LogPrintfWarning/LogWarning`.",
+    "dynamo, dynamo-runtime, kserve, jax, tpu-inference: Python of their wheels (jax: its backend,",
+    "compilation, dispatch, distributed and TPU start-up modules only).",
+    "Not mined: TensorRT-LLM (its wheels are not on PyPI for this platform and its repository is",
+    "too large to fetch), Dynamo's Rust core (compiled; its strings are not NUL-terminated), CANN.",
     "Left out on purpose: per-model modelling code of transformers (servers reimplement it),",
     "SGLang's diffusion server (`multimodal_gen`), FlashInfer's `experimental/` and training",
     "backends, torch's export/ONNX/quantization tooling and tests, mlx-lm's per-model code, Xinference's",

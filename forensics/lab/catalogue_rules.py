@@ -64,7 +64,8 @@ def guess_label(exc_type: str | None, template: str, phase: str | None, package:
             continue
         if text_rx is not None and not text_rx.search(text):
             continue
-        return rule.label, rule.id
+        # a rule with no label stops the later ones and, like no rule, records nothing
+        return (rule.label, rule.id) if rule.label else (None, None)
     if package in PACKAGE_FALLBACK:
         rule_id, label, words = PACKAGE_FALLBACK[package]
         if words.search(text):

@@ -49,7 +49,9 @@ def test_vllm_covers_both_engines():
 
 def test_files_are_compact_and_documented():
     total = sum(p.stat().st_size for p in CAT_DIR.iterdir() if p.is_file())
-    assert total < 8 * 1024 * 1024, total
+    # 8.15 MB before the accelerators' stacks (torch_npu, HIP, Dynamo, KServe, JAX,
+    # tpu-inference: issue 27), 8.84 MB with them
+    assert total < 9 * 1024 * 1024, total
     readme = (CAT_DIR / "README.md").read_text()
     for name in EXPECTED:
         assert f"| {name} |" in readme, name
@@ -93,7 +95,8 @@ def test_entries_are_well_formed():
     ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
      "initializing the engine.", "vllm", "gpu.out-of-memory", "ValueError"),
     ("[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
-     "NumelOut=1, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.", "torch", "dist.nccl", None),
+     "NumelOut=1, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.", "torch|torch-npu", "dist.nccl",
+     None),  # libtorch_npu holds the same watchdog sentence (its HCCL process group): as long, in more releases
     # the HTTP server cannot bind (asyncio's message, under uvicorn)
     ("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use",
      "python", "net.port-in-use", None),
@@ -111,7 +114,7 @@ def test_entries_are_well_formed():
 def test_lookup_finds_real_messages(line, package, label, exc):
     e = cat.lookup(line)
     assert e is not None, line
-    assert e.package == package, (e.package, e.template)
+    assert e.package in package.split("|"), (e.package, e.template)
     if label is not None:
         assert e.label == label, (e.label, e.label_rule, e.template)
     if exc is not None:

@@ -140,8 +140,88 @@ def test_label_rule_examples():
     for r in load_table(catalogue_rules.__file__, "catalogue_rules.yaml"):
         ex = r.get("examples") or {}
         for t in ex.get("match", []):
-            assert catalogue_rules.guess_label(None, t, None)[1] == r["id"], (r["id"], t)
+            # a rule with no label records nothing: its match is one no later rule labels
+            want = r["id"] if r.get("label") else None
+            assert catalogue_rules.guess_label(None, t, None) == (r.get("label"), want), (r["id"], t)
             checked += 1
         for t in ex.get("no_match", []):
             assert catalogue_rules.guess_label(None, t, None)[1] != r["id"], (r["id"], t)
     assert checked
+
+
+HIP_ERROR = '''
+const char *ihipGetErrorName(hipError_t hip_error) {
+    switch(hip_error) {
+        case hipErrorInvalidDeviceFunction:
+            return "hipErrorInvalidDeviceFunction";
+    };
+}
+const char *ihipGetErrorString(hipError_t hip_error) {
+    switch(hip_error) {
+        case hipSuccess:
+            return "no error";
+        case hipErrorOutOfMemory:
+            return "out of memory";
+        case hipErrorInvalidDeviceFunction:
+            return "invalid device function";
+        default:
+            return "unknown error";
+    };
+}
+bool CodeObject::check() {
+    LogPrintfError("%s",
+                   "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!");
+    LogPrintfError("    %s - [%s]", target.c_str(), status.c_str());
+}
+'''
+
+
+def test_hip_error_names_strings_and_logs():
+    out = cm.Mined()
+    cm.mine_hip_errors(HIP_ERROR, cm.HIP_ERROR_SRC, "rocm-6.2.2", out)
+    cm.mine_hip_logs(HIP_ERROR, "hipamd/src/hip_code_object.cpp", "rocm-6.2.2", out)
+    got = {r.template: r for r in out.records}
+    assert got["HIP error: invalid device function"].exc_type == "hipErrorInvalidDeviceFunction"
+    assert got["out of memory"].exc_type == "hipErrorOutOfMemory" and "hipErrorOutOfMemory" in got
+    assert "no error" not in got and "HIP error: no error" not in got
+    log = got["hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"]
+    assert log.kind == "native-log" and log.level == "ERROR" and log.function == "CodeObject::check"
+    from forensics.lab.catalogue_rules import guess_label
+    assert guess_label("hipErrorInvalidDeviceFunction", "HIP error: invalid device function", None, "hip-runtime",
+                       "error-string", "ERROR")[0] == "env.gpu-arch-unsupported"
+
+
+NPU_ERRCODE = b'''
+from enum import Enum
+class _SubModuleID(Enum):
+    PTA = 0
+    OPS = 1
+    UNKNOWN = 99
+class ErrCode(Enum):
+    SUCCESS = (0, "success")
+    VALUE = (3, "invalid value")
+    ACL = (100, "call acl api failed")
+'''
+
+
+def test_torch_npu_error_codes_are_suffixes_without_a_label():
+    out = cm.Mined()
+    cm.mine_npu_errcode_py(NPU_ERRCODE, "torch_npu/utils/_error_code.py", "2.5.1", out)
+    got = {r.template: r for r in out.records}
+    assert set(got) == {"ERR00003 PTA invalid value", "ERR01003 OPS invalid value", "ERR00100 PTA call acl api failed",
+                        "ERR01100 OPS call acl api failed"}
+    from forensics.lab.catalogue_rules import guess_label
+    assert guess_label("ErrCode.VALUE", "ERR00003 PTA invalid value", None, "torch-npu", "error-string", "ERROR") == \
+        (None, None)  # and not "invalid value"'s label: the suffix rule comes first
+
+
+def test_catalogue_knows_the_accelerators():
+    """Ascend's and ROCm's runtime wordings, as a failing server prints them."""
+    e = catalogue.lookup("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity; "
+                         "55.23 GiB already allocated; 1.02 GiB free; 57.01 GiB reserved in total by PyTorch)")
+    assert e is not None and e.package == "torch-npu" and e.label == "gpu.out-of-memory"
+    e = catalogue.lookup("[Error]: The aicore execution is abnormal.")
+    assert e is not None and e.package == "torch-npu" and e.label == "gpu.illegal-access"
+    e = catalogue.lookup("RuntimeError: HIP error: invalid device function")
+    assert e is not None and e.package == "hip-runtime" and e.label == "env.gpu-arch-unsupported"
+    assert {"torch-npu", "hip-runtime", "dynamo", "jax", "tpu-inference", "kserve"} <= set(catalogue.packages())
