@@ -1,5 +1,5 @@
 """Copy run_e4.sh's logs (run e4) into corpora/gpu, corpora/gpu-early-warning and corpora/gpu-pairs, add their
-rows to labels.csv / pairs.csv (rows already there are left alone) and write corpora/gpu-pairs/context-warnings.csv.
+rows to labels.csv / pairs.csv (rows already there are left alone) and add its context pairs to corpora/gpu-pairs/context-warnings.csv.
 
 usage: python corpora/reproduce/gpu/collect_e4.py LOGS      (LOGS: the logs/ folder of run e4's e4-logs.tar.gz)
 The labels below were written from reading the logs, before running forensics on them. Every substring is
@@ -7,12 +7,11 @@ checked: fatal and early warning in the failing log (the warning's line first), 
 twin, a pair's early warning (new in bad) not in its twin, and a context pair's shared warning in both logs.
 Logs are copied byte for byte.
 """
-import csv
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, check, copy_failures, write_pairs  # noqa: E402
+from collect_jit import C, add_context, add_rows, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 RUN = ("run e4 of run_e4.sh on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, "
@@ -164,17 +163,7 @@ def main(logs):
         print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
     write_pairs(logs, PAIRS, {}, lambda good, bad: "e4",
                 lambda key, text, fatal, ew: fatal not in text and not (ew and ew in text))
-    good_of = {f"gpu-pair-{k}": good for k, good, *_ in PAIRS}
-    bad_of = {f"gpu-pair-{k}": bad for k, _, bad, *_ in PAIRS}
-    for pid, warning, _ in CONTEXT:
-        for src in (good_of[pid], bad_of[pid]):
-            check((logs / f"{src}.log").read_text(errors="replace"), warning, "shared warning", pid)
-    path = C / "gpu-pairs" / "context-warnings.csv"
-    with path.open("w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["pair", "warning_in_both", "what_decides"])
-        w.writerows(CONTEXT)
-    print("context-warnings.csv", len(CONTEXT), "rows")
+    print("context-warnings.csv", add_context(logs, PAIRS, CONTEXT), "rows added")
 
 
 if __name__ == "__main__":

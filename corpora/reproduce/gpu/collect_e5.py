@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, check, copy_failures, write_pairs  # noqa: E402
+from collect_jit import C, add_context, add_rows, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 RUN = ("run e5 of run_e5.sh on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, "
@@ -146,13 +146,7 @@ def main(logs):
     for folder, rows in per.items():
         print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
     write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "e5")
-    src_of = {f"gpu-pair-{k}": (good, bad) for k, good, bad, *_ in PAIRS}
-    for pid, warning, _ in CONTEXT:
-        for src in src_of[pid]:
-            check((logs / f"{src}.log").read_text(errors="replace"), warning, "shared warning", pid)
-    rows = [dict(pair=p, warning_in_both=w, what_decides=d) for p, w, d in CONTEXT]
-    n = add_rows(C / "gpu-pairs" / "context-warnings.csv", ["pair", "warning_in_both", "what_decides"], rows, key="pair")
-    print("context-warnings.csv", n, "rows added")
+    print("context-warnings.csv", add_context(logs, PAIRS, CONTEXT), "rows added")
 
 
 if __name__ == "__main__":

@@ -131,6 +131,17 @@ PAIR_HEADER = ["id", "root_cause", "good", "bad", "change", "early_warning_subst
 
 
 
+def add_context(logs, pairs, context):
+    """Check that both logs of each context pair print the warning they share, and add the pairs to
+    gpu-pairs/context-warnings.csv (``context``: (pair id, the shared warning, what decides))."""
+    src_of = {f"gpu-pair-{k}": (good, bad) for k, good, bad, *_ in pairs}
+    for pid, warning, _ in context:
+        for src in src_of[pid]:
+            check((logs / f"{src}.log").read_text(errors="replace"), warning, "shared warning", pid)
+    rows = [dict(pair=p, warning_in_both=w, what_decides=d) for p, w, d in context]
+    return add_rows(C / "gpu-pairs" / "context-warnings.csv", ["pair", "warning_in_both", "what_decides"], rows, key="pair")
+
+
 def copy_failures(logs, rows, run_of):
     """Check and copy each failing log of ``rows`` byte for byte; return its labels.csv rows by folder.
     ``run_of(src)`` names the run the log came from (appended to the note)."""
