@@ -83,7 +83,7 @@ def _train_death(seed: int) -> dict:
 
     death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
     click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
-               f"detected, 0 of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
+               f"detected, {death.get('healthy_over', 0)} of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
     return death
 
 

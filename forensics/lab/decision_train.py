@@ -756,10 +756,27 @@ def _max_score(weights: dict[str, float], bias: float, texts: list[str]) -> floa
     return max((m.score(t) for t in texts), default=0.0)
 
 
+# A healthy start-up called failed costs as much as this many deaths missed. The threshold was the
+# highest held-out healthy score: one healthy log (a vLLM-on-TPU benchmark client whose excerpt ends
+# 16 lines after vLLM's harmless 'Unable to poll TPU GCE Metadata' ERROR, batch-58/001) scored 0.964
+# held out where the next healthy family's best was 0.524, and took detection held out from 49 to 34
+# of 63. A threshold that lets one healthy log through must buy more than this many deaths.
+HEALTHY_COST = 10
+DEATH_MARGIN = 0.002
+
+
+def death_threshold(healthy: list[float], fatal: list[float]) -> float:
+    """The threshold over held-out scores (each healthy log's best line, each failure's proving line)
+    that detects most deaths less ``HEALTHY_COST`` for each healthy log it would call failed; on a
+    tie the higher one. With no healthy log above a failure this is the highest healthy score plus
+    a margin, as before."""
+    cands = sorted({min(0.999, h + DEATH_MARGIN) for h in healthy}) or [0.5]
+    return max(cands, key=lambda t: (sum(s >= t for s in fatal) - HEALTHY_COST * sum(h >= t for h in healthy), t))
+
+
 def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
     """Held out one group at a time: the best line score of each healthy log and of each
-    failure's proving line. The threshold is the highest healthy score held out (so no
-    healthy log of the cross-validation would be called failed), plus a margin."""
+    failure's proving line. The threshold is chosen on them by ``death_threshold``."""
     per: dict[str, Any] = {}
     healthy_max: list[float] = []
     fatal_scores: list[tuple[str, float]] = []
@@ -776,12 +793,12 @@ def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
         fatal_scores += [(fam, s) for s in fs]
         per[fam] = {"healthy": len(hs), "healthy_max": round(max(hs), 4) if hs else None, "failures": len(fs),
                     "_fs": fs}
-    threshold = min(0.999, max(healthy_max, default=0.5) + 0.002)
+    threshold = death_threshold(healthy_max, [s for _, s in fatal_scores])
     for v in per.values():
         v["detected"] = sum(s >= threshold for s in v.pop("_fs"))
     return {"threshold": round(threshold, 4), "families": per,
             "detected": sum(s >= threshold for _, s in fatal_scores), "failures": len(fatal_scores),
-            "healthy": len(healthy_max)}
+            "healthy": len(healthy_max), "healthy_over": sum(h >= threshold for h in healthy_max)}
 
 
 def train_death_model(out: Path, seed: int = 0, logs: list[DeathLog] | None = None) -> dict[str, Any]:

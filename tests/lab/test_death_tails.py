@@ -40,3 +40,16 @@ def test_a_start_up_that_died_unnoticed_is_read():
 def test_a_server_that_answered_a_local_client_is_not_read():
     # no readiness line, but a client's HTTP 400 from the server on 127.0.0.1: it was up
     assert _read_at_run_time(_incidents("batch-11/018.log")) == []
+
+
+def test_one_healthy_outlier_does_not_set_the_threshold_unless_it_costs_more_than_it_buys():
+    from forensics.lab.decision_train import HEALTHY_COST, death_threshold
+
+    healthy = [0.05, 0.2, 0.52, 0.964]  # held-out best lines; the last an outlier (a TPU host's ERROR)
+    many = [0.6 + 0.01 * i for i in range(HEALTHY_COST + 5)]  # deaths between the two
+    t = death_threshold(healthy, many + [0.99])
+    assert 0.52 < t < 0.6  # 15 deaths bought for one healthy log called failed
+    few = many[:HEALTHY_COST - 1]
+    t = death_threshold(healthy, few + [0.99])
+    assert t > 0.964  # fewer deaths than one healthy log costs: no healthy log above it
+    assert death_threshold([0.3], [0.9]) == 0.302 and death_threshold([], [0.9]) == 0.5
