@@ -51,7 +51,6 @@ from forensics.lab.figures_json import json_target_refused, write_json
 
 FOLDS = 8
 INNER = 4  # inner folds of a fold's training families, for its thresholds
-DEATH_MARGIN = 0.002  # as decision_train.death_crossval
 
 
 def public(group: str) -> bool:
@@ -140,19 +139,22 @@ def consulted_healthy(log: Any) -> bool:
 
 def fit_death(logs: list[Any], drop: set[str], seed: int = 0, docs: DeathDocs | None = None) -> dict[str, Any]:
     """The death detector's file fitted on ``logs`` less ``drop``'s families; its threshold as
-    ``death_crossval`` sets it on the training groups: the highest score of a healthy log the
-    detector runs on, with its own group held out too, plus the same margin (only groups with such
-    a log are held out one at a time: the others cannot set it)."""
+    ``death_crossval`` sets it on the training groups (``death_threshold`` over the held-out scores
+    of the healthy logs the detector runs on and of the failures' proving lines; only groups with
+    such a healthy log are held out one at a time: the others cannot set it)."""
     from forensics.lab import decision_train as dt
 
     docs = docs or DeathDocs(logs)
     train = training(logs, drop)
     healthy_max: list[float] = []
+    fatal: list[float] = []
     for group in sorted({g.group for g in train if consulted_healthy(g)}):
         w, b = docs.fit(drop | {group}, seed)
         healthy_max += [dt._max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in train
                         if g.group == group and consulted_healthy(g)]
-    threshold = min(0.999, max(healthy_max, default=0.5) + DEATH_MARGIN)
+        fatal += [dt._max_score(w, b, [g.texts[g.fatal_index]]) for g in train if g.group == group
+                  and g.failed and g.fatal_index is not None and g.verdict != "failed"]
+    threshold = dt.death_threshold(healthy_max, fatal)
     w, b = docs.fit(drop, seed)
     return {"version": f"honest-death-{len(train)}", "weights": dict(sorted(w.items())), "bias": round(b, 5),
             "threshold": round(threshold, 4), "meta": {"logs": len(train)}}
