@@ -53,3 +53,15 @@ def test_one_healthy_outlier_does_not_set_the_threshold_unless_it_costs_more_tha
     t = death_threshold(healthy, few + [0.99])
     assert t > 0.964  # fewer deaths than one healthy log costs: no healthy log above it
     assert death_threshold([0.3], [0.9]) == 0.302 and death_threshold([], [0.9]) == 0.5
+
+
+def test_an_exception_line_that_names_a_stop_is_no_death():
+    # A notebook cell stopped with Ctrl-C while vLLM loaded weights: the KeyboardInterrupt line has the
+    # resource tracker's warning run onto it (stderr, no line break); the operator stopped it.
+    from forensics.diagnosis.decision.death import _stop_exception
+
+    assert _stop_exception("KeyboardInterrupt: /usr/lib/python3.10/multiprocessing/resource_tracker.py:224: "
+                           "UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects")
+    assert _stop_exception("KeyboardInterrupt") and _stop_exception("  SystemExit: 2")
+    assert not _stop_exception("RuntimeError: CUDA error: out of memory")
+    assert not _stop_exception("ERROR 08-13 15:01:07 [tpu_info.py:26] Unable to poll TPU GCE Metadata.")

@@ -112,9 +112,17 @@ def candidates(inc: Any) -> Iterable[Any]:
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
                 and ev.line > progressed and unhandled(ev) and ev.line not in warned \
-                and not verdicts.dismissed(inc, ev) and not verdicts.replied_error(ev):
+                and not verdicts.dismissed(inc, ev) and not verdicts.replied_error(ev) and not _stop_exception(ev.text):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
+
+
+def _stop_exception(text: str) -> bool:
+    """A Python exception line that names a stop, not a failure (``KeyboardInterrupt``: the operator's
+    Ctrl-C; ``SystemExit``, a cancellation), whatever follows it on the line (a notebook's output
+    runs stderr's next warning onto it with no line break)."""
+    head = text.lstrip().split(":", 1)[0].strip()
+    return head in verdicts.BENIGN_EXC
 
 
 def _last_change(inc: Any, st: Any) -> int:
