@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, check, copy_failures, write_pairs  # noqa: E402
+from collect_jit import C, add_labels, check, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 H200 = "run d1 of run_deaths.sh on nvidia-h200 (1x H200 143771 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9, CUDA 13.0)"
@@ -166,7 +166,6 @@ KMSG_ROWS = [
      "80-line tail kept by the driver began inside it) during run d2: the OOM killer of cgroup r8b kills torchrun's worker of "
      "host-oom-torchrun-sigkill-01 (pid 582); no server lines", "train"),
 ]
-HEADER = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
 
 
 def _kmsg(logs, per):
@@ -184,8 +183,7 @@ def _kmsg(logs, per):
 def main(logs):
     per = copy_failures(logs, ROWS, lambda src: RUN[src[:2]])
     _kmsg(logs, per)
-    for folder, rows in per.items():
-        print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
+    add_labels(per)
     write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "/".join(sorted({good[:2], bad[:2]})),
                 lambda key, text, fatal, ew: fatal not in text or key in STOPPED_BOTH)
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_context, add_rows, copy_failures, write_pairs  # noqa: E402
+from collect_jit import add_context, add_labels, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 RUN = ("run e4 of run_e4.sh on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, "
@@ -154,13 +154,11 @@ CONTEXT = [
     ("gpu-pair-mse-broadcast", "that is different to the input size",
      "the batch size: [B, B] for B=300000 does not fit (fails), for B=4096 it does (runs; the result is wrong)"),
 ]
-HEADER = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
 
 
 def main(logs):
     per = copy_failures(logs, ROWS, lambda src: RUN)
-    for folder, rows in per.items():
-        print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
+    add_labels(per)
     write_pairs(logs, PAIRS, {}, lambda good, bad: "e4",
                 lambda key, text, fatal, ew: fatal not in text and not (ew and ew in text))
     print("context-warnings.csv", add_context(logs, PAIRS, CONTEXT), "rows added")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_context, add_rows, copy_failures, write_pairs  # noqa: E402
+from collect_jit import add_context, add_labels, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 RUN = ("run e5 of run_e5.sh on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, "
@@ -138,13 +138,11 @@ CONTEXT = [
     ("gpu-pair-autograd-anomaly-nan", "UserWarning: Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled for debugging.",
      "the values: a log term whose input can be exactly zero (backward 0/0, anomaly mode raises) vs one clamped to 1e-6 (trains)"),
 ]
-HEADER = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
 
 
 def main(logs):
     per = copy_failures(logs, ROWS, lambda src: RUN)
-    for folder, rows in per.items():
-        print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
+    add_labels(per)
     write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "e5")
     print("context-warnings.csv", add_context(logs, PAIRS, CONTEXT), "rows added")
 

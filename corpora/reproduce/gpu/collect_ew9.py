@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_jit import C, add_rows, copy_failures, write_pairs  # noqa: E402
+from collect_jit import add_labels, copy_failures, write_pairs  # noqa: E402
 
 SC = "corpora/reproduce/gpu/sc/"
 M = ("on nvidia-h100-x1 (1x H100 80GB HBM3 81559 MiB, sm_90, driver 580.159.04, torch 2.11.0+cu130, triton 3.6.0, "
@@ -165,13 +165,11 @@ PAIRS = [
      "jax_scratch_serve.py"),
 ]
 SHARED_GOOD = {"e1-serve-compile-good": "gpu-pair-serve-compile-good.log"}
-HEADER = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
 
 
 def main(logs):
     per = copy_failures(logs, ROWS, lambda src: RUN[src[:2]])
-    for folder, rows in per.items():
-        print(folder, add_rows(C / folder / "labels.csv", HEADER, rows), "rows added")
+    add_labels(per)
     write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "/".join(sorted({good[:2], bad[:2]})),
                 lambda key, text, fatal, ew: fatal not in text and not (ew and ew in text))
 

@@ -142,6 +142,15 @@ def add_context(logs, pairs, context):
     return add_rows(C / "gpu-pairs" / "context-warnings.csv", ["pair", "warning_in_both", "what_decides"], rows, key="pair")
 
 
+LABEL_HEADER = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
+
+
+def add_labels(per):
+    """Add each folder's new rows (``copy_failures``'s result) to its labels.csv."""
+    for folder, rows in per.items():
+        print(folder, add_rows(C / folder / "labels.csv", LABEL_HEADER, rows), "rows added")
+
+
 def copy_failures(logs, rows, run_of):
     """Check and copy each failing log of ``rows`` byte for byte; return its labels.csv rows by folder.
     ``run_of(src)`` names the run the log came from (appended to the note)."""
@@ -178,10 +187,7 @@ def write_pairs(logs, pairs, shared_good, run_of, good_twin_ok=lambda key, text,
     print("gpu-pairs", add_rows(C / "gpu-pairs" / "pairs.csv", PAIR_HEADER, prows), "pairs added")
 
 def main(logs):
-    header = ["id", "root_cause", "phase", "early_warning_substring", "fatal_substring", "provenance", "note", "verdict", "split"]
-    per = copy_failures(logs, ROWS, lambda src: MACHINE)
-    for folder, rows in per.items():
-        print(folder, add_rows(C / folder / "labels.csv", header, rows), "rows added")
+    add_labels(copy_failures(logs, ROWS, lambda src: MACHINE))
     write_pairs(logs, PAIRS, SHARED_GOOD, lambda good, bad: "jit-2" if bad.startswith("fi-") else "jit-1")
 
 if __name__ == "__main__":
