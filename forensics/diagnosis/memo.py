@@ -402,6 +402,8 @@ class _Recipe:
                 if len(got) != 1:
                     return None
                 box[last] = got.pop()
+                if last == "lead_seconds" and box[last] < 0:
+                    return None  # the diagnosis says no lead there (early_warnings.lead_seconds): diagnose afresh
         out["index"] = inc.index
         return out
 

@@ -136,10 +136,8 @@ def test_repeats_are_replayed(monkeypatch: pytest.MonkeyPatch) -> None:
 _TIME_READ = re.compile(r"total_seconds|timedelta|\.timestamp\(|\.(?:hour|minute|second|microsecond|year|month|day)\b"
                         r"|weekday\(|strftime|isoformat")
 KNOWN_TIME_READS = {
-    ("diagnosis/early_warnings/linking.py", "return round((fail_ts - ts).total_seconds(), 3)"),
+    ("diagnosis/early_warnings/linking.py", "lead = round((fail_ts - ts).total_seconds(), 3)"),
     ("diagnosis/diagnose.py", 'result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())'),
-    ("diagnosis/diagnose.py", "lead = round((fatal[2] - best.event.ts).total_seconds(), 3) if fatal[2] and best.event.ts else None"),
-    ("diagnosis/diagnose.py", "lead = round((fail_ts - ev.ts).total_seconds(), 3) if fail_ts is not None and ev.ts is not None else None"),
     ("diagnosis/result.py", '"start_ts": inc.start_ts.isoformat() if inc.start_ts else None,'),
     ("diagnosis/result.py", '"end_ts": inc.end_ts.isoformat() if inc.end_ts else None,'),
     ("incidents/verdicts.py", "if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > STALL_SECONDS:"),

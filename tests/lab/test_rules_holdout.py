@@ -81,9 +81,16 @@ def test_a_family_is_read_by_a_classifier_that_never_saw_it():
     assert held_out_classifiers(None)("vllm") is None
 
 
-def test_a_healthy_log_is_scored_on_its_phase_and_verdict():
-    row = {"_path": "x.log", "phase": "shutdown", "verdict": "ready"}
-    assert rh._score_healthy(row, {"verdict": "ready", "phase": "shutdown"}) == \
-        {"n": 1, "phase": 1, "verdict": 1, "called_failed": 0}
-    assert rh._score_healthy(row, {"verdict": "failed", "phase": "serving"}) == \
-        {"n": 1, "phase": 0, "verdict": 0, "called_failed": 1}
+def test_a_healthy_log_is_scored_on_its_phase_and_verdict(tmp_path):
+    from forensics.diagnosis.signatures import signature_set
+
+    log = tmp_path / "x.log"  # a quiet vLLM start-up: nothing for watch to print live
+    log.write_text("INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.11.0\n"
+                   "INFO 01-01 00:00:05 [launcher.py:29] Available routes are:\n"
+                   "INFO:     Application startup complete.\n")
+    row = {"_path": str(log), "phase": "shutdown", "verdict": "ready"}
+    sset = signature_set()
+    assert rh._score_healthy(row, {"verdict": "ready", "phase": "shutdown"}, sset) == \
+        {"n": 1, "phase": 1, "verdict": 1, "called_failed": 0, "false_live": 0}
+    assert rh._score_healthy(row, {"verdict": "failed", "phase": "serving"}, sset) == \
+        {"n": 1, "phase": 0, "verdict": 0, "called_failed": 1, "false_live": 0}
