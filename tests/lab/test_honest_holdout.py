@@ -128,3 +128,29 @@ def test_the_ledger_pairs_a_first_look_with_the_same_logs_now(batch):
     row = next(r for r in hh.ledger(out, Path(__file__).resolve().parents[2] / "corpora" / "public")
                if r["batch"] == batch)
     assert row["honest"] == [1, 1] and row["new_families"] == ["f"]
+
+
+def test_a_familys_healthy_and_failed_logs_are_both_scored(tmp_path):
+    # read_family passes each log's signature set to the healthy scoring too (the live warnings it
+    # counts are read with the fold's signatures): a healthy log and a failure of one family.
+    from forensics.diagnosis.signatures import signature_set
+    from forensics.pipeline import load_classifier
+
+    ok = tmp_path / "ok.log"
+    ok.write_text("INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.0\n"
+                  "INFO:     Started server process [12]\n"
+                  "INFO:     Application startup complete.\n"
+                  "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n")
+    bad = tmp_path / "bad.log"
+    bad.write_text("INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.0\n"
+                   "Traceback (most recent call last):\n"
+                   "  File \"/usr/lib/python3.12/runpy.py\", line 198, in _run_module_as_main\n"
+                   "ModuleNotFoundError: No module named 'vllm._C'\n")
+    rows = [({"_path": str(ok), "verdict": "ready", "phase": "ready", "root_cause": ""}, "vllm"),
+            ({"_path": str(bad), "verdict": "failed", "phase": "starting", "root_cause": "env.module-missing",
+              "fatal_substring": "No module named 'vllm._C'", "early_warning_substring": ""}, "vllm"),
+            ({"_path": str(bad), "root_cause": "env.module-missing"}, "sglang")]
+    sset = signature_set()
+    tot, healthy, cases, hcases = hh.read_family("vllm", rows, lambda row: sset, load_classifier(True))
+    assert healthy["n"] == 1 and healthy["called_failed"] == 0 and healthy["false_live"] == 0
+    assert tot["n"] == 1 and len(cases) == 1 and len(hcases) == 1  # the other family's log is not read
