@@ -118,7 +118,7 @@ def _shared(fail: Failure, subs: frozenset[str], base: Baseline, server: str | N
     scored = []
     for s in subs:
         v = subject_value(s)
-        if v in fvals and v not in GENERIC and not (s.startswith("pkg:") and _own_package(v, server)):
+        if v in fvals and v not in GENERIC and not _server_itself(s, v, server):
             kind = s.split(":", 1)[0]
             w = KIND_WEIGHT.get(kind, 0.5) * base.rarity(s)
             scored.append((w, s))
@@ -152,6 +152,18 @@ def _own_package(value: str, server: str | None) -> bool:
         return False
     rest = value[len(server):]
     return not rest or rest[0] == "_" and rest[1:].isalpha() and rest[1:].islower() and "_" not in rest[1:]
+
+
+def _server_itself(subject: str, value: str, server: str | None) -> bool:
+    """A subject that names only the running server: its package, or a module of it one generic layer
+    down (``sglang.srt``, ``vllm.v1``: every import notice of the server and every frame of its
+    failures is there). A module that says more (``vllm._c``, ``vllm.third_party``) stays a subject."""
+    if subject.startswith("pkg:"):
+        return _own_package(value, server)
+    if subject.startswith("mod:") and "." in value:
+        head, rest = value.split(".", 1)
+        return rest in GENERIC and _own_package(head, server)
+    return False
 
 
 def _qty_value(subject: str) -> float:
