@@ -22,9 +22,16 @@ KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package
              "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings",
              "fam": "subsystem", "ident": "identifier"}
 LIST_THRESHOLD = 1.7
-# No floor under the bar (measured, not kept: listing each failure's best candidate from 1.0 found 8
-# more labelled warnings of 88 held out, but put 117 lines on 689 public failures of which 5 were the
-# labelled warning -- ssh-key notices, argparse usage, the failure's own first error lines).
+# A failure with no candidate at the bar still lists its strongest one from BEST_FLOOR: a person reads
+# one line more, and issue 28 allows three a failure. Chosen on family-held-out folds of the public
+# corpus (forensics.lab.ew_bar: the bar and this floor that find the most labelled warnings of the
+# other families within 0.6 lines a failure; each family scored by the pair chosen without it): 77 ->
+# 79 of 103 labelled warnings on the families it was chosen from, 10 -> 12 of 18 on a third of
+# families kept out of the choice, 0.41 -> 0.58 lines listed a failure. (Within 1.0 a failure the folds
+# choose the bar 0.5 with the best always listed: 80 of 103 and 12 of 18, 0.77 lines a failure.)
+# Most lines it adds are not the labelled warning (why the tenth session kept no floor): ssh-key
+# notices, argparse usage; a line that heads the failure's own report (ending in a colon) is not listed.
+BEST_FLOOR = 1.0
 MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
 STRONG = 5.0
 MAX_LISTED = 3
