@@ -192,3 +192,24 @@ def test_the_running_servers_own_package_is_no_shared_subject():
     assert not any("same package" in r for r in reasons_vllm)
     assert _own_package("vllm_ascend", "vllm") and not _own_package("vllm_ascend_c", "vllm")
     assert not _own_package("vllm", "sglang") and not _own_package("vllm", None)
+
+
+def test_the_running_servers_own_module_one_generic_layer_down_is_no_shared_subject():
+    # SGLang's start-up notice that an optional model file did not import names sglang.srt, and so does
+    # every frame of an SGLang failure: in an SGLang log that is no relation. A module of the server that
+    # says more (vllm._C, its compiled ops) still is one.
+    from forensics.diagnosis.early_warnings.candidates import Candidate
+    from forensics.diagnosis.early_warnings.scoring import _server_itself, score_candidate
+
+    fail = Failure("gpu.out-of-memory", 40, None, 'File "/sgl-workspace/sglang/python/sglang/srt/model_executor/'
+                   'model_runner.py", line 300, in init_memory_pool\nRuntimeError: Not enough memory',
+                   E.subjects("sglang.srt.model_executor.model_runner RuntimeError: Not enough memory"))
+    cand = Candidate(_ev("Ignore import error when loading sglang.srt.models.mimo_v2: No module named 'torchcodec'",
+                         None), None)
+    _, reasons_other, _ = score_candidate(cand, fail, EMPTY, {}, server=None)
+    _, reasons_sglang, _ = score_candidate(cand, fail, EMPTY, {}, server="sglang")
+    assert any("sglang.srt" in r for r in reasons_other)
+    assert not any("sglang.srt" in r for r in reasons_sglang)
+    assert _server_itself("mod:sglang.srt", "sglang.srt", "sglang")
+    assert not _server_itself("mod:vllm._c", "vllm._c", "vllm")
+    assert not _server_itself("mod:sglang.srt", "sglang.srt", "vllm")

@@ -54,3 +54,38 @@ def test_a_model_that_did_not_ship_is_not_used(model_file) -> None:
     model_file({"level_WARNING": -20.0}, 0.0, 0.5, ships=False)
     assert learned.listing_model() is None
     assert warnings_of(LOG) == [2]
+
+
+# A hang after a collective's peer never connected: the Gloo notice scores under the bar (1.7) and is the
+# only candidate; the floor lists it. The same shape with a line that heads the failure's own report
+# ("request failed (...):", then the traceback) lists nothing: that line is the failure speaking.
+GLOO_HANG = (
+    "[2026-01-04 02:20:00] Load weight end. type=Qwen3ForCausalLM, avail mem=60.10 GB\n"
+    "[Gloo] Rank 1 is NOT connected to: [0]\n"
+    "[2026-01-04 02:53:29] Watchdog timeout (self.watchdog_timeout=300)\n")
+HEADED_FAILURE = (
+    "INFO 05-01 10:00:00 toyserve starting\n"
+    "toyserve ERROR request failed (bs=1, seq=16):\n"
+    "Traceback (most recent call last):\n"
+    '  File "serve.py", line 10, in <module>\n'
+    "    run()\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+
+
+def test_the_strongest_candidate_under_the_bar_is_listed_from_the_floor(monkeypatch) -> None:
+    from forensics import classify_text
+    from forensics.diagnosis.early_warnings import linking
+
+    got = classify_text(GLOO_HANG)["early_warnings"]
+    assert [w["line"] for w in got] == [2]
+    assert linking.BEST_FLOOR <= got[0]["score"] < linking.LIST_THRESHOLD
+    monkeypatch.setattr(linking, "BEST_FLOOR", 99.0)
+    assert warnings_of(GLOO_HANG) == []
+
+
+def test_a_line_that_heads_the_failures_report_is_not_listed_from_the_floor(monkeypatch) -> None:
+    from forensics.diagnosis.early_warnings import linking
+
+    assert warnings_of(HEADED_FAILURE) == []
+    monkeypatch.setattr(linking, "_heads_what_follows", lambda text: False)
+    assert warnings_of(HEADED_FAILURE) == [2]  # (it scores above the floor: the colon is what keeps it out)

@@ -92,6 +92,20 @@ def test_a_familys_logs_never_reach_its_own_folds_death_detector(monkeypatch):
     assert 0 < data["threshold"] <= 0.999 and data["meta"]["logs"] == len(logs) - 4
 
 
+def test_a_group_with_failures_only_is_held_out_too(monkeypatch):
+    # As death_crossval does: a family whose logs are all failures still weighs on the threshold,
+    # with its proving lines scored by a fit without it (a fold that skipped it counted a third
+    # fewer deaths than the shipped choice, and set its threshold far higher).
+    logs = [g for g in _death_logs() if not (g.group == "fam3" and not g.failed)]
+    docs = hh.DeathDocs(logs)
+    fitted: list[set[str]] = []
+    real = hh.DeathDocs.fit
+    monkeypatch.setattr(hh.DeathDocs, "fit", lambda self, drop, seed=0: fitted.append(set(drop)) or
+                        real(self, drop, seed))
+    hh.fit_death(logs, {"fam0"}, seed=0, docs=docs)
+    assert {"fam0", "fam3"} in fitted
+
+
 def test_the_folds_baseline_leaves_out_its_healthy_logs(tmp_path):
     scans, groups_of = [], {}
     for fam in ("a", "b"):

@@ -10,7 +10,7 @@ from forensics.diagnosis.early_warnings.candidates import (
     _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
-    FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
+    BEST_FLOOR, FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
 from forensics.diagnosis.early_warnings.subjects import subjects
 from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, UNNAMED_ARCH_FAILURE, _lazy
 from forensics.events import types as kinds
@@ -322,9 +322,14 @@ def _few_bonus(scored: dict[int, dict[str, Any]]) -> None:
                 w["why"] = "one of the few warnings before the failure"
 
 
-def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None) -> list[dict[str, Any]]:
-    """The strongest ~3, one per message template; more only when strong. With
-    ``learned_bar`` the learned listing decides (``learned_p`` at or above it)."""
+def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None, bar: float | None = None,
+          floor: float | None = None) -> list[dict[str, Any]]:
+    """The strongest ~3, one per message template (the strongest alone from ``BEST_FLOOR`` where none
+    is at the bar); more only when strong. With ``learned_bar`` the learned listing decides
+    (``learned_p`` at or above it). ``bar`` and ``floor``: hand-set ones to try instead of the
+    shipped pair (``forensics.lab.ew_bar`` chooses them)."""
+    bar = LIST_THRESHOLD if bar is None else bar
+    floor = BEST_FLOOR if floor is None else floor
     ranked = []
     by_template: dict[str, dict[str, Any]] = {}
     order = (lambda w: (-w["learned_p"], w["line"])) if learned_bar is not None else (lambda w: (-w["score"], w["line"]))
@@ -338,12 +343,21 @@ def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None) -
     if learned_bar is not None:
         out = [w for w in ranked if w["learned_p"] >= learned_bar][:MAX_LISTED]
     else:
-        out = [w for w in ranked if w["score"] >= LIST_THRESHOLD][:MAX_LISTED]
+        out = [w for w in ranked if w["score"] >= bar][:MAX_LISTED]
+        if not out and ranked and ranked[0]["score"] >= floor and not _heads_what_follows(ranked[0]["text"]):
+            out = ranked[:1]  # the strongest of a failure with none at the bar
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
     for w in scored.values():
         w.pop("_level", None)
         w.pop("learned_p", None)
     return out
+
+
+def _heads_what_follows(text: str) -> bool:
+    """A line that ends in a colon heads the lines after it ("request failed (bs=1):", "Process 0
+    terminated with the following error:"): the failure's own report begins there, no warning to
+    read alone."""
+    return text.rstrip().endswith(":")
 
 
 def _complete_prior(p: dict[str, Any], known: dict[str, Any] | None, label: str | None) -> dict[str, Any]:
