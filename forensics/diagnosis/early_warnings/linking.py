@@ -8,6 +8,7 @@ from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
 from forensics.diagnosis.early_warnings.learned import learned_scores, listing_model, record
 from forensics.diagnosis.early_warnings.candidates import (
     _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
+from forensics.diagnosis.early_warnings.context import matching
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
     BEST_FLOOR, FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
@@ -286,6 +287,8 @@ class _Linker:
             return
         label = self.label
         hit = self.sig_by_line.pop(ev.line, None)
+        if hit is not None and not _in_context(hit.signature, self.facts):
+            hit = None  # in the context healthy runs print it in: a line like any other, no prior
         foretold = hit is not None and label in hit.signature.predicts
         s, reasons, subs = score_candidate(cand, self.fail, self.base, self.facts, self.server, foretold)
         if went_on is not None and (ev.line >= self.fail.line or ev.line in self.survivors):
@@ -309,6 +312,15 @@ class _Linker:
         rec["_level"] = cand.level
         self.scored[ev.line] = rec
         self.seen_text[key] = ev.line
+
+
+def _in_context(sig: Any, facts: dict[str, Any]) -> bool:
+    """A precursor printed in the only context healthy runs print it in (``quiet_when``, and none
+    of its ``live_when``) foretells nothing there, as ``watch`` keeps it quiet there: transformers'
+    max-length reminder where the config states rotary positions. Where the start-up stated
+    neither, the signature's prediction stands."""
+    have = facts.get("context", frozenset())
+    return not (sig.quiet_when and not matching(sig.live_when, have) and matching(sig.quiet_when, have))
 
 
 def _few_bonus(scored: dict[int, dict[str, Any]]) -> None:

@@ -2,7 +2,11 @@
 # with model_max_length=MAXPOS, run on the GPU. The context that decides whether a prompt or a generation
 # past MAXPOS positions is harmless: MODEL=gpt2 (learned absolute positions: an embedding of MAXPOS rows)
 # or MODEL=llama (rotary positions: no table to index past). Lines with "[repro]" are this script's own.
-# Knobs: MODEL=gpt2|llama  MAXPOS=256  PROMPT_WORDS=N  MAX_NEW=N  INPUT_DEVICE=cuda|cpu
+# Knobs: MODEL=gpt2|llama|opt|qwen2  MAXPOS=256  PROMPT_WORDS=N  MAX_NEW=N  INPUT_DEVICE=cuda|cpu
+#   CKPT=dir: load the model with from_pretrained(dir), as a server loads its checkpoint (with
+#   TRANSFORMERS_VERBOSITY=info transformers itself prints the config it read: architectures, model_type,
+#   positions); SAVE_ONLY=1 writes that checkpoint (save_pretrained of the random model) and exits.
+#   opt: learned absolute positions as gpt2; qwen2: rotary as llama.
 import os, random, time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -30,15 +34,33 @@ vocab = {"[UNK]": 0, "[EOS]": 1, **{w: i + 2 for i, w in enumerate(words)}}
 tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
 tk.pre_tokenizer = pre_tokenizers.Whitespace()
 tok = TokCls(tokenizer_object=tk, model_max_length=MAXPOS, unk_token="[UNK]", eos_token="[EOS]", pad_token="[EOS]")
-if MODEL == "gpt2":
-    cfg = transformers.GPT2Config(vocab_size=len(vocab), n_positions=MAXPOS, n_embd=512, n_layer=4, n_head=8,
-                                  bos_token_id=1, eos_token_id=1, pad_token_id=1)
-    model = transformers.GPT2LMHeadModel(cfg)
+
+
+def build():
+    ids = dict(vocab_size=len(vocab), bos_token_id=1, eos_token_id=1, pad_token_id=1)
+    dims = dict(hidden_size=512, intermediate_size=1024, num_hidden_layers=4, num_attention_heads=8,
+                max_position_embeddings=MAXPOS, **ids)
+    if MODEL == "gpt2":
+        return transformers.GPT2LMHeadModel(transformers.GPT2Config(n_positions=MAXPOS, n_embd=512, n_layer=4, n_head=8, **ids))
+    if MODEL == "opt":
+        return transformers.OPTForCausalLM(transformers.OPTConfig(
+            hidden_size=512, ffn_dim=1024, num_hidden_layers=4, num_attention_heads=8, word_embed_proj_dim=512,
+            max_position_embeddings=MAXPOS, **ids))
+    if MODEL == "qwen2":
+        return transformers.Qwen2ForCausalLM(transformers.Qwen2Config(num_key_value_heads=8, **dims))
+    return transformers.LlamaForCausalLM(transformers.LlamaConfig(num_key_value_heads=8, **dims))
+
+
+CKPT = E("CKPT")
+if E("SAVE_ONLY") == "1":
+    build().save_pretrained(CKPT)
+    say(f"saved {MODEL} to {CKPT}")
+    raise SystemExit(0)
+if CKPT:
+    say(f"loading the checkpoint in {CKPT}")
+    model = transformers.AutoModelForCausalLM.from_pretrained(CKPT, dtype=torch.bfloat16)
 else:
-    cfg = transformers.LlamaConfig(vocab_size=len(vocab), hidden_size=512, intermediate_size=1024,
-                                   num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=8,
-                                   max_position_embeddings=MAXPOS, bos_token_id=1, eos_token_id=1, pad_token_id=1)
-    model = transformers.LlamaForCausalLM(cfg)
+    model = build()
 model = model.to("cuda", dtype=torch.bfloat16).eval()
 say(f"model on cuda: {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters, bf16")
 random.seed(0)
