@@ -9,8 +9,10 @@ applies:
   a  the labelled fatal line is no candidate at all: no line of the evidence list names it
      (the tool never offered it as proof, so neither the ranker nor the label decision saw it);
   b  it is a candidate, but nothing the tool knows gives it the labelled root cause: no
-     catalogue entry matches it, or only entries without a label or with another one, and
-     no signature of the held-out set with that label matches it (a gap of knowledge);
+     catalogue entry matches it, or only entries without a label or with another one, no
+     wording class (``label_wording``) names that label, and no signature of the held-out
+     set with that label matches it (a gap of knowledge). A line labelled ``unknown`` is
+     known as such when neither the catalogue nor a wording class names a label for it;
   c  it is known with the right label, but the ranker put another line first;
   d  the evidence is right (first) and known, but the label decision chose another label;
   f  anything else.
@@ -81,6 +83,21 @@ def signature_labels(events: list[Any], at: list[int], sset: Any) -> list[str]:
     return sorted(out)
 
 
+def wording_labels(texts: list[str]) -> list[str]:
+    """The labels the wording classes name for the fatal line (``label_wording.says``)."""
+    from forensics.diagnosis.decision.label_wording import says
+
+    return sorted({label for t in texts for label in says(t)})
+
+
+def known(truth: str, cat_labels: list[str], said: list[str], sig: list[str], cat: str) -> bool:
+    """Whether what the tool knows (catalogue, wording classes, held-out signatures) gives the
+    fatal line its labelled root cause; for ``unknown``, whether nothing names a label for it."""
+    if truth == "unknown":
+        return not cat_labels and not said
+    return cat == "right" or truth in said or truth in sig
+
+
 def evidence_rank(fatal: str, evidence: list[dict[str, Any]], path: str) -> int | None:
     """0-based place of the first evidence entry that names the fatal line, None if none does."""
     from forensics.lab.evaluate import evidence_names
@@ -124,12 +141,13 @@ def case_facts(case: dict[str, Any], res: dict[str, Any] | None, sset: Any) -> d
     texts = [fatal] + [_raw_lines(path)[n - 1] for n in at[:3]]
     cat, cat_labels = catalogue_status(texts, truth) if fatal else ("no-fatal", [])
     sig = signature_labels(_events(path), at, sset) if at else []
+    said = wording_labels(texts) if fatal else []
     facts = {"path": path, "truth": truth, "answer": res.get("root_cause") or "none",
              "confidence": res.get("confidence"), "decided_by": res.get("decided_by"),
              "fatal": fatal[:300], "fatal_lines": at[:5], "first_line": str((evidence or [{}])[0].get("text") or "")[:300],
              "evidence_rank": evidence_rank(fatal, evidence, path), "evidence_n": len(evidence),
              "catalogue": cat, "catalogue_labels": cat_labels, "signature_labels": sig,
-             "known": cat == "right" or truth in sig,
+             "wording_labels": said, "known": known(truth, cat_labels, said, sig, cat),
              "candidates": [c.get("label") for c in res.get("candidates") or []]}
     facts["bucket"] = bucket(facts)
     facts["sure_wrong"] = facts["answer"] != truth and float(facts["confidence"] or 0) >= 0.9
