@@ -58,14 +58,15 @@ def catalogue_status(texts: list[str], truth: str) -> tuple[str, list[str]]:
     """What the catalogue says the fatal line is: ``right`` (an entry with the labelled
     root cause), ``other-label``, ``no-label`` (entries, none labelled) or ``no-entry``;
     and the labels it gives. Templates that say nothing of their own are left out, as
-    the classifier's catalogue features leave them."""
-    from forensics.diagnosis.catalogue_features import _specific
+    the classifier's catalogue features leave them; a loose rule's label is no label."""
+    from forensics.diagnosis.catalogue_features import LOOSE_RULES, _specific
     from forensics.events import catalogue
 
     found = []
     for t in texts:
         found += [e for e in catalogue.lookup_all(t.strip()[:MAX_TEXT], limit=5) if _specific(e.template)]
-    labels = sorted({e.label for e in found if e.label})
+    # a loose rule ("any ValueError in start-up code") names no label to the diagnosis either
+    labels = sorted({e.label for e in found if e.label and e.label_rule not in LOOSE_RULES})
     if truth in labels:
         return "right", labels
     if labels:
