@@ -101,7 +101,11 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
-    ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
+    ("warmup", re.compile(r"\bMethod Warmup encountered an error|"
+                          # TensorRT-LLM's PyTorch executor names the component it was creating when the
+                          # GPU ran out (py_executor_creator.py _ExecutorCreationStage): the executor itself,
+                          # whose constructor warms the model up ...
+                          r"\bThe following component could not be created: Additional executor resources\r?\n")),
     # ... and any server that says the failing step was a request it was executing (SGLang's and
     # others' "Error executing request", LMDeploy's engine loop, which runs the requests, KoboldCpp's
     # prompt processing): what failed was serving, whatever the last start-up marker said.
@@ -121,7 +125,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b|"
         r"\bfailed to allocate buffer for kv cache\b|\bllama_kv_cache_init\(\) failed\b|"
         r"\bfailed to allocate compute (?:pp |tg )?buffers\b|\bggml_gallocr_reserve_n\w*: failed to allocate\b|"
-        r"\bfailed to initialize the context: ")),
+        r"\bfailed to initialize the context: |"
+        # ... the KV cache, or what is sized with it (TensorRT-LLM's executor creation, above).
+        r"\bThe following component could not be created: (?:KV cache|Initial KV cache|"
+        r"Additional executor resources \(temporary for KV cache size estimation\))")),
     ("load-weights", re.compile(
         # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
         # a model that did not load, its status (a row of the status table, or the status alone
@@ -136,7 +143,9 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # Ollama's scheduler and llama.cpp's loader, LocalAI's backends ("Fails: could not load model").
         r"error loading llama server|llama runner process has terminated|timed out waiting for llama runner to start|"
         r"model requires more system memory|model request too large for system|\bfailed to load model\b|"
-        r"\b(?:could not|unable to) load model\b|\berror loading model\b")),
+        r"\b(?:could not|unable to) load model\b|\berror loading model\b|"
+        # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
+        r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
 ]
 
 

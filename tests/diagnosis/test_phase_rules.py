@@ -190,3 +190,33 @@ def test_the_kv_cache_configuration_frames_are_the_memory_plan():
     assert _run(_tb(frames, "ValueError: To serve at least one request with the models's max seq len (32768), "
                             "(4.0 GiB KV cache is needed, which is larger than the available KV cache memory "
                             "(2.1 GiB)."))["phase"] == "memory-plan"
+
+
+def _trtllm_executor_oom(stage: str) -> list[str]:
+    # TensorRT-LLM's PyTorch executor (_torch/pyexecutor/py_executor_creator.py) re-raises an OOM with
+    # the component it was creating on the message's next lines.
+    return _tb([("tensorrt_llm/executor/worker.py", "worker_main"),
+                ("tensorrt_llm/_torch/pyexecutor/py_executor_creator.py", "create_py_executor"),
+                ("contextlib.py", "__exit__"),
+                ("tensorrt_llm/_torch/pyexecutor/py_executor_creator.py", "observe_creation_stage")],
+               "RuntimeError: Executor creation failed due to insufficient GPU memory.") + [
+        "",
+        f"The following component could not be created: {stage}",
+        "Total GPU memory (GiB): 79.11",
+        "Free GPU memory before component creation attempt (GiB): 12.40",
+        "",
+        "Previously created components and free GPU memory before/after creation (GiB):",
+        "Model: 78.20 / 40.02",
+    ]
+
+
+@pytest.mark.parametrize("stage,phase", [
+    ("Model", "load-weights"),
+    ("KV cache", "memory-plan"),
+    ("Initial KV cache (temporary for KV cache size estimation)", "memory-plan"),
+    ("Additional executor resources (temporary for KV cache size estimation)", "memory-plan"),
+    ("Additional executor resources", "warmup"),  # the executor's constructor warms the model up
+])
+def test_the_component_an_executor_could_not_create_names_the_step(stage, phase):
+    d = _run(_trtllm_executor_oom(stage))
+    assert d["root_cause"] == "gpu.out-of-memory" and d["phase"] == phase
