@@ -41,7 +41,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         framed = "cuda-graph-capture"
     if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
         framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
-    if phase_infer.is_usage_error(near_text):
+    if phase_infer.is_usage_error(near_text) or phase_infer.program_missing(near_text):
         return "launch"
     # The step may be named on the lines the failing message continues on (an exception's message
     # of several lines: TensorRT-LLM's "The following component could not be created: KV cache").

@@ -156,6 +156,26 @@ _USAGE_ERROR = re.compile(
     r"^Error: (?:No such option|Invalid value for|Missing option|Got unexpected extra argument)", re.M)
 
 
+# The program itself could not be started: a shell running a script line ("line 31: /opt/x/bin/ollama:
+# No such file or directory", "vllm: command not found") or a launcher's exec of an executable
+# ("[Errno 2] No such file or directory: '/env/bin/vllm'"). Not a compiler or build tool that a JIT
+# build runs (nvcc, gcc, ninja ...): that is the build's own failure (kernel-jit).
+_PROGRAM_MISSING = re.compile(
+    r"(?:^|\n)(?:[^\n]*: )?line \d+: (?:[^\s:]*/)?(?P<sh>[\w.+-]+): (?:No such file or directory|command not found)\s*(?:\n|$)|"
+    r"\[Errno 2\] No such file or directory: '[^'\n]*/bin/(?P<ex>[\w.+-]+)'")
+_BUILD_TOOLS = frozenset({"nvcc", "gcc", "g++", "cc", "c++", "clang", "clang++", "ninja", "make", "cmake", "hipcc",
+                          "ptxas", "cicc", "ld", "as", "nvlink", "fatbinary", "cl", "cl.exe", "icpx", "dpcpp"})
+
+
+def program_missing(text: str) -> bool:
+    """The failing lines say the program (not a compiler a build runs) could not be found to start."""
+    for m in _PROGRAM_MISSING.finditer(text[:4000]):
+        name = (m.group("sh") or m.group("ex") or "").lower()
+        if name not in _BUILD_TOOLS and not re.match(r"(?:x86_64|aarch64)-\S*-(?:gcc|g\+\+|c\+\+)", name):
+            return True
+    return False
+
+
 # CUDA refusing an operation because a stream is being captured (a kernel loaded, memory
 # allocated or synchronised during capture): a CUDA graph was being captured, whatever the
 # frames were doing for it (Triton loading its compiled kernel, an allocator).

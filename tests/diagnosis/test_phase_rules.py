@@ -220,3 +220,23 @@ def _trtllm_executor_oom(stage: str) -> list[str]:
 def test_the_component_an_executor_could_not_create_names_the_step(stage, phase):
     d = _run(_trtllm_executor_oom(stage))
     assert d["root_cause"] == "gpu.out-of-memory" and d["phase"] == phase
+
+
+@pytest.mark.parametrize("lines,phase", [
+    # a batch script's line whose program is not there: the server never started
+    (["+ srun ollama serve", "/var/spool/slurm/job4242/slurm_script: line 12: /home/me/ollama/bin/ollama: No such file or directory"],
+     "launch"),
+    # a launcher's exec of the server's executable
+    (["2025-05-01 10:00:00 - gpustack.worker.backends.vllm - INFO - Starting vllm server",
+      "2025-05-01 10:00:00 - gpustack.worker.backends.vllm - ERROR - Failed to run the vllm server: "
+      "[Errno 2] No such file or directory: '/opt/envs/gpustack/bin/vllm'"], "launch"),
+])
+def test_a_program_that_could_not_be_found_to_start_failed_at_launch(lines, phase):
+    assert _run(lines)["phase"] == phase
+
+
+def test_a_compiler_that_a_jit_build_could_not_find_is_not_launch():
+    d = _run(_tb([("torch/utils/cpp_extension.py", "_jit_compile"), ("torch/utils/cpp_extension.py", "_write_ninja_file_and_build_library"),
+                  ("subprocess.py", "_execute_child")],
+                 "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'"))
+    assert d["phase"] == "kernel-jit"
