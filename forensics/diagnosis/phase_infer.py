@@ -163,15 +163,16 @@ _USAGE_ERROR = re.compile(
 _PROGRAM_MISSING = re.compile(
     r"(?:^|\n)(?:[^\n]*: )?line \d+: (?:[^\s:]*/)?(?P<sh>[\w.+-]+): (?:No such file or directory|command not found)\s*(?:\n|$)|"
     r"\[Errno 2\] No such file or directory: '[^'\n]*/bin/(?P<ex>[\w.+-]+)'")
-_BUILD_TOOLS = frozenset({"nvcc", "gcc", "g++", "cc", "c++", "clang", "clang++", "ninja", "make", "cmake", "hipcc",
-                          "ptxas", "cicc", "ld", "as", "nvlink", "fatbinary", "cl", "cl.exe", "icpx", "dpcpp"})
+# A compiler's or a build tool's name, with a target triple before it or a version after it
+# (x86_64-linux-gnu-gcc, gcc-14, clang++-18).
+_BUILD_TOOL = re.compile(r"(?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang(?:\+\+)?|nvcc|hipcc|ninja|make|cmake|ptxas|cicc|"
+                         r"ld|as|nvlink|fatbinary|cl(?:\.exe)?|icpx|dpcpp)(?:-\d+(?:\.\d+)*)?(?:\.exe)?")
 
 
 def program_missing(text: str) -> bool:
     """The failing lines say the program (not a compiler a build runs) could not be found to start."""
     for m in _PROGRAM_MISSING.finditer(text[:4000]):
-        name = (m.group("sh") or m.group("ex") or "").lower()
-        if name not in _BUILD_TOOLS and not re.match(r"(?:x86_64|aarch64)-\S*-(?:gcc|g\+\+|c\+\+)", name):
+        if not _BUILD_TOOL.fullmatch((m.group("sh") or m.group("ex") or "").lower()):
             return True
     return False
 

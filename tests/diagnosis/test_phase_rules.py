@@ -235,8 +235,9 @@ def test_a_program_that_could_not_be_found_to_start_failed_at_launch(lines, phas
     assert _run(lines)["phase"] == phase
 
 
-def test_a_compiler_that_a_jit_build_could_not_find_is_not_launch():
+@pytest.mark.parametrize("compiler", ["/usr/local/cuda/bin/nvcc", "/usr/bin/gcc-14", "/usr/bin/x86_64-linux-gnu-g++"])
+def test_a_compiler_that_a_jit_build_could_not_find_is_not_launch(compiler):
     d = _run(_tb([("torch/utils/cpp_extension.py", "_jit_compile"), ("torch/utils/cpp_extension.py", "_write_ninja_file_and_build_library"),
                   ("subprocess.py", "_execute_child")],
-                 "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'"))
+                 f"FileNotFoundError: [Errno 2] No such file or directory: '{compiler}'"))
     assert d["phase"] == "kernel-jit"
