@@ -142,6 +142,8 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"Download process was signaled|"
         # Ollama's scheduler and llama.cpp's loader, LocalAI's backends ("Fails: could not load model").
         r"error loading llama server|llama runner process has terminated|timed out waiting for llama runner to start|"
+        # (Ollama's scheduler once a model's load failed: server/sched.go Scheduler.load "Load failed".)
+        r"\bmsg=\"Load failed\" model=|"
         r"model requires more system memory|model request too large for system|\bfailed to load model\b|"
         r"\b(?:could not|unable to) load model\b|\berror loading model\b|"
         # ... the model, or the draft model (TensorRT-LLM's executor creation, above).

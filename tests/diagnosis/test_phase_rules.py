@@ -241,3 +241,12 @@ def test_a_compiler_that_a_jit_build_could_not_find_is_not_launch(compiler):
                   ("subprocess.py", "_execute_child")],
                  f"FileNotFoundError: [Errno 2] No such file or directory: '{compiler}'"))
     assert d["phase"] == "kernel-jit"
+
+
+def test_a_model_load_ollamas_scheduler_reports_failed_after_a_runtime_assert_is_load_weights():
+    # ggml's assert has no step of its own; Ollama's scheduler says on the next line whose load failed.
+    d = _run(['time=2025-10-25T21:59:34.181-05:00 level=INFO source=server.go:1338 msg="waiting for server to become available"',
+              "ggml.c:1921: GGML_ASSERT(ggml_can_repeat(b, a)) failed",
+              'time=2025-10-25T21:59:34.396-05:00 level=INFO source=sched.go:446 msg="Load failed" model=/root/.ollama/models/blobs/sha256-0a1b2c',
+              'time=2025-10-25T21:59:34.396-05:00 level=DEBUG source=server.go:1699 msg="stopping llama server" pid=12616'])
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
