@@ -41,9 +41,12 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         framed = "cuda-graph-capture"
     if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
         framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
-    if phase_infer.is_usage_error(near_text):
+    if phase_infer.is_usage_error(near_text) or phase_infer.program_missing(near_text):
         return "launch"
-    stepped = phase_infer.phase_of_step(near_text)
+    # The step may be named on the lines the failing message continues on (an exception's message
+    # of several lines: TensorRT-LLM's "The following component could not be created: KV cache").
+    stepped = phase_infer.phase_of_step(near_text) or phase_infer.phase_of_step(
+        "\n".join(lines_after(inc, line)) + "\n")
     if marker is not None:
         if framed is not None and marker != "shutdown" and (
                 framed != "serving" or marker in ("ready", "serving")):
@@ -102,6 +105,14 @@ def lines_around(inc: Incident, line: int, span: int = 4) -> list[str]:
     runtime's report continues on unlevelled lines: "  current device: 0, in function ...")."""
     st = inc.outcome
     return [e.text for e in (st.recent if st is not None else ()) if abs(e.line - line) <= span]
+
+
+def lines_after(inc: Incident, line: int, span: int = 4) -> list[str]:
+    """The ``span`` lines the lifetime kept right after the failing event at ``line``, whatever their
+    level (a traceback is one event: the lines after its exception line follow it in the record)."""
+    st = inc.outcome
+    after = [e.text for e in (st.recent if st is not None else ()) if 0 < e.line - line <= 200]
+    return after[:span]
 
 
 def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> list[str]:

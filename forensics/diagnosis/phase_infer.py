@@ -101,7 +101,11 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
-    ("warmup", re.compile(r"\bMethod Warmup encountered an error")),
+    ("warmup", re.compile(r"\bMethod Warmup encountered an error|"
+                          # TensorRT-LLM's PyTorch executor names the component it was creating when the
+                          # GPU ran out (py_executor_creator.py _ExecutorCreationStage): the executor itself,
+                          # whose constructor warms the model up ...
+                          r"\bThe following component could not be created: Additional executor resources\r?\n")),
     # ... and any server that says the failing step was a request it was executing (SGLang's and
     # others' "Error executing request", LMDeploy's engine loop, which runs the requests, KoboldCpp's
     # prompt processing): what failed was serving, whatever the last start-up marker said.
@@ -121,7 +125,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\bcreating modelInstanceState: [^\n]{0,400}?\bout of memory\b|"
         r"\bfailed to allocate buffer for kv cache\b|\bllama_kv_cache_init\(\) failed\b|"
         r"\bfailed to allocate compute (?:pp |tg )?buffers\b|\bggml_gallocr_reserve_n\w*: failed to allocate\b|"
-        r"\bfailed to initialize the context: ")),
+        r"\bfailed to initialize the context: |"
+        # ... the KV cache, or what is sized with it (TensorRT-LLM's executor creation, above).
+        r"\bThe following component could not be created: (?:KV cache|Initial KV cache|"
+        r"Additional executor resources \(temporary for KV cache size estimation\))")),
     ("load-weights", re.compile(
         # Triton's model lifecycle and repository (model_lifecycle.cc, model_repository_manager.cc):
         # a model that did not load, its status (a row of the status table, or the status alone
@@ -135,8 +142,12 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"Download process was signaled|"
         # Ollama's scheduler and llama.cpp's loader, LocalAI's backends ("Fails: could not load model").
         r"error loading llama server|llama runner process has terminated|timed out waiting for llama runner to start|"
+        # (Ollama's scheduler once a model's load failed: server/sched.go Scheduler.load "Load failed".)
+        r"\bmsg=\"Load failed\" model=|"
         r"model requires more system memory|model request too large for system|\bfailed to load model\b|"
-        r"\b(?:could not|unable to) load model\b|\berror loading model\b")),
+        r"\b(?:could not|unable to) load model\b|\berror loading model\b|"
+        # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
+        r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
 ]
 
 
@@ -145,6 +156,27 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
 _USAGE_ERROR = re.compile(
     r"\berror: (?:unrecognized arguments|argument [-\w/]+: |the following arguments are required|invalid choice)|"
     r"^Error: (?:No such option|Invalid value for|Missing option|Got unexpected extra argument)", re.M)
+
+
+# The program itself could not be started: a shell running a script line ("line 31: /opt/x/bin/ollama:
+# No such file or directory", "vllm: command not found") or a launcher's exec of an executable
+# ("[Errno 2] No such file or directory: '/env/bin/vllm'"). Not a compiler or build tool that a JIT
+# build runs (nvcc, gcc, ninja ...): that is the build's own failure (kernel-jit).
+_PROGRAM_MISSING = re.compile(
+    r"(?:^|\n)(?:[^\n]*: )?line \d+: (?:[^\s:]*/)?(?P<sh>[\w.+-]+): (?:No such file or directory|command not found)\s*(?:\n|$)|"
+    r"\[Errno 2\] No such file or directory: '[^'\n]*/bin/(?P<ex>[\w.+-]+)'")
+# A compiler's or a build tool's name, with a target triple before it or a version after it
+# (x86_64-linux-gnu-gcc, gcc-14, clang++-18).
+_BUILD_TOOL = re.compile(r"(?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang(?:\+\+)?|nvcc|hipcc|ninja|make|cmake|ptxas|cicc|"
+                         r"ld|as|nvlink|fatbinary|cl(?:\.exe)?|icpx|dpcpp)(?:-\d+(?:\.\d+)*)?(?:\.exe)?")
+
+
+def program_missing(text: str) -> bool:
+    """The failing lines say the program (not a compiler a build runs) could not be found to start."""
+    for m in _PROGRAM_MISSING.finditer(text[:4000]):
+        if not _BUILD_TOOL.fullmatch((m.group("sh") or m.group("ex") or "").lower()):
+            return True
+    return False
 
 
 # CUDA refusing an operation because a stream is being captured (a kernel loaded, memory

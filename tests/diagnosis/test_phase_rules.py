@@ -190,3 +190,63 @@ def test_the_kv_cache_configuration_frames_are_the_memory_plan():
     assert _run(_tb(frames, "ValueError: To serve at least one request with the models's max seq len (32768), "
                             "(4.0 GiB KV cache is needed, which is larger than the available KV cache memory "
                             "(2.1 GiB)."))["phase"] == "memory-plan"
+
+
+def _trtllm_executor_oom(stage: str) -> list[str]:
+    # TensorRT-LLM's PyTorch executor (_torch/pyexecutor/py_executor_creator.py) re-raises an OOM with
+    # the component it was creating on the message's next lines.
+    return _tb([("tensorrt_llm/executor/worker.py", "worker_main"),
+                ("tensorrt_llm/_torch/pyexecutor/py_executor_creator.py", "create_py_executor"),
+                ("contextlib.py", "__exit__"),
+                ("tensorrt_llm/_torch/pyexecutor/py_executor_creator.py", "observe_creation_stage")],
+               "RuntimeError: Executor creation failed due to insufficient GPU memory.") + [
+        "",
+        f"The following component could not be created: {stage}",
+        "Total GPU memory (GiB): 79.11",
+        "Free GPU memory before component creation attempt (GiB): 12.40",
+        "",
+        "Previously created components and free GPU memory before/after creation (GiB):",
+        "Model: 78.20 / 40.02",
+    ]
+
+
+@pytest.mark.parametrize("stage,phase", [
+    ("Model", "load-weights"),
+    ("KV cache", "memory-plan"),
+    ("Initial KV cache (temporary for KV cache size estimation)", "memory-plan"),
+    ("Additional executor resources (temporary for KV cache size estimation)", "memory-plan"),
+    ("Additional executor resources", "warmup"),  # the executor's constructor warms the model up
+])
+def test_the_component_an_executor_could_not_create_names_the_step(stage, phase):
+    d = _run(_trtllm_executor_oom(stage))
+    assert d["root_cause"] == "gpu.out-of-memory" and d["phase"] == phase
+
+
+@pytest.mark.parametrize("lines,phase", [
+    # a batch script's line whose program is not there: the server never started
+    (["+ srun ollama serve", "/var/spool/slurm/job4242/slurm_script: line 12: /home/me/ollama/bin/ollama: No such file or directory"],
+     "launch"),
+    # a launcher's exec of the server's executable
+    (["2025-05-01 10:00:00 - gpustack.worker.backends.vllm - INFO - Starting vllm server",
+      "2025-05-01 10:00:00 - gpustack.worker.backends.vllm - ERROR - Failed to run the vllm server: "
+      "[Errno 2] No such file or directory: '/opt/envs/gpustack/bin/vllm'"], "launch"),
+])
+def test_a_program_that_could_not_be_found_to_start_failed_at_launch(lines, phase):
+    assert _run(lines)["phase"] == phase
+
+
+@pytest.mark.parametrize("compiler", ["/usr/local/cuda/bin/nvcc", "/usr/bin/gcc-14", "/usr/bin/x86_64-linux-gnu-g++"])
+def test_a_compiler_that_a_jit_build_could_not_find_is_not_launch(compiler):
+    d = _run(_tb([("torch/utils/cpp_extension.py", "_jit_compile"), ("torch/utils/cpp_extension.py", "_write_ninja_file_and_build_library"),
+                  ("subprocess.py", "_execute_child")],
+                 f"FileNotFoundError: [Errno 2] No such file or directory: '{compiler}'"))
+    assert d["phase"] == "kernel-jit"
+
+
+def test_a_model_load_ollamas_scheduler_reports_failed_after_a_runtime_assert_is_load_weights():
+    # ggml's assert has no step of its own; Ollama's scheduler says on the next line whose load failed.
+    d = _run(['time=2025-10-25T21:59:34.181-05:00 level=INFO source=server.go:1338 msg="waiting for server to become available"',
+              "ggml.c:1921: GGML_ASSERT(ggml_can_repeat(b, a)) failed",
+              'time=2025-10-25T21:59:34.396-05:00 level=INFO source=sched.go:446 msg="Load failed" model=/root/.ollama/models/blobs/sha256-0a1b2c',
+              'time=2025-10-25T21:59:34.396-05:00 level=DEBUG source=server.go:1699 msg="stopping llama server" pid=12616'])
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
