@@ -67,3 +67,22 @@ def test_a_controller_restarted_on_another_port_is_ready_in_text_and_json():
     proc = run_cli("classify", str(log))
     out = proc.stdout.decode()
     assert proc.returncode == 0 and "READY" in out and "failed (net.port-in-use), ready" in out
+
+
+def test_a_serving_benchmarks_answered_requests_prove_a_server_served():
+    """A real log (public batch-58/001: a harness starts vLLM on a TPU slice, then runs ``vllm bench
+    serve``): the server's own output is elsewhere; the benchmark's result block ("Successful requests:
+    640") proves a server answered requests, and the client's later ERROR line about the TPU metadata
+    server does not end it."""
+    d = classify((REPO / "corpora/public/batch-58/001.log").read_text())
+    assert (d["verdict"], d["phase"], d["root_cause"]) == ("ready", "serving", None)
+
+
+def test_a_benchmark_that_got_no_answer_proves_nothing():
+    block = ["============ Serving Benchmark Result ============",
+             "Successful requests:                     {}         ",
+             "Benchmark duration (s):                  12.01     "]
+    served = classify("\n".join(line.format(8) for line in block) + "\n")
+    none = classify("\n".join(line.format(0) for line in block) + "\n")
+    assert (served["verdict"], served["phase"]) == ("ready", "serving")
+    assert none["verdict"] != "ready" and none["phase"] != "serving"
