@@ -86,3 +86,18 @@ def test_a_benchmark_that_got_no_answer_proves_nothing():
     none = classify("\n".join(line.format(0) for line in block) + "\n")
     assert (served["verdict"], served["phase"]) == ("ready", "serving")
     assert none["verdict"] != "ready" and none["phase"] != "serving"
+
+
+def test_an_engine_loop_that_died_after_serving_is_a_failure():
+    """Progress before an error does not clear it when the program then says it died: vLLM V0's
+    engine loop ends on an error no rule knows, after the server answered requests."""
+    up = ["INFO 04-02 10:20:00 api_server.py:300] vLLM API server version 0.7.3",
+          "INFO 04-02 10:21:01 llm_engine.py:429] init engine (profile, create kv cache, warmup model) took 11.03 seconds",
+          "INFO:     Application startup complete.",
+          'INFO:     10.0.1.7:50000 - "POST /v1/completions HTTP/1.1" 200 OK',
+          "INFO 04-02 10:21:28 async_llm_engine.py:209] Added request c7596666544a4782b71560d60238fd87.",
+          "ERROR 04-02 10:22:28 async_llm_engine.py:837] The model worker stopped answering the engine"]
+    assert classify("\n".join(up) + "\n")["verdict"] != "failed"  # an error line alone, after serving
+    dead = classify("\n".join(up + ["ERROR 04-02 10:22:28 async_llm_engine.py:66] Engine background task failed"]) + "\n")
+    assert (dead["verdict"], dead["phase"]) == ("failed", "serving")
+    assert "stopped answering the engine" in dead["evidence"][0]["text"]  # the error before the death
