@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,12 @@ def _detector(inc: Any) -> tuple[int, float | None, float]:
     return len(cands), best, model.threshold
 
 
+def _consulted(inc: Any) -> bool:
+    from forensics.diagnosis.decision import death
+
+    return bool(death.consulted(inc))
+
+
 def describe(row: dict[str, str], res: dict[str, Any] | None, incs: list[Any]) -> dict[str, Any]:
     """One log's lifetimes, the judged one, and (for a miss) its cause."""
     answers = (res or {}).get("incidents") or []
@@ -67,6 +74,7 @@ def describe(row: dict[str, str], res: dict[str, Any] | None, incs: list[Any]) -
     for inc, ans in zip(incs, answers):
         n, best, thr = _detector(inc)
         lts.append({"index": inc.index, "lines": [inc.start_line, inc.end_line], "verdict": ans.get("verdict"),
+                    "consulted": _consulted(inc),
                     "ready_line": inc.ready_line, "last_activity": inc.last_activity_line,
                     "candidates": n, "best": None if best is None else round(best, 3), "threshold": round(thr, 3)})
     out = {"path": row["_path"], "truth": row.get("root_cause") or row.get("verdict") or "ready",
@@ -85,8 +93,14 @@ def _why_not_failed(lts: list[dict[str, Any]], judged: int | None, fatal: int | 
     if by_line and by_line[0]["index"] != judged:
         return "death in another lifetime"
     lt = next((x for x in lts if x["index"] == judged), None)
-    if lt is None or not lt["candidates"]:
+    if lt is None:
         return "no death candidate"
+    if not lt["candidates"]:
+        # why the detector had nothing to read: it does not read a lifetime that became ready (or
+        # answered requests, was asked to stop, shut down); else every line was below error level,
+        # further back than its tail or before the last change of phase
+        return "no death candidate: " + ("not read (ready, stopped or shut down)" if not lt["consulted"]
+                                         else "read, nothing to score")
     return "candidate under the threshold"
 
 
@@ -147,12 +161,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("batches", nargs="*", help="batch folders (default: every public batch)")
     ap.add_argument("--exclude", default="", help="file of families to leave out (one a line)")
     ap.add_argument("--json", dest="json_out", help="write the findings here")
+    ap.add_argument("--only", help="file of the only families to read (one a line)")
+    ap.add_argument("--counts", action="store_true", help="print the causes' counts, no log (a third kept aside)")
     ap.add_argument("--held-out", action="store_true", help="each family without its own signatures")
     a = ap.parse_args(argv)
-    exclude = set(Path(a.exclude).read_text().split()) if a.exclude else set()
-    got = run(a.batches or None, None, exclude, a.held_out)
-    for m in got["misses"]:
-        print(f"{m['cause']:32} {m['truth']:24} {m['verdict']:10} {m['path']}")
+    exclude = set(Path(a.exclude).read_text().splitlines()) if a.exclude else set()
+    only = set(Path(a.only).read_text().splitlines()) if a.only else None
+    got = run(a.batches or None, only, exclude, a.held_out)
+    if a.counts:
+        causes = Counter(f"{m['cause']} ({'healthy' if m['truth'] in ('ready', 'starting') else 'failure'})"
+                         for m in got["misses"])
+        print(dict(causes), "lifetimes > 1:", sum(1 for x in got["logs"] if x["lifetimes"] > 1), "of", len(got["logs"]))
+        got = {k: v for k, v in got.items() if k != "misses"} | {"causes": dict(causes)}
+    for m in got.get("misses", ()):
+        print(f"{m['cause']:60} {m['truth']:24} {m['verdict']:10} {m['path']}")
     print("survival shape (an earlier lifetime failed, a later one up):", got["survival_shape"])
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(got, indent=1))
