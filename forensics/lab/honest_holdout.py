@@ -302,7 +302,7 @@ def read_family(fam: str, rows: list[tuple[dict[str, str], str]], sset_of: Calla
             rh._add(tot, got)
             cases.append(rh._case(row, res, got))
         else:
-            rh._add(healthy, rh._score_healthy(row, res))
+            rh._add(healthy, rh._score_healthy(row, res, sset))
             hcases.append(rh._healthy_case(row, res))
     return tot, healthy, cases, hcases
 

@@ -128,3 +128,18 @@ def test_the_ledger_pairs_a_first_look_with_the_same_logs_now(batch):
     row = next(r for r in hh.ledger(out, Path(__file__).resolve().parents[2] / "corpora" / "public")
                if r["batch"] == batch)
     assert row["honest"] == [1, 1] and row["new_families"] == ["f"]
+
+
+def test_a_familys_healthy_and_failed_logs_are_both_scored():
+    """read_family scores a family's healthy logs as rules_holdout does (their verdict, phase and the
+    warnings watch prints live, with the family's signature set) beside its failures."""
+    from forensics.diagnosis.signatures import signature_set
+
+    repo = Path(__file__).resolve().parents[2]
+    rows = [({"_path": str(repo / "corpora/public/batch-42/007.log"), "verdict": "ready", "phase": "serving"}, "x"),
+            ({"_path": str(repo / "corpora/public/batch-13/003.log"), "root_cause": "hang.timeout",
+              "phase": "serving", "fatal_substring": "Engine iteration timed out"}, "x")]
+    sset = signature_set()
+    tot, healthy, cases, hcases = hh.read_family("x", rows, lambda row: sset, None)
+    assert (healthy["n"], healthy["called_failed"], healthy["verdict"]) == (1, 0, 1)
+    assert (tot["n"], tot["failed"]) == (1, 1) and cases[0]["answer"] == "hang.timeout"
