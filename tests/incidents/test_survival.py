@@ -126,7 +126,7 @@ def test_after_readiness_only_near_certain_lines_and_no_stop_count():
     # reads like a failure (0.79), enough before readiness, not after it
     weaker = "[ERROR] worker <m> exited: fatal error in the model runner, aborting"
     assert classify("\n".join(_UP + [weaker]) + "\n")["verdict"] == "ready"
-    # the operator's interrupt (Triton's report of SIGINT), and a shutdown, are stops
+    # the operator's interrupt, and a shutdown, are stops
     assert classify("\n".join(_UP + ["Signal (2) received."]) + "\n")["verdict"] == "ready"
     stopped = _UP + ["INFO:     Shutting down", _DEATH]
     assert classify("\n".join(stopped) + "\n")["verdict"] != "failed"

@@ -171,13 +171,17 @@ def after_last_answer(inc: Any) -> list[Any]:
     """The candidates of a lifetime that came up that came after its readiness and its last answer
     (a request, a throughput report, a heart beat: progress proves it lived past what came before),
     that no rule matched, and are not one request's error (a request handler's traceback, an error
-    sent to a client) or a stop (a signal's report is a shutdown marker: no lifetime read here has one)."""
+    sent to a client) or a stop."""
     last = max(inc.ready_line or 0, inc.last_activity_line)
     # A line a rule knows was judged by its rule (a kill from outside while up, a request's error, a
     # bystander's): the detector does not judge it again.
     judged = {h.event.line for h in inc.failure_hits} | {h.event.line for h in inc.wrapper_hits}
     return [ev for ev in candidates(inc) if ev.line > last and ev.line not in judged and ev.kind != kinds.TRACEBACK
-            and not verdicts.request_level(ev) and not _stop_exception(ev.text)]
+            and not verdicts.request_level(ev) and not _stop_exception(ev.text) and not _SIGNAL_STOP.search(ev.text)]
+
+
+# A program's report of the operator's interrupt (llama.cpp's "Signal (2) received."): a stop.
+_SIGNAL_STOP = re.compile(r"\bSignal \((?:2|15)\) received\b|\b(?:SIGINT|SIGTERM) received\b")
 
 
 def died_at(inc: Any) -> Any:
