@@ -155,48 +155,13 @@ def consulted(inc: Any) -> bool:
         and not any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks)
 
 
-# After readiness a line must read as a death with near certainty: a server that was up and answering
-# prints its requests' and bystanders' errors and goes on, and the threshold was chosen on lifetimes
-# that never came up. (Set above every healthy public log's best line after its last answer, 0.935.)
-READY_THRESHOLD = 0.95
-
-
-def up_and_unstopped(inc: Any) -> bool:
-    """A lifetime that came up and was neither asked to stop nor shut down: the detector reads the
-    lines after its last answer (``after_last_answer``)."""
-    return inc.ready_line is not None and inc.stop_requested_line is None and inc.shutdown_line is None
-
-
-def after_last_answer(inc: Any) -> list[Any]:
-    """The candidates of a lifetime that came up that came after its readiness and its last answer
-    (a request, a throughput report, a heart beat: progress proves it lived past what came before),
-    that no rule matched, and are not one request's error (a request handler's traceback, an error
-    sent to a client) or a stop."""
-    last = max(inc.ready_line or 0, inc.last_activity_line)
-    # A line a rule knows was judged by its rule (a kill from outside while up, a request's error, a
-    # bystander's): the detector does not judge it again.
-    judged = {h.event.line for h in inc.failure_hits} | {h.event.line for h in inc.wrapper_hits}
-    return [ev for ev in candidates(inc) if ev.line > last and ev.line not in judged and ev.kind != kinds.TRACEBACK
-            and not verdicts.request_level(ev) and not _stop_exception(ev.text) and not _SIGNAL_STOP.search(ev.text)]
-
-
-# A program's report of the operator's interrupt (llama.cpp's "Signal (2) received."): a stop.
-_SIGNAL_STOP = re.compile(r"\bSignal \((?:2|15)\) received\b|\b(?:SIGINT|SIGTERM) received\b")
-
-
 def died_at(inc: Any) -> Any:
     """The line where the detector says the lifetime died, or None."""
     model = death_model()
-    if model is None:
+    if model is None or not consulted(inc):
         return None
-    if consulted(inc):
-        pool, floor = candidates(inc), model.threshold
-    elif up_and_unstopped(inc):
-        pool, floor = after_last_answer(inc), max(model.threshold, READY_THRESHOLD)
-    else:
-        return None
-    best, best_p = None, floor
-    for ev in pool:
+    best, best_p = None, model.threshold
+    for ev in candidates(inc):
         p = model.score(ev.text)
         if p >= best_p:
             best, best_p = ev, p
