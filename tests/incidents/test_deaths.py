@@ -25,6 +25,8 @@ DEATHS = {
                       "  what():  could not open device"],
     "mpirun": ["mpirun detected that one or more processes exited with non-zero status, thus causing",
                "the job to be terminated. The first process to do so was:"],
+    # vLLM's asynchronous engine (V0): its engine loop's task ended with an exception
+    "vllm async engine": ["ERROR 07-01 09:41:30 [async_llm_engine.py:66] Engine background task failed"],
     "multiprocessing": ["WARNING 07-01 09:41:30 [multiproc_executor.py:449] Worker proc VllmWorker-1 died unexpectedly (exit code: -9), shutting down executor."],
     # abseil's failure signal handler (Ray workers, JAX/XLA)
     "abseil signal handler": ["(RayWorkerWrapper pid=233, ip=10.20.1.125) *** SIGSEGV received at time=1762945937 on cpu 6 ***",
