@@ -190,13 +190,11 @@ def diagnose_shown(events, source_name: str, sset: SignatureSet, classifier: Any
     from forensics.diagnosis.deferred import DeferringHook
     from forensics.diagnosis.diagnose import diagnose_incident
     from forensics.incidents.lifetimes import IncidentBuilder
-    from forensics.incidents.verdicts import healthy_verdict, lived_on
     from forensics.report.shown import LISTED, ShownLifetimes
 
     out = ShownLifetimes()
     hook = DeferringHook(sset, LISTED)  # only the lifetimes read in full are matched in full
     failed_inc = last_inc = None  # the last failed / the last lifetime, not yet diagnosed
-    failed_key: dict[str, Any] | None = None  # the last failed lifetime, as verdicts.lived_on reads it
     for inc in _finished(events, IncidentBuilder(source_name, hook, settle=hook.settle)):
         out.count += 1
         if len(out.listed) < LISTED:
@@ -204,28 +202,18 @@ def diagnose_shown(events, source_name: str, sset: SignatureSet, classifier: Any
             out.listed.append(answer)
             out.last = answer
             if answer["verdict"] == "failed":
-                out.last_failed, failed_key, out.revived = answer, answer, False
-            elif failed_key is not None and lived_on(failed_key, answer):
-                out.revived = True
+                out.last_failed = answer
             continue
         out.last, last_inc = None, inc
         if hook.failed(inc):
-            out.last_failed, failed_inc, out.revived = None, inc, False
-            failed_key = _lifetime_key(inc, "failed")
-        elif failed_key is not None and lived_on(failed_key, _lifetime_key(inc, healthy_verdict(inc))):
-            out.revived = True
+            out.last_failed, failed_inc = None, inc
     if failed_inc is not None:
         hook.settle(failed_inc)
         out.last_failed = diagnose_incident(failed_inc, classifier, always_classify)
-    if (out.last_failed is None or out.revived) and out.last is None and last_inc is not None:
+    elif out.last_failed is None and last_inc is not None:
         hook.settle(last_inc)
         out.last = diagnose_incident(last_inc, classifier, always_classify)
     return out
-
-
-def _lifetime_key(inc: Incident, verdict: str) -> dict[str, Any]:
-    """What ``verdicts.lived_on`` reads of a lifetime not diagnosed in full."""
-    return {"index": inc.index, "verdict": verdict, "unit": inc.unit, "server": inc.server, "host": inc.host}
 
 
 def _finished(events, builder: IncidentBuilder) -> Iterator[Incident]:  # type: ignore[no-untyped-def]
@@ -235,30 +223,23 @@ def _finished(events, builder: IncidentBuilder) -> Iterator[Incident]:  # type: 
     yield from builder.finish()
 
 
-def _top(answers: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The lifetime the top level describes: the last failed one, unless the same program came up
-    again after it (``verdicts.lived_on``: it lived on), else the last one."""
-    from forensics.incidents.verdicts import lived_on
-
-    at = next((k for k in range(len(answers) - 1, -1, -1) if answers[k]["verdict"] == "failed"), None)
-    if at is None or any(lived_on(answers[at], a) for a in answers[at + 1:]):
-        return answers[-1] if answers else None
-    return answers[at]
-
-
 def assemble(source_name: str, incidents: list[dict[str, Any]], stats: dict[str, Any], sset: SignatureSet,
              classifier: Any = None) -> dict[str, Any]:
-    """Top level = the incident that matters most: the last failed one (unless the same program came
-    up again after it: ``_top``), else the last one."""
+    """Top level = the incident that matters most: the last failed one, else the last one."""
     from forensics.report.contract import normalize_result
     from forensics.report.shown import ShownLifetimes
     from forensics.report.spool import IncidentSpool
 
     main = None
     if isinstance(incidents, (IncidentSpool, ShownLifetimes)):
-        main = incidents.last if incidents.revived else incidents.last_failed or incidents.last
+        main = incidents.last_failed or incidents.last
     else:
-        main = _top(incidents)
+        for inc in reversed(incidents):
+            if inc["verdict"] == "failed":
+                main = inc
+                break
+        if main is None and incidents:
+            main = incidents[-1]
     result: dict[str, Any] = {"source": source_name}
     if main is None:
         result.update({"verdict": "no-failure", "root_cause": None, "confidence": None, "decided_by": None,

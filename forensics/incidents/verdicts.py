@@ -400,14 +400,3 @@ def healthy_verdict(inc: Incident) -> str:
     if inc.end_ts and inc.last_progress_ts and (inc.end_ts - inc.last_progress_ts).total_seconds() > STALL_SECONDS:
         return "stalled"
     return "starting"  # no marker at all: a program that printed lines and said no later step is launching
-
-
-def lived_on(failed: dict, later: dict) -> bool:
-    """A later lifetime (an answer, ``later``) shows that the program of a failed one (``failed``)
-    lived on: it reached readiness (a restart that came up: a server started again on another port
-    after failing to bind) and is the same program as far as the log names it (the same unit, the
-    same server, the same host). A lifetime of another unit or host is another program's."""
-    if later.get("verdict") != "ready" or later.get("index", 0) <= failed.get("index", 0):
-        return False
-    return all(failed.get(k) is None or later.get(k) is None or failed.get(k) == later.get(k)
-               for k in ("unit", "server", "host"))

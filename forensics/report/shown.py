@@ -28,7 +28,6 @@ class ShownLifetimes:
         self.count = 0
         self.last: dict[str, Any] | None = None
         self.last_failed: dict[str, Any] | None = None
-        self.revived = False  # the same program came up again after the last failed one (verdicts.lived_on)
 
     def __len__(self) -> int:
         return self.count

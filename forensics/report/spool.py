@@ -38,17 +38,12 @@ class IncidentSpool(Sequence):
         # last failed answer, else the last one.
         self.last: dict[str, Any] | None = None
         self.last_failed: dict[str, Any] | None = None
-        self.revived = False  # the same program came up again after the last failed one (verdicts.lived_on)
 
     def append(self, item: dict[str, Any]) -> None:
-        from forensics.incidents.verdicts import lived_on
-
         self._open.append(json.dumps(item, ensure_ascii=False, default=str))
         self.last = item
         if item.get("verdict") == "failed":
-            self.last_failed, self.revived = item, False
-        elif self.last_failed is not None and lived_on(self.last_failed, item):
-            self.revived = True
+            self.last_failed = item
         self._n += 1
         if len(self._open) >= BLOCK:
             self._seal()

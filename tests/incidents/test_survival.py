@@ -1,12 +1,11 @@
-"""Issue 27 item 3: a log's lifetimes judged together. A lifetime that failed, after which the same
-program came up again (a restart that reached readiness), is survived: the log's top level is the
-later lifetime, the failed one stays listed. A failure after the last start that came up, or a
-later start of another program, is still the answer."""
+"""Issue 27 item 3: progress and death across a log's lifetimes. The top level is the last failed
+lifetime, else the last one (design.md), even where the same program came up again later; what proves
+a server served (a benchmark's answered requests) and what says it died after serving."""
 from __future__ import annotations
 
 from forensics.api import classify
 
-from conftest import REPO, run_cli
+from conftest import REPO
 
 
 def _journal(*lifetimes: list[str]) -> str:
@@ -37,36 +36,15 @@ def _comes_up(unit: str, pid: int, sec: int) -> list[str]:
         '"POST /v1/completions HTTP/1.1" 200 OK']
 
 
-def test_a_restart_that_came_up_is_survived():
+def test_a_failed_lifetime_stays_the_answer_when_the_program_came_up_again():
+    # design.md's contract: the top level is the last failed lifetime, else the last one. (survival13
+    # measured the alternative, the last lifetime when the same program came up after the failure:
+    # one public healthy log, batch-42/007, changes; a contract change is not ours to take.)
     d = classify(_journal(_bind_fails("vllm.service", 4242, 0), _comes_up("vllm.service", 4300, 10)))
     assert [i["verdict"] for i in d["incidents"]] == ["failed", "ready"]
-    assert d["incidents"][0]["root_cause"] == "net.port-in-use"  # the failed start stays listed
-    assert (d["verdict"], d["root_cause"], d["phase"], d["incident"]) == ("ready", None, "serving", 1)
-
-
-def test_a_failure_after_the_last_start_that_came_up_is_the_answer():
+    assert (d["verdict"], d["root_cause"], d["incident"]) == ("failed", "net.port-in-use", 0)
     d = classify(_journal(_comes_up("vllm.service", 4242, 0), _bind_fails("vllm.service", 4300, 10)))
     assert (d["verdict"], d["root_cause"], d["incident"]) == ("failed", "net.port-in-use", 1)
-    d = classify(_journal(_bind_fails("vllm.service", 4200, 0), _comes_up("vllm.service", 4242, 10),
-                          _bind_fails("vllm.service", 4300, 20)))
-    assert (d["verdict"], d["incident"]) == ("failed", 2)
-
-
-def test_another_unit_that_came_up_does_not_clear_a_failure():
-    d = classify(_journal(_bind_fails("vllm.service", 4242, 0), _comes_up("sglang.service", 4300, 10)))
-    assert (d["verdict"], d["root_cause"], d["incident"]) == ("failed", "net.port-in-use", 0)
-
-
-def test_a_controller_restarted_on_another_port_is_ready_in_text_and_json():
-    """A real log (public batch-42/007, LLaVA's controller): the first start cannot bind its port,
-    the operator starts it again on another one 16 s later and it serves until the file ends."""
-    log = REPO / "corpora/public/batch-42/007.log"
-    d = classify(log.read_text())
-    assert (d["verdict"], d["phase"]) == ("ready", "serving")
-    assert [i["verdict"] for i in d["incidents"]] == ["failed", "ready"]
-    proc = run_cli("classify", str(log))
-    out = proc.stdout.decode()
-    assert proc.returncode == 0 and "READY" in out and "failed (net.port-in-use), ready" in out
 
 
 def test_a_serving_benchmarks_answered_requests_prove_a_server_served():
