@@ -38,18 +38,27 @@ MAX_PROCS = 256
 # glibc's heap checks ("malloc(): corrupted top size", "double free or corruption (out)").
 _NATIVE_FATAL = (r"^Failed: Cuda error \S+:\d+ '|^(?:malloc|free|realloc|malloc_consolidate)\(\): \w|"
                  r"^(?:corrupted size vs\. prev_size|corrupted double-linked list|double free or corruption)\b")
+# The other accelerators' runtimes in their own words (issue 27), each an error whatever logger
+# printed it: CANN's error codes ("EL0004: ", "EZ9999: ", "EI9999: "), Unified Runtime's, Level
+# Zero's and SYCL PI's result names, ROCm HSA's status names, Vulkan's results as ggml-vulkan and
+# vulkan-hpp print them ("... error ErrorDeviceLost at FILE:LINE", "vk::Queue::submit: ErrorDeviceLost",
+# "ggml_vulkan: Device memory allocation of size N failed."), and XLA/PJRT's absl status
+# (libtpu's "RESOURCE_EXHAUSTED: ... Ran out of memory in memory space hbm").
+_ACCEL_RUNTIME = (r"\bE[A-Z]\d{4}: |\b(?:UR|ZE)_RESULT_ERROR_[A-Z_]+|\bPI_ERROR_[A-Z_]+|\bHSA_STATUS_ERROR_[A-Z_]+|"
+                  r"\bggml_vulkan: .{1,300} error Error[A-Z]\w* at |\bggml_vulkan: Device memory allocation of size \d+ failed|"
+                  r"\bvk::\w+::\w+: Error[A-Z]\w*|\bRESOURCE_EXHAUSTED: ")
 # Error-level wording of loggers the prefix parser does not know (NCCL's WARN
 # macro is its error channel; Rust tracing's " ERROR "; logfmt; compilers;
 # device runtimes). Uppercase words only: "error" in prose is not a level.
 _ERROR_LEVEL = re.compile(
     r"\bNCCL WARN\b|(?:^|\s)(?:ERROR|FATAL|CRITICAL)(?:\s|:|$)|\blevel=(?:error|fatal|critical)\b|^\[?Error\]?:|"
     r"(?:^|: )(?:fatal )?error: |^FAILED: |ninja: build stopped|\b(?:cuda|hip|nccl|acl|rt|cudnn|cublas)Error[A-Z]\w*|"
-    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  |"
+    r"\bCUDA error: |\bHIP error: |\bEE\d{4}\b|panicked at |\bterminate called\b|^\s*what\(\):  |" + _ACCEL_RUNTIME + "|"
     # ptxas's error in a PTX file ("ptxas FILE, line N; error   : ..."); binutils ld's input it cannot read
     r"\bptxas \S+, line \d+; error\s*: |: file (?:format )?not recognized: |" + _NATIVE_FATAL)
 RECENT_EVENTS = 32  # >= decision.death.TAIL_LINES + 1
 _ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()",
-               "(): ", "corrupt", "not recognized")
+               "(): ", "corrupt", "not recognized", "EXHAUSTED", "EL", "EZ", "EI", "EH", "EK", "EJ", "ggml_vulkan")
 
 # A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
 # that proves a device failure, whatever wrapper reported it afterwards.
@@ -57,7 +66,7 @@ _RUNTIME = re.compile(
     r"\b(?:cuda|hip|nccl|acl|cudnn|cublas|cufft|curand|cusolver|hccl)Error[A-Z]\w*|\bCUDA_ERROR_[A-Z_]+|"
     r"\bCUDA error: |\bHIP error: |\bNCCL WARN\b.{0,300}?(?:Fail|fail|error|Error)|\bNCCL error\b|"
     r"\bEE\d{4}\b|^\[Error\]: |\bACL error\b|\baclnn\w+ failed\b|\brt\w+ execution failed\b|\bhccl\w* failed\b|"
-    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: |" + _NATIVE_FATAL)
+    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: |" + _ACCEL_RUNTIME + "|" + _NATIVE_FATAL)
 # A compiler's or build tool's own error line inside build output.
 _BUILD = re.compile(
     r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^FAILED: |ninja: build stopped|"
