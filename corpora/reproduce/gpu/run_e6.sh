@@ -14,21 +14,9 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 SC=$HERE/sc
-OUTDIR=${1:-${OUT:-/tmp/e6-out}}
-WORK=/tmp/e6-repro
-rm -rf "$WORK"; mkdir -p "$WORK/logs" "$OUTDIR"
-LOGS=$WORK/logs SUM=$WORK/summary.txt
-: > "$SUM"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
-PY=$(command -v python3)
-TR="$PY -m torch.distributed.run"
-sc() {  # sc ID TIMEOUT CMD...
-  local id=$1 t=$2; shift 2
-  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $id "* ]]; then return 0; fi
-  local s=$(date +%s)
-  timeout -k 10 "$t" "$@" > "$LOGS/$id.log" 2>&1
-  printf '%s\trc=%s\tsecs=%s\tcmd=%s\n' "$id" "$?" "$(( $(date +%s) - s ))" "$*" >> "$SUM"
-}
+. "$HERE/run_lib.sh"
+run_start "${1:-${OUT:-/tmp/e6-out}}" /tmp/e6-repro
+export HF_HUB_OFFLINE=1
 {
   echo "== date"; date -u; uname -a; nvidia-smi --query-gpu=index,name,compute_cap,driver_version,memory.total --format=csv
   $PY -c "import torch,triton;print('torch',torch.__version__,'cuda',torch.version.cuda,'triton',triton.__version__,torch.cuda.get_device_name(0))"
