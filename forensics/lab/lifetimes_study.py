@@ -25,6 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from forensics.atomic import atomic_write_text
+
 
 def _lifetimes(path: str, sset: Any, clf: Any) -> tuple[dict[str, Any] | None, list[Any]]:
     from forensics.errors import InputError
@@ -177,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{m['cause']:60} {m['truth']:24} {m['verdict']:10} {m['path']}")
     print("survival shape (an earlier lifetime failed, a later one up):", got["survival_shape"])
     if a.json_out:
-        Path(a.json_out).write_text(json.dumps(got, indent=1))
+        atomic_write_text(Path(a.json_out), json.dumps(got, indent=1))
     return 0
 
 

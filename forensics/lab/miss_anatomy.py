@@ -32,6 +32,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
+from forensics.atomic import atomic_write_text
+
 BUCKETS = {
     "a": "fatal line not a candidate",
     "b": "candidate, not known with its label",
@@ -240,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     out = anatomy(json.loads(args.holdout.read_text()), aside, set(args.family or ()) or None)
     print(render(out))
     if args.json:
-        args.json.write_text(json.dumps(out, indent=1))
+        atomic_write_text(args.json, json.dumps(out, indent=1))
     return 0
 
 
