@@ -774,6 +774,17 @@ def death_threshold(healthy: list[float], fatal: list[float]) -> float:
     return max(cands, key=lambda t: (sum(s >= t for s in fatal) - HEALTHY_COST * sum(h >= t for h in healthy), t))
 
 
+def consulted_healthy(log: DeathLog) -> bool:
+    """A healthy log the detector runs on (no rule called it failed, it never became ready)."""
+    return not log.failed and log.verdict not in ("ready", "failed")
+
+
+def scored_failure(log: DeathLog) -> bool:
+    """A failure whose proving line the threshold is weighed on (no rule called it failed; the
+    proving line is known)."""
+    return log.failed and log.fatal_index is not None and log.verdict != "failed"
+
+
 def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
     """Held out one group at a time: the best line score of each healthy log and of each
     failure's proving line. The threshold is chosen on them by ``death_threshold``."""
@@ -786,9 +797,8 @@ def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
         w, b = fit_death(train, seed)
         # Only where the detector runs: no rule called it failed and it never became ready.
         hs = [_max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in test
-              if not g.failed and g.verdict not in ("ready", "failed")]
-        fs = [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test
-              if g.failed and g.fatal_index is not None and g.verdict != "failed"]
+              if consulted_healthy(g)]
+        fs = [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test if scored_failure(g)]
         healthy_max += hs
         fatal_scores += [(fam, s) for s in fs]
         per[fam] = {"healthy": len(hs), "healthy_max": round(max(hs), 4) if hs else None, "failures": len(fs),

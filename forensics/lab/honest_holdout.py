@@ -132,17 +132,6 @@ class DeathDocs:
         return weights, float(lr.intercept_[0])
 
 
-def consulted_healthy(log: Any) -> bool:
-    """A healthy log the detector runs on (no rule called it failed, it never became ready)."""
-    return not log.failed and log.verdict not in ("ready", "failed")
-
-
-def scored_failure(log: Any) -> bool:
-    """A failure whose proving line the detector's threshold is weighed on (no rule called it
-    failed; the proving line is known)."""
-    return log.failed and log.fatal_index is not None and log.verdict != "failed"
-
-
 def fit_death(logs: list[Any], drop: set[str], seed: int = 0, docs: DeathDocs | None = None) -> dict[str, Any]:
     """The death detector's file fitted on ``logs`` less ``drop``'s families; its threshold as
     ``death_crossval`` sets it on the training groups (``death_threshold`` over the held-out scores
@@ -157,12 +146,12 @@ def fit_death(logs: list[Any], drop: set[str], seed: int = 0, docs: DeathDocs | 
     train = training(logs, drop)
     healthy_max: list[float] = []
     fatal: list[float] = []
-    for group in sorted({g.group for g in train if consulted_healthy(g) or scored_failure(g)}):
+    for group in sorted({g.group for g in train if dt.consulted_healthy(g) or dt.scored_failure(g)}):
         w, b = docs.fit(drop | {group}, seed)
         healthy_max += [dt._max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in train
-                        if g.group == group and consulted_healthy(g)]
+                        if g.group == group and dt.consulted_healthy(g)]
         fatal += [dt._max_score(w, b, [g.texts[g.fatal_index]]) for g in train
-                  if g.group == group and scored_failure(g)]
+                  if g.group == group and dt.scored_failure(g)]
     threshold = dt.death_threshold(healthy_max, fatal)
     w, b = docs.fit(drop, seed)
     return {"version": f"honest-death-{len(train)}", "weights": dict(sorted(w.items())), "bias": round(b, 5),

@@ -42,13 +42,10 @@ def _lifetimes(path: str, sset: Any, clf: Any) -> tuple[dict[str, Any] | None, l
 
 
 def _fatal_line(path: str, fatal: str) -> int | None:
-    if not fatal:
-        return None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, 1):
-            if fatal in line:
-                return n
-    return None
+    from forensics.lab.miss_anatomy import fatal_lines
+
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    return next(iter(fatal_lines(fatal, lines)), None)
 
 
 def _detector(inc: Any) -> tuple[int, float | None, float]:
@@ -62,21 +59,17 @@ def _detector(inc: Any) -> tuple[int, float | None, float]:
     return len(cands), best, model.threshold
 
 
-def _consulted(inc: Any) -> bool:
-    from forensics.diagnosis.decision import death
-
-    return bool(death.consulted(inc))
-
-
 def describe(row: dict[str, str], res: dict[str, Any] | None, incs: list[Any]) -> dict[str, Any]:
     """One log's lifetimes, the judged one, and (for a miss) its cause."""
+    from forensics.diagnosis.decision import death
+
     answers = (res or {}).get("incidents") or []
     judged = (res or {}).get("incident")
     lts = []
     for inc, ans in zip(incs, answers):
         n, best, thr = _detector(inc)
         lts.append({"index": inc.index, "lines": [inc.start_line, inc.end_line], "verdict": ans.get("verdict"),
-                    "consulted": _consulted(inc),
+                    "consulted": bool(death.consulted(inc)),
                     "ready_line": inc.ready_line, "last_activity": inc.last_activity_line,
                     "candidates": n, "best": None if best is None else round(best, 3), "threshold": round(thr, 3)})
     out = {"path": row["_path"], "truth": row.get("root_cause") or row.get("verdict") or "ready",
