@@ -7,7 +7,9 @@ family never met, depends on what the answer rests on more than one temperature 
 ``unknown`` answer said 0.29 and was right 44% of the time). ``forensics.lab.decision_train``
 fits, per kind of answer, knots (probability -> share right) on out-of-fold answers of families
 held out of the weights; here they are read. Every input is read off the log (the decision's
-inputs and the answer), never anything else."""
+inputs and the answer), never anything else. Twelfth session, top-1 unchanged: rules_holdout ECE
+0.050 -> 0.018, answers at >= 0.9 right 94.3% -> 96.2%; honest_holdout ECE 0.076 -> 0.032, 91.7%
+-> 94.9%."""
 from __future__ import annotations
 
 from bisect import bisect_left
