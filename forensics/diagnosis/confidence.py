@@ -1,9 +1,14 @@
-"""Every confidence figure the diagnosis uses, in one frozen table.
+"""The hand-set figures of the rules' own answer (``arbitrate``), in one frozen table.
 
-A diagnosis's ``confidence`` comes from these numbers (rules), from the
-classifier's calibrated probability, or from a mix of both (see
-``arbitrate``). They were set by hand against the labelled corpora and the
-real logs; changing one changes answers, so each says why it is what it is.
+With the label model in use (a classifier loaded: the default), no answer's
+``confidence`` is one of these: ``decision.learned`` gives the model's
+probability read through its kind of answer's map, fitted on families held
+out (``decision.calibration``). These figures still decide the answer and
+its confidence under ``--no-classifier`` (or with the label model off), and
+elsewhere they are inputs only: the rule's confidence is a feature of the
+label model, ``conclusive_rule`` decides whether the classifier is consulted,
+the frame weights mix a cut traceback's classifier answer. Set by hand
+against the labelled corpora and the real logs; each says why.
 """
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def fit_label(rows: list[Any], held: list[Any], drop: set[str], shipped: dict[st
     fitted, _ = dt.with_priors(train)
     meta = {"version": f"honest-{len(train)}", "rows": len(train), "unknown_curve": curve,
             "ships": shipped.get("meta", {}).get("ships", {})}
-    data = dt.export(dt.fit(fitted, seed, held=held_train), fitted, meta, unknown_below=below)
+    data = dt.export(dt.fit(fitted, seed, held=held_train, unknown_below=below), fitted, meta, unknown_below=below)
     data["prior"] = dt.prior_table(train)
     data["choose"], data["active"] = shipped.get("choose", True), shipped.get("active", True)
     return data

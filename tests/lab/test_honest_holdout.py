@@ -45,8 +45,9 @@ def test_a_familys_rows_never_reach_its_own_folds_label_model(monkeypatch):
     thresholded: list[set[str]] = []
     real_fit, real_below = dt.fit, dt.fit_unknown_below
     calibrated: list[set[str]] = []
-    monkeypatch.setattr(dt, "fit", lambda rs, seed=0, folds=5, held=None: fitted.append({r.group for r in rs}) or
-                        calibrated.append({r.group for r in held or ()}) or real_fit(rs, seed, folds, held))
+    monkeypatch.setattr(dt, "fit", lambda rs, seed=0, folds=5, held=None, unknown_below=dt.UNKNOWN_BELOW:
+                        fitted.append({r.group for r in rs}) or calibrated.append({r.group for r in held or ()})
+                        or real_fit(rs, seed, folds, held, unknown_below))
     monkeypatch.setattr(dt, "fit_unknown_below", lambda got: thresholded.append({r.group for r, _ in got}) or
                         real_below(got))
     drop = {"fam3", "fam7"}
@@ -57,6 +58,7 @@ def test_a_familys_rows_never_reach_its_own_folds_label_model(monkeypatch):
     # The temperatures' held-out readings: never a dropped family's, and only the fitted families'.
     assert all(not (c & drop) and c <= f for c, f in zip(calibrated, fitted)) and calibrated[-1]
     assert data["meta"]["rows"] == len(rows) - 12 and data["unknown_below"] in dt.UNKNOWN_GRID
+    assert data["calibration"]  # the fold's confidence maps, fitted without the fold too
     # The prior table counts the training rows only: each key's counts sum to its training rows.
     assert data["prior"] == dt.prior_table([r for r in rows if r.group not in drop])
 

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
+from forensics.diagnosis.decision.calibration import confidence
 from forensics.diagnosis.decision.label_features import DecisionInputs
 from forensics.diagnosis.decision.label_model import RECORDER, label_model
 from forensics.events import types as kinds
@@ -93,22 +94,30 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
     ranked = sorted(probs, key=lambda k: (-probs[k], k))
     cands = [{"label": lab, "confidence": round(probs[lab], 3)} for lab in ranked[:3]]
+
+    def sure(label: str | None, p: float) -> float:
+        """How often such an answer was right on families held out (``decision.calibration``); an
+        ``unknown`` answer is read by the model's probability of ``unknown`` itself (a model without
+        maps keeps the probability the bar read)."""
+        return confidence(model, inp, label, probs.get("unknown", 0.0) if label == "unknown" and model.calibration
+                          else p)
+
     if not model.meta.get("ships", {}).get("label", True) and rules.label is not None:
         # Calibration only: the rules' answer, with the model's probability of it.
-        conf = rules.confidence if rules.label == "unknown" else round(probs.get(rules.label, 0.0), 3)
-        return Decision(rules.label, conf, rules.decided_by, rules.candidates)
+        p = probs.get(ranked[0], 0.0) if rules.label == "unknown" else probs.get(rules.label, 0.0)
+        return Decision(rules.label, sure(rules.label, p), rules.decided_by, rules.candidates)
     if inp.rule_label is not None and inp.rule_strength == "strong" and not rules_not_conclusive:
         label = inp.rule_label  # a conclusive signature decides; the model says how sure
-        return Decision(label, round(probs.get(label, 0.0), 3), "signature", [])
+        return Decision(label, sure(label, probs.get(label, 0.0)), "signature", [])
     if warned_label(inp, rules.label):
-        return Decision(rules.label, round(probs.get(str(rules.label), 0.0), 3), rules.decided_by, cands)
+        return Decision(rules.label, sure(rules.label, probs.get(str(rules.label), 0.0)), rules.decided_by, cands)
     label = ranked[0]
-    conf = round(probs[label], 3)
     decided_by = "both" if (inp.rule_label or inp.precursor) and inp.clf else (
         "classifier" if inp.clf else "signature")
-    if conf < model.unknown_below and label != "unknown":
-        return Decision("unknown", conf, decided_by, cands)
-    return Decision(label, conf, decided_by, cands)
+    # The unknown bar reads the model's probability (the answer's calibrated confidence reads the bar's answer).
+    if round(probs[label], 3) < model.unknown_below and label != "unknown":
+        return Decision("unknown", sure("unknown", probs[label]), decided_by, cands)
+    return Decision(label, sure(label, probs[label]), decided_by, cands)
 
 
 def said_by(inp: DecisionInputs) -> tuple[str, ...]:

@@ -31,6 +31,8 @@ class PairModel:
         # A kind of evidence with its own temperature (a model without them: one for all).
         self.temperatures: dict[str, float] = {k: float(v) for k, v in (data.get("temperatures") or {}).items()}
         self._kind = kind
+        # Per kind of answer, knots (probability -> share right held out): ``decision.calibration``.
+        self.calibration: dict[str, list[list[float]]] = data.get("calibration") or {}
         self.unknown_below: float = float(data.get("unknown_below", 0.0))
         self.meta: dict[str, Any] = data.get("meta", {})
         self.version: str = str(data.get("version", "?"))

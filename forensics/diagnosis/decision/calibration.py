@@ -1,0 +1,69 @@
+"""How sure an answer of the label model is: the model's probability of it, read through the map
+of its kind of evidence (issue 27: a confidence is how often such an answer is right).
+
+The softmax of the label model ranks the labels; how often its best answer is right, read as a
+family never met, depends on what the answer rests on more than one temperature per kind can say
+(held out, a strong signature matched at warning level was right one time in two at 0.87; an
+``unknown`` answer said 0.29 and was right 44% of the time). ``forensics.lab.decision_train``
+fits, per kind of answer, knots (probability -> share right) on out-of-fold answers of families
+held out of the weights; here they are read. Every input is read off the log (the decision's
+inputs and the answer), never anything else. Twelfth session, top-1 unchanged: rules_holdout ECE
+0.050 -> 0.018, answers at >= 0.9 right 94.3% -> 96.2%; honest_holdout ECE 0.076 -> 0.032, 91.7%
+-> 94.9%."""
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Any, Mapping, Sequence
+
+# Below this priority a signature is a broad one (a bare exception name, a generic "failed to load"):
+# held out, right three times in four where the specific ones were right 94% of the time.
+BROAD_PRIORITY = 50
+# The map every kind falls back on when it has none of its own (too few answers to fit one).
+POOLED = "*"
+
+
+def answer_kind(inp: Any, label: str | None) -> str:
+    """What the answer ``label`` rests on (``inp``: its ``DecisionInputs``): ``unknown``; a conclusive
+    strong signature (``strong``), a broad or warning-level one (``strong-broad``); a signature the
+    model was consulted beside (``signature``); a label the model chose against the signature
+    (``overruled``); with no signature: a label the proving line's wording or the catalogue names
+    (``named``), the learned death detector's line alone (``death``), a bare wrapper line
+    (``wrapper``), or the model alone (``learned``)."""
+    if label in (None, "unknown"):
+        return "unknown"
+    if inp.rule_label is not None:
+        if inp.rule_label != label:
+            return "overruled"
+        if inp.rule_strength != "strong" or inp.clf:
+            return "signature"
+        broad = (inp.rule_priority or 0) < BROAD_PRIORITY or inp.rule_level in ("WARNING", "INFO")
+        return "strong-broad" if broad else "strong"
+    if label in (inp.says or ()) or label in (inp.cat_says or ()):
+        return "named"
+    if not inp.traceback and inp.ends_in_error:
+        return "death"
+    if not inp.traceback and inp.wrapper:
+        return "wrapper"
+    return "learned"
+
+
+def calibrated(table: Mapping[str, Sequence[Sequence[float]]], kind: str, p: float) -> float:
+    """``p`` read through ``kind``'s knots (linear between them, flat beyond); ``p`` itself where
+    the model carries no map (one trained before maps were fitted)."""
+    knots = table.get(kind) or table.get(POOLED)
+    if not knots:
+        return p
+    xs = [k[0] for k in knots]
+    i = bisect_left(xs, p)
+    if i == 0:
+        return float(knots[0][1])
+    if i == len(knots):
+        return float(knots[-1][1])
+    (x0, y0), (x1, y1) = knots[i - 1], knots[i]
+    return float(y0 + (y1 - y0) * (p - x0) / (x1 - x0)) if x1 > x0 else float(y1)
+
+
+def confidence(model: Any, inp: Any, label: str | None, p: float) -> float:
+    """The answer's confidence (three decimals, never certain): ``p`` through its kind's map."""
+    table = getattr(model, "calibration", None) or {}
+    return round(min(0.999, calibrated(table, answer_kind(inp, label), p)), 3)

@@ -1,0 +1,91 @@
+"""The label model's confidence maps (``decision.calibration``, fitted by
+``forensics.lab.decision_train.fit_calibration``): per kind of answer, the model's probability
+-> how often such answers were right on families held out."""
+from __future__ import annotations
+
+import pytest
+
+from forensics.diagnosis.decision.calibration import POOLED, answer_kind, calibrated, confidence
+from forensics.diagnosis.decision.label_features import DecisionInputs
+
+pytest.importorskip("sklearn")
+
+from forensics.lab import decision_train as dt  # noqa: E402
+
+
+def test_each_answer_has_the_kind_of_evidence_it_rests_on():
+    # A vLLM start-up that died on "ImportError: libcudart.so.12: cannot open shared object file".
+    specific = DecisionInputs(rule_label="env.library-missing", rule_strength="strong", rule_priority=70,
+                              rule_level="ERROR", traceback=True)
+    assert answer_kind(specific, "env.library-missing") == "strong"
+    # The same wording logged as a warning by a server that went on ("Failed to import from vllm._C").
+    warned = DecisionInputs(rule_label="env.library-missing", rule_strength="strong", rule_priority=70,
+                            rule_level="WARNING")
+    assert answer_kind(warned, "env.library-missing") == "strong-broad"
+    bare_name = DecisionInputs(rule_label="hang.timeout", rule_strength="strong", rule_priority=40, rule_level="ERROR")
+    assert answer_kind(bare_name, "hang.timeout") == "strong-broad"
+    consulted = DecisionInputs(rule_label="dist.nccl", rule_strength="strong", rule_priority=80,
+                               clf={"dist.nccl": 0.6, "hang.timeout": 0.4}, truncated=True)
+    assert answer_kind(consulted, "dist.nccl") == "signature"
+    assert answer_kind(consulted, "hang.timeout") == "overruled"
+    named = DecisionInputs(clf={"gpu.out-of-memory": 0.5}, says=("gpu.out-of-memory",), traceback=True)
+    assert answer_kind(named, "gpu.out-of-memory") == "named"
+    died = DecisionInputs(clf={"config.model-load": 0.5}, ends_in_error=True)
+    assert answer_kind(died, "config.model-load") == "death"
+    wrapped = DecisionInputs(clf={"config.model-load": 0.5}, wrapper=True, exit_failed=True)
+    assert answer_kind(wrapped, "config.model-load") == "wrapper"
+    assert answer_kind(DecisionInputs(clf={"dist.nccl": 0.5}, traceback=True), "dist.nccl") == "learned"
+    assert answer_kind(named, "unknown") == "unknown"
+
+
+def test_a_kind_right_half_the_time_at_high_probability_is_read_as_half_sure():
+    answers = [("strong", 0.97, True)] * 200 + [("strong-broad", 0.96, i % 2 == 0) for i in range(80)]
+    table = dt.fit_calibration(answers)
+    assert calibrated(table, "strong", 0.97) > 0.97
+    assert 0.45 < calibrated(table, "strong-broad", 0.96) < 0.6
+    # Never certain: every bin is shrunk toward its kind's share right.
+    assert calibrated(table, "strong", 0.97) < 1.0
+
+
+def test_the_maps_never_fall_as_the_probability_rises_and_pool_what_disagrees():
+    # The classifier alone: right 30% at 0.3, 80% at 0.6, but (noise) 60% at 0.9.
+    answers = ([("learned", 0.3, i % 10 < 3) for i in range(60)] + [("learned", 0.6, i % 10 < 8) for i in range(60)]
+               + [("learned", 0.9, i % 10 < 6) for i in range(60)])
+    knots = dt.fit_calibration(answers)["learned"]
+    ys = [y for _, y in knots]
+    assert ys == sorted(ys)
+    assert len(knots) == 2  # the last two bins pooled
+    assert calibrated({"learned": knots}, "learned", 0.1) == ys[0]  # flat beyond the ends
+
+
+def test_a_kind_with_few_answers_is_mostly_the_pooled_share():
+    answers = [("strong", 0.95, True)] * 300 + [("wrapper", 0.9, False)] * 3
+    table = dt.fit_calibration(answers)
+    assert len(table["wrapper"]) == 1  # one bin: fewer than CALIBRATION_BIN answers
+    assert 0.5 < table["wrapper"][0][1] < 0.9  # three wrong answers do not make it certainly wrong
+    assert calibrated(table, "named", 0.9) == calibrated(table, POOLED, 0.9)  # a kind never seen: the pooled map
+
+
+def test_a_model_without_maps_keeps_its_probability():
+    class Old:
+        calibration: dict = {}
+
+    assert confidence(Old(), DecisionInputs(clf={"dist.nccl": 0.8}), "dist.nccl", 0.8123) == 0.812
+    assert confidence(Old(), DecisionInputs(), "dist.nccl", 0.99999) == 0.999
+
+
+def test_the_fitted_model_carries_its_maps_and_gives_them_to_the_run_time():
+    cases = []
+    for i in range(60):  # strong signatures, always right
+        label = ("dist.nccl", "hang.timeout")[i % 2]
+        cases.append(dt.Row(f"s{i}", f"family-{i % 6}", label, DecisionInputs(
+            rule_label=label, rule_strength="strong", rule_priority=80, rule_level="ERROR"), label, 0.95))
+    for i in range(60):  # the classifier alone, as sure each time and right two times in three
+        cases.append(dt.Row(f"c{i}", f"family-{i % 6}", "dist.nccl" if i % 3 else "hang.timeout",
+                            DecisionInputs(clf={"dist.nccl": 0.9, "hang.timeout": 0.1}, traceback=True), None, None))
+    model = dt.fit(cases, 0)
+    assert {"strong", "learned", POOLED} <= set(model.calibration_ or {})
+    pm = dt.label_pair_model(dt.export(model, cases, {}))
+    probe = cases[60].inputs
+    sure = confidence(pm, probe, "dist.nccl", pm.proba(probe)["dist.nccl"])
+    assert 0.5 < sure < 0.8  # right two times in three out of fold
