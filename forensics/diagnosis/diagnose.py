@@ -15,7 +15,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, evidence, failure_phase, phase_infer, phase_priors, summaries
+from forensics.diagnosis import arbitrate, evidence, evidence_offered, failure_phase, phase_infer, phase_priors, summaries
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
@@ -37,7 +37,10 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
         if not matched_kind(ev):
             return
         collect(inc, ev)
+        hits = len(inc.failure_hits) + len(inc.wrapper_hits)
         match_into(sset, inc, ev, inc.phase, inc.ready_line is not None)
+        if len(inc.failure_hits) + len(inc.wrapper_hits) != hits:
+            outcome.keep_context(inc, ev)  # what was printed just before a hit (evidence.offered)
 
     return on_event
 
@@ -239,8 +242,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
-    if classifier is not None:
-        result["evidence"] = learned.rank_evidence(result["evidence"], inc)
+    result["evidence"] = _ranked_evidence(inc, result["evidence"], found.fatal_tbs, classifier is not None)
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near),
@@ -248,6 +250,18 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
+
+
+def _ranked_evidence(inc: Incident, listed: list[dict[str, Any]], fatal_tbs: list[Event],
+                     learned_parts: bool) -> list[dict[str, Any]]:
+    """The evidence as shown: the lines near the listed ones are gathered; the error a death line
+    followed goes first; the others are offered to the learned ranker (with the classifier's
+    learned parts), and those it does not put first go."""
+    offered = evidence_offered.offered(inc, listed, fatal_tbs)
+    evidence_offered.death_gives_way(listed, offered)
+    if learned_parts:
+        listed = learned.rank_evidence(listed + offered, inc)
+    return evidence_offered.settle(listed)
 
 
 def _best_hit(found: _Findings) -> Hit | None:

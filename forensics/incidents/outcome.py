@@ -108,6 +108,10 @@ class Outcome:
     # What the learned death detector (diagnosis.decision.death) reads when no rule saw a failure:
     # the last events, enough to cover its window of the last TAIL_LINES lines (an event is >= 1 line).
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+    # The events printed just before each signature hit (hit line -> events), kept when the hit is
+    # made: the error a restatement or a death line follows may be long gone from ``recent`` when
+    # the log goes on (the evidence offers them to the ranker, ``evidence.offered``).
+    before: dict = field(default_factory=dict)
 
 
 def process_of(ev: Event) -> tuple:
@@ -182,6 +186,22 @@ def observe(inc: Any, ev: Event) -> None:
     cls = proof_class(ev.text)
     if cls is not None:
         st.proofs.append((ev, cls))
+
+
+MAX_CONTEXTS = 64
+CONTEXT_EVENTS = 6
+
+
+def keep_context(inc: Any, ev: Event) -> None:
+    """A signature matched ``ev``: keep the events printed just before it (bounded: the latest
+    ``MAX_CONTEXTS`` hits, ``CONTEXT_EVENTS`` events each). Called once per hit, not per line."""
+    st = inc.outcome
+    if st is None or ev.line in st.before:
+        return
+    recent = list(st.recent)
+    st.before[ev.line] = tuple(e for e in recent[-CONTEXT_EVENTS - 1:] if e is not ev)
+    if len(st.before) > MAX_CONTEXTS:
+        del st.before[next(iter(st.before))]
 
 
 def ends_in_error(inc: Any) -> Event | None:
