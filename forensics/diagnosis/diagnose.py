@@ -255,10 +255,11 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
 def _ranked_evidence(inc: Incident, listed: list[dict[str, Any]], fatal_tbs: list[Event],
                      learned_parts: bool) -> list[dict[str, Any]]:
     """The evidence as shown: the lines near the listed ones are gathered; the error a death line
-    followed goes first; the others are offered to the learned ranker (with the classifier's
+    followed goes first; a first line whose detail follows gets it; the others are offered to the learned ranker (with the classifier's
     learned parts), and those it does not put first go."""
     offered = evidence_offered.offered(inc, listed, fatal_tbs)
     evidence_offered.death_gives_way(listed, offered)
+    evidence_offered.detail_joined(inc, listed)
     if learned_parts:
         listed = learned.rank_evidence(listed + offered, inc)
     return evidence_offered.settle(listed)

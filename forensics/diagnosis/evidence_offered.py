@@ -145,6 +145,32 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     del evidence[MAX_EVIDENCE:]
 
 
+# A message that says its detail follows: it ends with a colon ("... uncaught exception
+# 'NSRangeException', reason:", "CMake Error at CMakeLists.txt:479 (file):", "load failed for libtorch
+# model -> 'm':"). Not a traceback's header, nor a block of output announced ("... output:").
+_DETAIL_FOLLOWS = re.compile(r":\s*$")
+_NOT_DETAIL = re.compile(r"(?i)\btraceback\b|\boutput:\s*$|\bcall last\):\s*$")
+
+
+def detail_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """A first line that ends where its detail begins gets the detail, the next line printed (a
+    paste's ``--`` skipped, within 3 lines), as one entry: together they say what failed, as
+    ``evidence._panic_message_first`` does for Rust's two-line panics."""
+    if inc is None or inc.outcome is None or not evidence or not isinstance(evidence[0].get("line"), int):
+        return
+    text = str(evidence[0]["text"])
+    if "\n" in text or not _DETAIL_FOLLOWS.search(text) or _NOT_DETAIL.search(text):
+        return
+    at = evidence[0]["line"]
+    kept = {ev.line: ev for ev in (*inc.outcome.recent, *inc.error_lines) if at < ev.line <= at + 3}
+    for line in sorted(kept):
+        nxt = kept[line].text.strip()
+        if nxt and nxt not in ("--", "...", "…", "[...]"):
+            if kept[line].kind != kinds.TRACEBACK and not _DETAIL_FOLLOWS.search(nxt):
+                evidence[0]["text"] = clip_message(text.rstrip() + " " + nxt)
+            return
+
+
 def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ranked evidence as listed: an offered line the ranker put first is the cause; the other
     offered lines were only candidates and go."""

@@ -70,3 +70,16 @@ def test_the_ranker_reads_where_an_offered_line_stands_and_what_the_catalogue_sa
     w = tuple(3.0 if f == "offered_over_weak" else 0.0 for f in evidence_rank.FEATURES)
     assert evidence_rank.rank([lead, before], w)[0] is before
     assert evidence_rank.rank([lead, before], tuple(0.0 for _ in evidence_rank.FEATURES))[0] is lead
+
+
+def test_a_first_line_that_ends_where_its_detail_begins_gets_the_detail():
+    # CMake prints "CMake Error at FILE:LINE (COMMAND):" and the message indented on the next lines
+    d = _run(["-- Detecting CUDA compile features - done",
+              "CMake Error at CMakeLists.txt:112 (find_package):",
+              "  Could not find a package configuration file provided by \"TensorRT\" with any of the",
+              "",
+              "-- Configuring incomplete, errors occurred!"])
+    assert d["verdict"] == "failed"
+    first = d["evidence"][0]["text"]
+    assert first.startswith("CMake Error at CMakeLists.txt:112 (find_package):")
+    assert "Could not find a package configuration file" in first
