@@ -232,7 +232,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by
     result["candidates"] = decision.candidates
-    result["evidence"] = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
+    result["evidence"], offered = _evidence(inc, best, found, fail_ev, fail_line)
     _explain(result, inc, best, found.fails, fail_ev, truncated, predicted)
     _mark_consequences(inc, result, fail_ev, fail_line, best, found.fails, found.fatal_tbs)
     fail_ts = _ts_of(best.event if best else fail_ev)
@@ -242,7 +242,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
-    result["evidence"] = _ranked_evidence(inc, result["evidence"], found.fatal_tbs, classifier is not None)
+    result["evidence"] = evidence_offered.settle(learned.rank_evidence(result["evidence"] + offered, inc)
+                                                 if classifier is not None else result["evidence"])
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near),
@@ -252,17 +253,17 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     return result
 
 
-def _ranked_evidence(inc: Incident, listed: list[dict[str, Any]], fatal_tbs: list[Event],
-                     learned_parts: bool) -> list[dict[str, Any]]:
-    """The evidence as shown: the lines near the listed ones are gathered; the error a death line
-    followed goes first; a first line whose detail follows gets it; the others are offered to the learned ranker (with the classifier's
-    learned parts), and those it does not put first go."""
-    offered = evidence_offered.offered(inc, listed, fatal_tbs)
+def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event | None,
+              fail_line: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The evidence the rules list, and the lines near it they did not: the error a death line
+    followed goes first, a first line whose detail follows gets it (before the early warnings
+    are linked, which leave the evidence's lines out); the others are offered to the learned
+    ranker, and those it does not put first go (``evidence_offered.settle``)."""
+    listed = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
+    offered = evidence_offered.offered(inc, listed, found.fatal_tbs)
     evidence_offered.death_gives_way(listed, offered)
     evidence_offered.detail_joined(inc, listed)
-    if learned_parts:
-        listed = learned.rank_evidence(listed + offered, inc)
-    return evidence_offered.settle(listed)
+    return listed, offered
 
 
 def _best_hit(found: _Findings) -> Hit | None:

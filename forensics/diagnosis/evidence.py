@@ -384,3 +384,4 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
 
 EXCEPTION_LINE = _EXCEPTION_LINE  # (the offered lines' stage reads the same wording classes)
 POINTS_ABOVE = _POINTS_ABOVE
+WARNING_WORD = _WARNING_WORD

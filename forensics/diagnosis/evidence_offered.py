@@ -19,7 +19,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
-from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, clip_message
+from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, WARNING_WORD as _WARNING_WORD, clip_message
 
 OFFER_BEFORE = 6  # lines before a listed line searched (the error a restatement follows)
 OFFER_AFTER = 4  # lines after it (a message's continuation lines)
@@ -28,7 +28,7 @@ MAX_OFFERED = 8
 _CHAIN_WORDS = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 _CHAIN_GAP = 8  # lines between one traceback's end and the next's start that still chain them
 _OFFER_WORD = re.compile(r"(?i)\berror\b|\bfatal\b|\bfail(?:ed|ure)?\b|\bnot found\b|\bcannot\b|\bcan't\b|"
-                         r"\bunable\b|\brefus\w*|\bdenied\b|\binvalid\b|\bout of (?:memory|range|bounds)\b|"
+                         r"\bunable\b|\bcould ?n[o']t\b|\brefus\w*|\bdenied\b|\binvalid\b|\bout of (?:memory|range|bounds)\b|"
                          r"\bbeyond bounds\b|\bnot (?:supported|compatible|available)\b|\bexception\b|\bpanic\b")
 
 
@@ -124,7 +124,9 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     """A death line (or a traceback's last frame, a wrapper) listed first gives way to the error line
     printed just before it: the error-level or error-worded line nearest above it (within
     ``DEATH_GAP`` lines), the way a line that points at the error above does (``_pointed_to_first``).
-    The death line stays behind it."""
+    A death line: one in the words any program's end is reported in (not every line a death
+    signature matches: a supervisor's report after its own warning lost more than it won). The
+    death line stays behind it; a warning is never the error it followed."""
     if not evidence or not isinstance(evidence[0].get("line"), int):
         return
     lead = evidence[0]
@@ -134,7 +136,7 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     at = lead["line"]
     near = [e for e in offered_lines if e["offer"] in ("error", "worded") and 0 < at - e["line"] <= DEATH_GAP
             and not _NOT_A_MESSAGE.match(e["text"]) and not POINTS_ABOVE.search(e["text"][:600])
-            and not _DEATH_WORDS.search(e["text"][:400])]
+            and not _DEATH_WORDS.search(e["text"][:400]) and not _WARNING_WORD.search(e["text"][:200])]
     if not near:
         return
     proof = max(near, key=lambda e: e["line"])
