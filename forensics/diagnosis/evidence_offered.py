@@ -19,7 +19,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
-from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, WARNING_WORD as _WARNING_WORD, clip_message
+from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, WARNING_WORD, clip_message
 
 OFFER_BEFORE = 6  # lines before a listed line searched (the error a restatement follows)
 OFFER_AFTER = 4  # lines after it (a message's continuation lines)
@@ -80,7 +80,7 @@ def _near(inc: Incident, anchors: list[int]) -> list[Event]:
     if st is None:
         return []
     seen: dict[int, Event] = {}
-    kept = [ev for a in anchors for ev in st.before.get(a, ())]
+    kept = [ev for hit, before in st.before if hit.line in anchors for ev in before]
     for ev in (*st.recent, *st.errors, *inc.error_lines, *kept):
         if ev.kind in (kinds.TRACEBACK, kinds.PHASE_MARKER) or ev.line in seen:
             continue
@@ -136,7 +136,7 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     at = lead["line"]
     near = [e for e in offered_lines if e["offer"] in ("error", "worded") and 0 < at - e["line"] <= DEATH_GAP
             and not _NOT_A_MESSAGE.match(e["text"]) and not POINTS_ABOVE.search(e["text"][:600])
-            and not _DEATH_WORDS.search(e["text"][:400]) and not _WARNING_WORD.search(e["text"][:200])]
+            and not _DEATH_WORDS.search(e["text"][:400]) and not WARNING_WORD.search(e["text"][:200])]
     if not near:
         return
     proof = max(near, key=lambda e: e["line"])
@@ -164,11 +164,17 @@ def detail_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
     if "\n" in text or not _DETAIL_FOLLOWS.search(text) or _NOT_DETAIL.search(text):
         return
     at = evidence[0]["line"]
+    if any(t.line <= at <= (t.end_line or t.line) for t, _p, _a in inc.tracebacks):
+        return  # an exception's message: the traceback's parser already kept what belongs to it
     kept = {ev.line: ev for ev in (*inc.outcome.recent, *inc.error_lines) if at < ev.line <= at + 3}
     for line in sorted(kept):
-        nxt = kept[line].text.strip()
+        ev = kept[line]
+        nxt = ev.text.strip()
         if nxt and nxt not in ("--", "...", "…", "[...]"):
-            if kept[line].kind != kinds.TRACEBACK and not _DETAIL_FOLLOWS.search(nxt):
+            # the detail is printed as it is, with no level of its own (a line at a level, a
+            # warning, a traceback is the program's next message, not this one's detail)
+            if ev.kind == kinds.MESSAGE and ev.level is None and not _DETAIL_FOLLOWS.search(nxt) and \
+                    not WARNING_WORD.search(nxt[:200]):
                 evidence[0]["text"] = clip_message(text.rstrip() + " " + nxt)
             return
 
