@@ -15,7 +15,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, evidence, failure_phase, phase_infer, phase_priors, summaries
+from forensics.diagnosis import arbitrate, evidence, evidence_offered, failure_phase, phase_infer, phase_priors, summaries
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
@@ -37,7 +37,10 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
         if not matched_kind(ev):
             return
         collect(inc, ev)
+        hits = len(inc.failure_hits) + len(inc.wrapper_hits)
         match_into(sset, inc, ev, inc.phase, inc.ready_line is not None)
+        if len(inc.failure_hits) + len(inc.wrapper_hits) != hits:
+            outcome.keep_context(inc, ev)  # what was printed just before a hit (evidence.offered)
 
     return on_event
 
@@ -229,7 +232,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by
     result["candidates"] = decision.candidates
-    result["evidence"] = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
+    result["evidence"], offered = _evidence(inc, best, found, fail_ev, fail_line)
     _explain(result, inc, best, found.fails, fail_ev, truncated, predicted)
     _mark_consequences(inc, result, fail_ev, fail_line, best, found.fails, found.fatal_tbs)
     fail_ts = _ts_of(best.event if best else fail_ev)
@@ -239,8 +242,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
-    if classifier is not None:
-        result["evidence"] = learned.rank_evidence(result["evidence"], inc)
+    result["evidence"] = evidence_offered.settle(learned.rank_evidence(result["evidence"] + offered, inc)
+                                                 if classifier is not None else result["evidence"])
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near),
@@ -248,6 +251,19 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
+
+
+def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event | None,
+              fail_line: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The evidence the rules list, and the lines near it they did not: the error a death line
+    followed goes first, a first line whose detail follows gets it (before the early warnings
+    are linked, which leave the evidence's lines out); the others are offered to the learned
+    ranker, and those it does not put first go (``evidence_offered.settle``)."""
+    listed = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
+    offered = evidence_offered.offered(inc, listed, found.fatal_tbs)
+    evidence_offered.death_gives_way(listed, offered)
+    evidence_offered.detail_joined(inc, listed)
+    return listed, offered
 
 
 def _best_hit(found: _Findings) -> Hit | None:

@@ -380,3 +380,8 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
         drop = next((i for i in range(len(evidence) - 1, 0, -1) if evidence[i]["role"] in ("supporting", "fragment")),
                     len(evidence) - 1)
         evidence.pop(drop)
+
+
+EXCEPTION_LINE = _EXCEPTION_LINE  # (the offered lines' stage reads the same wording classes)
+POINTS_ABOVE = _POINTS_ABOVE
+WARNING_WORD = _WARNING_WORD

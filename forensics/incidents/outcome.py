@@ -32,6 +32,7 @@ from forensics.events.textmemo import MemoSearch, memo_by_text
 MAX_ERRORS = 200
 MAX_PROOFS = 64
 MAX_PROCS = 256
+MAX_CONTEXTS = 64  # signature hits whose preceding events are kept (Outcome.before)
 
 # What native code prints just before it aborts, with no level: a CUDA check macro of a
 # custom kernel (vLLM's and SGLang's CUDACHECK: "Failed: Cuda error FILE:LINE 'MSG'") and
@@ -108,6 +109,11 @@ class Outcome:
     # What the learned death detector (diagnosis.decision.death) reads when no rule saw a failure:
     # the last events, enough to cover its window of the last TAIL_LINES lines (an event is >= 1 line).
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+    # The events printed just before each signature hit ((hit event, events) pairs, the latest
+    # MAX_CONTEXTS), kept when the hit is made: the error a restatement or a death line follows may
+    # be long gone from ``recent`` when the log goes on (``diagnosis.evidence_offered``). Events,
+    # not line numbers: a crash loop's lifetimes keep the same shape (``diagnosis.memo``).
+    before: deque = field(default_factory=lambda: deque(maxlen=MAX_CONTEXTS))
 
 
 def process_of(ev: Event) -> tuple:
@@ -182,6 +188,19 @@ def observe(inc: Any, ev: Event) -> None:
     cls = proof_class(ev.text)
     if cls is not None:
         st.proofs.append((ev, cls))
+
+
+CONTEXT_EVENTS = 6
+
+
+def keep_context(inc: Any, ev: Event) -> None:
+    """A signature matched ``ev``: keep the events printed just before it (bounded: the latest
+    ``MAX_CONTEXTS`` hits, ``CONTEXT_EVENTS`` events each). Called once per hit, not per line."""
+    st = inc.outcome
+    if st is None or (st.before and st.before[-1][0] is ev):
+        return
+    recent = list(st.recent)
+    st.before.append((ev, tuple(e for e in recent[-CONTEXT_EVENTS - 1:] if e is not ev)))
 
 
 def ends_in_error(inc: Any) -> Event | None:

@@ -687,13 +687,14 @@ def fit_evidence(rows: list[Row], seed: int = 0) -> list[float]:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    from forensics.diagnosis.decision.evidence_rank import entry_vector
+    from forensics.diagnosis.decision.evidence_rank import entry_vector, last_exception_line
 
     X, y = [], []
     for r in evidence_rows(rows):
         lines = [e["line"] for e, _ in r.evidence if isinstance(e.get("line"), int)]
+        last = last_exception_line([e for e, _ in r.evidence])
         for i, (e, ok) in enumerate(r.evidence):
-            X.append(entry_vector(e, i, lines))
+            X.append(entry_vector(e, i, lines, r.evidence[0][0], last))
             y.append(int(ok))
     lr = LogisticRegression(C=C_REGULARISATION, max_iter=5000, class_weight="balanced", random_state=seed)
     lr.fit(np.array(X), np.array(y))

@@ -1,8 +1,11 @@
 """Which evidence line proves the failure, learned (issue 27): every line the
 diagnosis lists as evidence gets features (its role, whether it is an exception
 line, a compiler's or a device runtime's error, a wrapper's or a consequence's
-wording, where it stands among the others) and a logistic regression trained on
-the public corpus's labelled proving lines ranks them; the best comes first.
+wording, where it stands among the others, what the message catalogue says of it)
+and a logistic regression trained on the public corpus's labelled proving lines
+ranks them; the best comes first. Lines the rules did not list but offered
+(``evidence.offered``: error lines beside the listed ones, the next exception of a
+chain) are ranked with them.
 
 The list's roles are kept (a ``wrapper`` stays a wrapper wherever it lands)."""
 from __future__ import annotations
@@ -16,18 +19,27 @@ from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.incidents import outcome
 
 ROLES = ("cause", "supporting", "root", "last-frame", "fragment", "wrapper", "build-error", "runtime-error",
-         "consequence", "fatal")
+         "consequence", "fatal", "offered")
+OFFERS = ("error", "quiet", "worded", "exception", "chain")  # evidence.offered's kinds
 _EXCEPTION = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|$)")
 _ERROR_WORD = re.compile(r"(?i)\berror\b|\bfatal\b|\bfailed\b|\bnot found\b|\bcannot\b|\bunable\b")
 _FRAME = re.compile(r'^\s*File "|^\s*at |^\s*#\d+ ')
 FEATURES: tuple[str, ...] = tuple(f"role:{r}" for r in ROLES) + (
     "first", "position", "exception_line", "error_word", "compiler_error", "proof_runtime", "proof_build",
-    "proof_assert", "consequence_wording", "startup_wrapper_wording", "frame_line", "earliest", "latest", "short")
+    "proof_assert", "consequence_wording", "startup_wrapper_wording", "frame_line", "earliest", "latest", "short") + \
+    tuple(f"offer:{k}" for k in OFFERS) + (
+    "before_first", "after_first", "near_first", "catalogue_error", "catalogue_label", "catalogue_quiet", "quiet_level",
+    "weak_first", "offered_over_weak", "last_exception", "strong_over_weak", "labelled_over_unlabelled",
+    "exception_over_plain")
+# A level word of a line printed at INFO/DEBUG (logfmt, bracketed, glog's I-prefix, Python's logging).
+_QUIET_LEVEL = re.compile(r"\blevel=(?:info|debug)\b|\[(?:INFO|DEBUG) ?\]|(?:^|\s)(?:INFO|DEBUG)(?:\s|:)|^I\d{4} ")
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 
 
-def entry_vector(entry: dict[str, Any], i: int, lines: list[int]) -> list[float]:
-    """The features of evidence entry ``i`` (``lines``: every entry's line number)."""
+def entry_vector(entry: dict[str, Any], i: int, lines: list[int], lead: dict[str, Any] | None = None,
+                 last_exception: int | None = None) -> list[float]:
+    """The features of evidence entry ``i`` (``lines``: every entry's line number; ``lead``: the
+    entry the rules listed first; ``last_exception``: the line of the last exception line listed)."""
     x = [0.0] * len(FEATURES)
     role = entry.get("role")
     if role in ROLES:
@@ -50,15 +62,75 @@ def entry_vector(entry: dict[str, Any], i: int, lines: list[int]) -> list[float]
         x[INDEX["earliest"]] = 1.0 if line == min(lines) else 0.0
         x[INDEX["latest"]] = 1.0 if line == max(lines) else 0.0
     x[INDEX["short"]] = 1.0 if len(text.strip()) < 40 else 0.0
+    offer = entry.get("offer")
+    if offer in OFFERS:
+        x[INDEX[f"offer:{offer}"]] = 1.0
+    first = lead.get("line") if lead is not None and isinstance(lead.get("line"), int) else None
+    weak = lead is not None and weak_lead(lead)
+    x[INDEX["weak_first"]] = 1.0 if weak and i == 0 else 0.0
+    x[INDEX["offered_over_weak"]] = 1.0 if weak and role == "offered" else 0.0
+    x[INDEX["last_exception"]] = 1.0 if line == last_exception and x[INDEX["exception_line"]] else 0.0
+    if isinstance(line, int) and first is not None and line != first:
+        x[INDEX["before_first"]] = 1.0 if line < first else 0.0
+        x[INDEX["after_first"]] = 1.0 if line > first else 0.0
+        x[INDEX["near_first"]] = 1.0 if abs(line - first) <= 3 else 0.0
+    err, labelled, quiet = catalogue_facts(head[:400])
+    x[INDEX["catalogue_error"]] = err
+    x[INDEX["catalogue_label"]] = labelled
+    x[INDEX["catalogue_quiet"]] = quiet
+    x[INDEX["quiet_level"]] = 1.0 if _QUIET_LEVEL.search(head[:200]) else 0.0
+    if lead is not None and i > 0:
+        # what this line says that the rules' first line does not (each entry is scored alone:
+        # the comparison with the first has to be a feature of its own)
+        lead_text = str(lead.get("text") or "")[:2000]
+        lead_err, lead_labelled, _ = catalogue_facts(lead_text[:400])
+        strong = bool(x[INDEX["exception_line"]] or err or cls in ("runtime", "build") or x[INDEX["compiler_error"]])
+        x[INDEX["strong_over_weak"]] = 1.0 if weak and strong else 0.0
+        x[INDEX["labelled_over_unlabelled"]] = 1.0 if labelled and not lead_labelled else 0.0
+        x[INDEX["exception_over_plain"]] = 1.0 if x[INDEX["exception_line"]] and not _EXCEPTION.search(lead_text) else 0.0
     return x
+
+
+def weak_lead(entry: dict[str, Any]) -> bool:
+    """Whether the rules' first line only locates or reports the failure: a frame, a wrapper, a
+    death, a lost peer, a start-up summary, or a line that neither reads as an exception nor is an
+    error the catalogue knows."""
+    if entry.get("role") in ("last-frame", "fragment", "wrapper", "fatal", "consequence"):
+        return True
+    head = str(entry.get("text") or "")[:2000]
+    if outcome.CONSEQUENCE.search(head) or STARTUP_FAILED.search(head) or _FRAME.search(head):
+        return True
+    return not _EXCEPTION.search(head) and not catalogue_facts(head[:400])[0] and outcome.proof_class(head) is None
+
+
+def last_exception_line(evidence: list[dict[str, Any]]) -> int | None:
+    """The line of the last entry that reads as an exception line (a chain's outermost exception)."""
+    at = [e["line"] for e in evidence if isinstance(e.get("line"), int) and _EXCEPTION.search(str(e.get("text") or "")[:2000])]
+    return max(at) if at else None
+
+
+@lru_cache(maxsize=2048)
+def catalogue_facts(text: str) -> tuple[float, float, float]:
+    """What the message catalogue says of a line: an error a program prints when something failed;
+    a message with a root-cause label; one it prints only at INFO/DEBUG/WARNING level."""
+    try:
+        from forensics.events import catalogue  # type: ignore[attr-defined]
+
+        found = [e for e in catalogue.lookup_all(text, limit=5) if len(e.template) >= 12]
+    except Exception:  # noqa: BLE001 - no catalogue data: no catalogue facts
+        return 0.0, 0.0, 0.0
+    err = any(catalogue.is_error_level(e) for e in found)
+    quiet = bool(found) and not err and any((e.level or "").upper() in ("INFO", "DEBUG", "WARNING") for e in found)
+    return float(err), float(any(e.label for e in found)), float(quiet)
 
 
 @lru_cache(maxsize=4)
 def _weights(key: int) -> tuple[float, ...] | None:
     data = load("evidence.json", "FORENSICS_EVIDENCE_MODEL")
-    if data is None or tuple(data["features"]) != FEATURES:
-        return None
-    return tuple(float(w) for w in data["weights"])
+    if data is None or "role:offered" not in data["features"]:
+        return None  # a model from before lines were offered never saw them
+    by_name = dict(zip(data["features"], (float(w) for w in data["weights"])))
+    return tuple(by_name.get(f, 0.0) for f in FEATURES)
 
 
 def ranker() -> tuple[float, ...] | None:
@@ -73,6 +145,7 @@ def rank(evidence: list[dict[str, Any]], weights: tuple[float, ...] | None = Non
     if w is None or len(evidence) < 2:
         return evidence
     lines = [e["line"] for e in evidence if isinstance(e.get("line"), int)]
-    scores = [sum(a * b for a, b in zip(w, entry_vector(e, i, lines))) for i, e in enumerate(evidence)]
+    last = last_exception_line(evidence)
+    scores = [sum(a * b for a, b in zip(w, entry_vector(e, i, lines, evidence[0], last))) for i, e in enumerate(evidence)]
     order = sorted(range(len(evidence)), key=lambda i: -scores[i])
     return [evidence[i] for i in order]

@@ -1,0 +1,192 @@
+"""The lines near the evidence that the rules did not list (issue 27 item 1).
+
+The evidence (``evidence.assemble``) lists the cause the rules found and what proves it sharper by
+a known shape. The line a reader would quote is often a neighbour they did not list: the error the
+cause restates ("error loading model: unrecognized tensor type 4" before "failed to load model
+'...'"), the rest of a message printed over several lines ("[[ Initialization error (error 3) ]]"
+under "CUDA failed to initialize"), an error a program logs at INFO level (Ollama's msg="Load
+failed" error="..."), the error a death line followed, or the exception of the next traceback of
+a chain ("During handling of the above exception ..."). ``offered`` gathers them from what the
+lifetime already kept (no line is read again); a death line listed first gives way to the error
+printed just before it (``death_gives_way``); the others are offered to the learned ranker, and
+an offered line it does not put first is not listed (``settle``)."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from forensics.events import types as kinds
+from forensics.events.types import Event
+from forensics.incidents import outcome
+from forensics.incidents.lifetimes import Incident
+from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, WARNING_WORD, clip_message
+
+OFFER_BEFORE = 6  # lines before a listed line searched (the error a restatement follows)
+OFFER_AFTER = 4  # lines after it (a message's continuation lines)
+MAX_OFFERED = 8
+# Python's words between the tracebacks of a chain: they join two errors and name none
+_CHAIN_WORDS = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
+_CHAIN_GAP = 8  # lines between one traceback's end and the next's start that still chain them
+_OFFER_WORD = re.compile(r"(?i)\berror\b|\bfatal\b|\bfail(?:ed|ure)?\b|\bnot found\b|\bcannot\b|\bcan't\b|"
+                         r"\bunable\b|\bcould ?n[o']t\b|\brefus\w*|\bdenied\b|\binvalid\b|\bout of (?:memory|range|bounds)\b|"
+                         r"\bbeyond bounds\b|\bnot (?:supported|compatible|available)\b|\bexception\b|\bpanic\b")
+
+
+def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: list[Event]) -> list[dict[str, Any]]:
+    """Lines near the listed ones that read as errors, and the last exception of each traceback
+    that chains on from the cause's, as ``offered`` entries (``offer`` says which kind)."""
+    if inc is None or not evidence:
+        return []
+    anchors = sorted({e["line"] for e in evidence if isinstance(e.get("line"), int)
+                      and e.get("role") not in ("consequence", "last-frame", "fragment")})
+    # a traceback listed by its last frame (or by an exception inside it) is read from its start:
+    # the error line a program logs before it prints the traceback is just above
+    listed_at = {e["line"] for e in evidence if isinstance(e.get("line"), int)}
+    anchors = sorted(set(anchors) | {t.line for t, _p, _a in inc.tracebacks
+                                     if any(t.line <= a <= (t.end_line or t.line) for a in listed_at)})
+    if not anchors:
+        return []
+    listed = {str(e["text"]).strip() for e in evidence} | {e["line"] for e in evidence if isinstance(e.get("line"), int)}
+    out: list[dict[str, Any]] = []
+
+    def offer(line: int, text: str, kind: str) -> None:
+        key = text.strip()
+        if not key or key in listed or line in listed or len(out) >= MAX_OFFERED or _CHAIN_WORDS.search(key):
+            return
+        listed.add(key)
+        listed.add(line)
+        out.append({"line": line, "text": clip_message(text), "role": "offered", "offer": kind})
+
+    for ev in _near(inc, anchors):
+        if outcome.is_error(ev):
+            offer(ev.line, ev.text, "error")
+        elif ev.level in ("INFO", "DEBUG", "WARNING") and _OFFER_WORD.search(ev.text[:400]):
+            offer(ev.line, ev.text, "quiet")
+        elif ev.level is None and _OFFER_WORD.search(ev.text[:400]):
+            offer(ev.line, ev.text, "worded")
+    del out[MAX_OFFERED - 3:]  # the nearest lines, and room for a chain's next exceptions
+    run, others = _chained(inc, anchors, fatal_tbs)
+    for tb in run[::-1] + others:  # the chain's last exception first: it is what the chain came to
+        chain = tb.data.get("chain") or ()
+        if chain:
+            offer(chain[-1].line or tb.line, chain[-1].rendered, "chain" if run and tb is run[-1] else "exception")
+    return out
+
+
+def _near(inc: Incident, anchors: list[int]) -> list[Event]:
+    """Events the lifetime kept (its last lines, its error and alarm lines, the lines before each
+    signature hit) within the window of a listed line, nearest first."""
+    st = inc.outcome
+    if st is None:
+        return []
+    seen: dict[int, Event] = {}
+    kept = [ev for hit, before in st.before if hit.line in anchors for ev in before]
+    for ev in (*st.recent, *st.errors, *inc.error_lines, *kept):
+        if ev.kind in (kinds.TRACEBACK, kinds.PHASE_MARKER) or ev.line in seen:
+            continue
+        if any(a - OFFER_BEFORE <= ev.line <= a + OFFER_AFTER and ev.line != a for a in anchors):
+            seen[ev.line] = ev
+    return sorted(seen.values(), key=lambda e: (min(abs(e.line - a) for a in anchors), e.line))
+
+
+def _chained(inc: Incident, anchors: list[int], fatal_tbs: list[Event]) -> tuple[list[Event], list[Event]]:
+    """The tracebacks printed right after the one that holds a listed line, one after another (a
+    chained exception the parser split in two), and the other fatal tracebacks."""
+    tbs = sorted((t for t, _p, _a in inc.tracebacks), key=lambda t: t.line)
+    out: list[Event] = []
+    end: int | None = None
+    for tb in tbs:
+        if end is None:
+            if any(tb.line <= a <= (tb.end_line or tb.line) for a in anchors):
+                end = tb.end_line or tb.line
+            continue
+        if tb.line - end > _CHAIN_GAP:
+            break
+        out.append(tb)
+        end = tb.end_line or tb.line
+    others = [t for t in fatal_tbs[:3] if t not in out and not any(t.line <= a <= (t.end_line or t.line) for a in anchors)]
+    return out, others
+
+
+# How any program's end is reported, by itself, its shell or its supervisor: a signal's name (Go's
+# runtime), an exit status, systemd's "Main process exited, code=exited, status=1/FAILURE", an abort
+# macro's "FILE:LINE: Fatal error" (ggml), "Aborted (core dumped)". Such a line says the process died,
+# never why.
+_DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\bexit status \d|\bMain process exited\b|"
+                          r"\bstatus=\d+/[A-Z]|:\d+: Fatal error$|\bAborted \(core dumped\)|\bSegmentation fault\b|"
+                          r"\bterminated with exit code\b")
+_NOT_A_MESSAGE = re.compile(r"^\s*(?:\^+|~+|self\.|\w+(?:\.\w+)*\()")  # a frame's quoted source, its carets
+_LOCATORS = ("last-frame", "wrapper", "fatal")  # listed first, they say where or that, not what
+DEATH_GAP = 6  # lines between the error and the death line it led to
+
+
+def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+    """A death line (or a traceback's last frame, a wrapper) listed first gives way to the error line
+    printed just before it: the error-level or error-worded line nearest above it (within
+    ``DEATH_GAP`` lines), the way a line that points at the error above does (``_pointed_to_first``).
+    A death line: one in the words any program's end is reported in (not every line a death
+    signature matches: a supervisor's report after its own warning lost more than it won). The
+    death line stays behind it; a warning is never the error it followed."""
+    if not evidence or not isinstance(evidence[0].get("line"), int):
+        return
+    lead = evidence[0]
+    text = str(lead["text"])
+    if lead["role"] not in _LOCATORS and (not _DEATH_WORDS.search(text[:400]) or EXCEPTION_LINE.match(text.strip())):
+        return
+    at = lead["line"]
+    near = [e for e in offered_lines if e["offer"] in ("error", "worded") and 0 < at - e["line"] <= DEATH_GAP
+            and not _NOT_A_MESSAGE.match(e["text"]) and not POINTS_ABOVE.search(e["text"][:600])
+            and not _DEATH_WORDS.search(e["text"][:400]) and not WARNING_WORD.search(e["text"][:200])]
+    if not near:
+        return
+    proof = max(near, key=lambda e: e["line"])
+    offered_lines.remove(proof)
+    if lead["role"] == "cause":
+        lead["role"] = "wrapper"
+    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
+    del evidence[MAX_EVIDENCE:]
+
+
+# A message that says its detail follows: it ends with a colon ("... uncaught exception
+# 'NSRangeException', reason:", "CMake Error at CMakeLists.txt:479 (file):", "load failed for libtorch
+# model -> 'm':"). Not a traceback's header, nor a block of output announced ("... output:").
+_DETAIL_FOLLOWS = re.compile(r":\s*$")
+_NOT_DETAIL = re.compile(r"(?i)\btraceback\b|\boutput:\s*$|\bcall last\):\s*$")
+
+
+def detail_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """A first line that ends where its detail begins gets the detail, the next line printed (a
+    paste's ``--`` skipped, within 3 lines), as one entry: together they say what failed, as
+    ``evidence._panic_message_first`` does for Rust's two-line panics."""
+    if inc is None or inc.outcome is None or not evidence or not isinstance(evidence[0].get("line"), int):
+        return
+    text = str(evidence[0]["text"])
+    if "\n" in text or not _DETAIL_FOLLOWS.search(text) or _NOT_DETAIL.search(text):
+        return
+    at = evidence[0]["line"]
+    if any(t.line <= at <= (t.end_line or t.line) for t, _p, _a in inc.tracebacks):
+        return  # an exception's message: the traceback's parser already kept what belongs to it
+    kept = {ev.line: ev for ev in (*inc.outcome.recent, *inc.error_lines) if at < ev.line <= at + 3}
+    for line in sorted(kept):
+        ev = kept[line]
+        nxt = ev.text.strip()
+        if nxt and nxt not in ("--", "...", "…", "[...]"):
+            # the detail is printed as it is, with no level of its own (a line at a level, a
+            # warning, a traceback is the program's next message, not this one's detail)
+            if ev.kind == kinds.MESSAGE and ev.level is None and not _DETAIL_FOLLOWS.search(nxt) and \
+                    not WARNING_WORD.search(nxt[:200]):
+                evidence[0]["text"] = clip_message(text.rstrip() + " " + nxt)
+            return
+
+
+def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ranked evidence as listed: an offered line the ranker put first is the cause; the other
+    offered lines were only candidates and go."""
+    out: list[dict[str, Any]] = []
+    for i, e in enumerate(evidence):
+        if e.get("role") != "offered":
+            out.append(e)
+        elif i == 0:
+            out.append({"line": e["line"], "text": e["text"], "role": "cause"})
+    listed = sum(e.get("role") != "offered" for e in evidence)
+    return out[:max(MAX_EVIDENCE, listed)]  # (a list the rules made longer stays as long)
