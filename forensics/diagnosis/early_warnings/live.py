@@ -6,7 +6,7 @@ from typing import Any
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, NEED_WORDS, Notes, is_noise, template, text_level
 from forensics.diagnosis.early_warnings.context import matching
-from forensics.diagnosis.early_warnings.resources import STALLED, TOTAL_WORDS, ZERO_COUNT, arithmetic
+from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
 from forensics.diagnosis.early_warnings.vocab import DEGRADED_RE, LABEL_TOPICS, _lazy, cuda_error_label
@@ -55,8 +55,7 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
     head = text[:400]
     low = head.lower()
     arith = arithmetic(text, facts or {}) if (any(map(low.__contains__, ARITH_WORDS))
-                                              or any(map(low.__contains__, NEED_WORDS))) and ARITH_RE.search(head) \
-        or any(map(low.__contains__, TOTAL_WORDS)) else None
+                                              or any(map(low.__contains__, NEED_WORDS))) and ARITH_RE.search(head) else None
     if arith == ZERO_COUNT and ((base := base or baseline()).usual(template(text), server) or base.familiar(text)):
         arith = None  # healthy start-ups print this count of zero too
     if arith == STALLED:

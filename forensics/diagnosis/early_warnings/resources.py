@@ -18,9 +18,6 @@ _STALLED = _lazy(STALL_PATTERN)
 # Which of them can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
 _ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK,
                                            _DEVICES_SHORT, _ZERO, _STALLED, _OVER_TOTAL)])
-# The words of a need stated against the total (``need_over_total``): watch asks the arithmetic of a
-# line that holds one (the per-line core's ARITH_WORDS / NEED_WORDS hold neither "projected" nor "total").
-TOTAL_WORDS = ("of total",)
 STALLED = "no tokens generated while requests run, report after report (the engine is stalled)"
 STALLS = 2  # one report of no progress is a long prefill as often as not; two in a row are a stall
 _HAVE_WORDS = ("available", "free", "usable")
