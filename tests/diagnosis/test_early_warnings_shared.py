@@ -57,6 +57,17 @@ def test_memory_needed_against_available_on_one_line():
     assert E.arithmetic('msg="offload to gpu" layers=33 required="4765.5 MiB" used="4765.5 MiB" '
                         'available="73728.0 MiB" kv="1024.0 MiB"', {}) is None
     assert E.arithmetic("the model requires 120.0 GiB, 78.7 GiB of device memory free", {}) is not None
+    # llama.cpp's parameter fit: a projection above the host's *total* memory cannot be fitted (Ollama
+    # public batch-71/009's wording; live, host memory); one above the device's free memory is what
+    # the fit corrects next (a healthy llama.cpp log of batch 31 projects 55217 MiB against 6968 free)
+    over = "common_params_fit_impl: projected to use 3645 MiB of host memory vs. 2973 MiB of total host memory"
+    assert "of total host memory" in (E.arithmetic(over, {}) or "")
+    d = live_decision(_ev(over), base=EMPTY)
+    assert d is not None and d["predicts"][0] == "host.out-of-memory"
+    assert E.arithmetic("common_params_fit_impl: projected to use 924 MiB of host memory vs. 15730 MiB of total "
+                        "host memory", {}) is None
+    fit = "llama_params_fit_impl: projected to use 55217 MiB of device memory vs. 6968 MiB of free device memory"
+    assert E.arithmetic(fit, {}) is None and live_decision(_ev(fit), base=EMPTY) is None
     # a threshold a program decides by is no need: it keeps the weights elsewhere and goes on
     assert E.arithmetic("keeps its DiT resident with 78.7 GiB of device memory available, below the 120.0 GiB "
                         "this model declares as its threshold", {}) is None

@@ -61,8 +61,10 @@ def test_a_model_that_did_not_ship_is_not_used(model_file) -> None:
 # ("request failed (...):", then the traceback) lists nothing: that line is the failure speaking.
 GLOO_HANG = (
     "[2026-01-04 02:20:00] Load weight end. type=Qwen3ForCausalLM, avail mem=60.10 GB\n"
-    "[Gloo] Rank 1 is NOT connected to: [0]\n"
+    "WARNING: rank 1 could not reach rank 0\n"
     "[2026-01-04 02:53:29] Watchdog timeout (self.watchdog_timeout=300)\n")
+# gloo's own report that a peer is not connected is wording of a class (peer-not-connected): over the bar
+GLOO_NOT_CONNECTED = GLOO_HANG.replace("WARNING: rank 1 could not reach rank 0", "[Gloo] Rank 1 is NOT connected to: [0]")
 HEADED_FAILURE = (
     "INFO 05-01 10:00:00 toyserve starting\n"
     "toyserve ERROR request failed (bs=1, seq=16):\n"
@@ -81,6 +83,9 @@ def test_the_strongest_candidate_under_the_bar_is_listed_from_the_floor(monkeypa
     assert linking.BEST_FLOOR <= got[0]["score"] < linking.LIST_THRESHOLD
     monkeypatch.setattr(linking, "BEST_FLOOR", 99.0)
     assert warnings_of(GLOO_HANG) == []
+    got = classify_text(GLOO_NOT_CONNECTED)["early_warnings"]
+    assert [w["line"] for w in got] == [2] and got[0]["score"] >= linking.LIST_THRESHOLD
+    assert "peer-not-connected" in got[0]["why"]
 
 
 def test_a_line_that_heads_the_failures_report_is_not_listed_from_the_floor(monkeypatch) -> None:

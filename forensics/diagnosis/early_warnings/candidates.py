@@ -47,7 +47,8 @@ ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail"
                "max_total_num_tokens", "gpu #", "gpu_id=", "free memory", "system memory")
 # What a line says it needs, a count of zero, a throughput (resources.py's shortfall): words too common to make a line a candidate
 # on their own, so the line must also hold ARITH_RE's figures.
-NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0", "throughput")
+NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0", "throughput",
+              "projected to use")
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
@@ -57,6 +58,7 @@ ARITH_RE = re.compile(
     # what a line says it needs, beside what it has (resources.py's shortfall)
     r"\b(?:requested|required|requires|needs?|needed)\b[\"']?\s*[=:]?\s*[\"']?\d+(?:\.\d+)? ?[GMT]i?B\b|"
     r"\d ?[GMT]i?B\b[\w ]{0,30}?\b(?:requires|needs|needed|required)\b|required (?:GPU|NPU|XPU|device|card|node)s? exceeds?|"
+    r"\bprojected to use \d+(?:\.\d+)? ?[GMT]i?B\b.{0,60}?\bof total\b|"  # a need against the total (need_over_total)
     r"\brequires? \d+ (?:GPU|NPU|XPU|device|card)s?,? but only \d|\b(?:detected|found|initiali[sz]ed:?)\s+0\s+"
     r"(?:compatible|usable|healthy|total)\b|"
     r"generation throughput: 0\.0+ tokens/s, running: [1-9]|#running-req: [1-9]\d*,.{0,200}?gen throughput \(token/s\): 0\.00?\b)")

@@ -11,13 +11,13 @@ from forensics.diagnosis.guarded import AsciiSet
 from forensics.events.tables import joined, load_table
 
 _RX = {name: _lazy(joined(rx)) for name, rx in load_table(__file__, "resources.yaml").items()}
-_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK, _DEVICES_SHORT, _ZERO = (
+_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK, _DEVICES_SHORT, _ZERO, _OVER_TOTAL = (
     _RX[name] for name in ("weights", "memory_left", "kv_blocks", "start_gpu", "host_free", "need_key_value",
-                           "need_value_key", "devices_short", "zero_count"))
+                           "need_value_key", "devices_short", "zero_count", "need_over_total"))
 _STALLED = _lazy(STALL_PATTERN)
 # Which of them can match a line, in one pass (RE2 on ASCII text; see guarded.AsciiSet)
 _ARITH_SET = AsciiSet([rx._args for rx in (_WEIGHTS, _LEFT, _BLOCKS, _START_GPU, _HOST_FREE, _NEED_KV, _NEED_VK,
-                                           _DEVICES_SHORT, _ZERO, _STALLED)])
+                                           _DEVICES_SHORT, _ZERO, _STALLED, _OVER_TOTAL)])
 STALLED = "no tokens generated while requests run, report after report (the engine is stalled)"
 STALLS = 2  # one report of no progress is a long prefill as often as not; two in a row are a stall
 _HAVE_WORDS = ("available", "free", "usable")
@@ -123,6 +123,11 @@ def _shortfall(text: str, live: Any, facts: dict[str, Any]) -> str | None:
         if need and have and max(need) > max(have) > 0:
             where = "host" if _HOST_WORDS.search(text) else "device"
             return f"{max(need):.2f} GiB needed, {max(have):.2f} GiB available ({where} memory)"
+    m = _OVER_TOTAL.search(text) if 10 in live else None
+    if m is not None and to_gib(m.group(1), m.group(2)) > to_gib(m.group(3), m.group(4)) > 0:
+        where = "host" if _HOST_WORDS.search(text) else "device"
+        return (f"{to_gib(m.group(1), m.group(2)):.2f} GiB needed, more than the {to_gib(m.group(3), m.group(4)):.2f} "
+                f"GiB of total {where} memory")
     m = _DEVICES_SHORT.search(text) if 7 in live else None
     if m is not None and (m.group(1) is None or int(m.group(1)) > int(m.group(2))):
         return "more devices required than are available"
