@@ -83,7 +83,9 @@ def _train_death(seed: int) -> dict:
 
     death = train_death_model(PHASE_PATH.with_name("death.json"), seed)
     click.echo(f"death detector: held out, {death['detected']} of {death['failures']} failures no rule saw "
-               f"detected, {death.get('healthy_over', 0)} of {death['healthy']} healthy start-ups (threshold {death['threshold']})", err=True)
+               f"detected, {death.get('healthy_over', 0)} of {death['healthy']} healthy start-ups (threshold {death['threshold']}); "
+               f"after readiness {death.get('detected_up', 0)} of {death.get('failures_up', 0)}, "
+               f"{death.get('healthy_up_over', 0)} of {death.get('healthy_up', 0)} healthy (threshold {death.get('threshold_up')})", err=True)
     return death
 
 

@@ -15,8 +15,12 @@ from forensics.events.phases import PHASE_ORDER
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident, proc_key
 
+# Exceptions that name a stop, not a failure: Python's Ctrl-C, exit and cancellations; the JVM's
+# thread interrupt (``java.lang.InterruptedException``: a thread blocked in a wait is interrupted,
+# which is how an executor's shutdownNow stops its workers, TorchServe's on every stop).
 BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
-                        "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError"})
+                        "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError",
+                        "java.lang.InterruptedException"})
 
 
 def died(inc: Incident, after_line: int) -> bool:

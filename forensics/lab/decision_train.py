@@ -741,6 +741,7 @@ class DeathLog:
     verdict: str | None = None  # the rules' verdict without the detector (it only runs where this is not
                                 # failed and the server never became ready)
     tail: list[str] | None = None  # the lines the detector reads at run time (none where it is not consulted)
+    tail_up: list[str] | None = None  # ... in lifetimes it reads after their readiness (death.consulted_up)
 
 
 def _log_sources(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
@@ -774,7 +775,7 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
                                                          keep_incidents=kept)["verdict"]
             except Exception:  # noqa: BLE001
                 continue
-            tails[row["_path"]] = _read_at_run_time(kept)
+            tails[row["_path"]] = (_read_at_run_time(kept), _read_at_run_time(kept, up=True))
     finally:
         os.environ.pop("FORENSICS_DEATH_MODEL", None)
     for row, group in sources:
@@ -799,20 +800,22 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
         if not failed and len(texts) > per_log:
             step = len(texts) / per_log
             texts = [texts[int(i * step)] for i in range(per_log)]
-        out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]], tail))
+        out.append(DeathLog(str(path), group, failed, texts, idx, verdicts[row["_path"]], *tail))
     return out
 
 
-def _read_at_run_time(incidents: list) -> list[str]:
+def _read_at_run_time(incidents: list, up: bool = False) -> list[str]:
     """The lines the detector reads at run time in a log's lifetimes: only in those it is consulted
-    on (never ready, never asked to stop, no shutdown), its own candidates, less any line that
-    echoes an operator's stop (which the diagnosis drops). A healthy log scored on lines the
-    detector never reads set the threshold once: a clean Ctrl-C's wrapper line at 0.999."""
-    from forensics.diagnosis.decision.death import candidates, consulted
+    on (never ready, never asked to stop, no shutdown; ``up``: those it reads after readiness), its
+    own candidates, less any line that echoes an operator's stop (which the diagnosis drops). A
+    healthy log scored on lines the detector never reads set the threshold once: a clean Ctrl-C's
+    wrapper line at 0.999."""
+    from forensics.diagnosis.decision.death import candidates, consulted, consulted_up
     from forensics.incidents.verdicts import echoes_a_stop
 
-    return [ev.text for inc in incidents if consulted(inc)
-            for ev in candidates(inc) if not echoes_a_stop(inc, ev.line)]
+    read = (lambda inc: not consulted(inc) and consulted_up(inc)) if up else consulted  # noqa: E731
+    return [ev.text for inc in incidents if read(inc)
+            for ev in candidates(inc, up) if not echoes_a_stop(inc, ev.line)]
 
 
 def _raw_line_texts(path: Path) -> list[str]:
@@ -890,30 +893,58 @@ def scored_failure(log: DeathLog) -> bool:
     return log.failed and log.fatal_index is not None and log.verdict != "failed"
 
 
+def consulted_healthy_up(log: DeathLog) -> bool:
+    """A healthy log the detector reads after readiness (no rule called it failed; it became ready
+    and was neither stopped nor shut down): its lines after its readiness and last progress."""
+    return not log.failed and log.verdict == "ready" and bool(log.tail_up)
+
+
+def scored_failure_up(log: DeathLog) -> bool:
+    """A failure no rule called failed whose server had become ready: scored on what the detector
+    reads after readiness at run time (its proving line is often before that progress, or is the
+    runner's line its server reports; what decides whether it is called failed is the tail)."""
+    return log.failed and log.verdict == "ready" and bool(log.tail_up)
+
+
+def held_out_scores(w: dict[str, float], b: float, test: list[DeathLog]) -> dict[str, list[float]]:
+    """The scores the thresholds are chosen on, of logs the fit (``w``, ``b``) never read: each
+    healthy start-up's best line and each failure's proving line (``healthy``, ``fatal``); after
+    readiness, each healthy and each failed log's best line of what the detector reads there
+    (``healthy_up``, ``fatal_up``)."""
+    return {"healthy": [_max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in test
+                        if consulted_healthy(g)],
+            "fatal": [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test if scored_failure(g)],
+            "healthy_up": [_max_score(w, b, g.tail_up or []) for g in test if consulted_healthy_up(g)],
+            "fatal_up": [_max_score(w, b, g.tail_up or []) for g in test if scored_failure_up(g)]}
+
+
 def death_crossval(logs: list[DeathLog], seed: int = 0) -> dict[str, Any]:
     """Held out one group at a time: the best line score of each healthy log and of each
-    failure's proving line. The threshold is chosen on them by ``death_threshold``."""
+    failure's proving line. The threshold is chosen on them by ``death_threshold``; the bar after
+    readiness (``threshold_up``) the same way on the scores after readiness."""
     per: dict[str, Any] = {}
-    healthy_max: list[float] = []
-    fatal_scores: list[tuple[str, float]] = []
+    got: dict[str, list[Any]] = {"healthy": [], "fatal": [], "healthy_up": [], "fatal_up": []}
     for fam in sorted({g.group for g in logs}):
         train = [g for g in logs if g.group != fam]
         test = [g for g in logs if g.group == fam]
         w, b = fit_death(train, seed)
-        # Only where the detector runs: no rule called it failed and it never became ready.
-        hs = [_max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in test
-              if consulted_healthy(g)]
-        fs = [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test if scored_failure(g)]
-        healthy_max += hs
-        fatal_scores += [(fam, s) for s in fs]
-        per[fam] = {"healthy": len(hs), "healthy_max": round(max(hs), 4) if hs else None, "failures": len(fs),
-                    "_fs": fs}
-    threshold = death_threshold(healthy_max, [s for _, s in fatal_scores])
-    for v in per.values():
-        v["detected"] = sum(s >= threshold for s in v.pop("_fs"))
-    return {"threshold": round(threshold, 4), "families": per,
-            "detected": sum(s >= threshold for _, s in fatal_scores), "failures": len(fatal_scores),
-            "healthy": len(healthy_max), "healthy_over": sum(h >= threshold for h in healthy_max)}
+        sc = held_out_scores(w, b, test)
+        for k in got:
+            got[k] += [(fam, s) for s in sc[k]]
+        hs = sc["healthy"]
+        per[fam] = {"healthy": len(hs), "healthy_max": round(max(hs), 4) if hs else None,
+                    "failures": len(sc["fatal"]), "healthy_up": len(sc["healthy_up"]), "failures_up": len(sc["fatal_up"])}
+    vals = {k: [s for _, s in v] for k, v in got.items()}
+    threshold = death_threshold(vals["healthy"], vals["fatal"])
+    up = death_threshold(vals["healthy_up"], vals["fatal_up"])
+    for fam, v in per.items():
+        v["detected"] = sum(s >= threshold for f, s in got["fatal"] if f == fam)
+        v["detected_up"] = sum(s >= up for f, s in got["fatal_up"] if f == fam)
+    return {"threshold": round(threshold, 4), "threshold_up": round(up, 4), "families": per,
+            "detected": sum(s >= threshold for s in vals["fatal"]), "failures": len(vals["fatal"]),
+            "healthy": len(vals["healthy"]), "healthy_over": sum(h >= threshold for h in vals["healthy"]),
+            "detected_up": sum(s >= up for s in vals["fatal_up"]), "failures_up": len(vals["fatal_up"]),
+            "healthy_up": len(vals["healthy_up"]), "healthy_up_over": sum(h >= up for h in vals["healthy_up"])}
 
 
 def train_death_model(out: Path, seed: int = 0, logs: list[DeathLog] | None = None) -> dict[str, Any]:
@@ -921,6 +952,6 @@ def train_death_model(out: Path, seed: int = 0, logs: list[DeathLog] | None = No
     cv = death_crossval(logs, seed)
     w, b = fit_death(logs, seed)
     data = {"version": f"death-{len(logs)}", "weights": dict(sorted(w.items())), "bias": round(b, 5),
-            "threshold": cv["threshold"], "meta": {"logs": len(logs), "crossval": cv}}
+            "threshold": cv["threshold"], "threshold_up": cv["threshold_up"], "meta": {"logs": len(logs), "crossval": cv}}
     atomic_write_text(out, json.dumps(data, indent=0) + "\n")
     return cv

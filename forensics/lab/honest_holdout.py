@@ -144,18 +144,17 @@ def fit_death(logs: list[Any], drop: set[str], seed: int = 0, docs: DeathDocs | 
 
     docs = docs or DeathDocs(logs)
     train = training(logs, drop)
-    healthy_max: list[float] = []
-    fatal: list[float] = []
-    for group in sorted({g.group for g in train if dt.consulted_healthy(g) or dt.scored_failure(g)}):
+    got: dict[str, list[float]] = {"healthy": [], "fatal": [], "healthy_up": [], "fatal_up": []}
+    weighed = (dt.consulted_healthy, dt.scored_failure, dt.consulted_healthy_up, dt.scored_failure_up)
+    for group in sorted({g.group for g in train if any(f(g) for f in weighed)}):
         w, b = docs.fit(drop | {group}, seed)
-        healthy_max += [dt._max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in train
-                        if g.group == group and dt.consulted_healthy(g)]
-        fatal += [dt._max_score(w, b, [g.texts[g.fatal_index]]) for g in train
-                  if g.group == group and dt.scored_failure(g)]
-    threshold = dt.death_threshold(healthy_max, fatal)
+        for k, v in dt.held_out_scores(w, b, [g for g in train if g.group == group]).items():
+            got[k] += v
+    threshold = dt.death_threshold(got["healthy"], got["fatal"])
+    up = dt.death_threshold(got["healthy_up"], got["fatal_up"])
     w, b = docs.fit(drop, seed)
     return {"version": f"honest-death-{len(train)}", "weights": dict(sorted(w.items())), "bias": round(b, 5),
-            "threshold": round(threshold, 4), "meta": {"logs": len(train)}}
+            "threshold": round(threshold, 4), "threshold_up": round(up, 4), "meta": {"logs": len(train)}}
 
 
 def fold_baseline(scans: list[Any], groups_of: dict[Path, str], drop: set[str]) -> Any:

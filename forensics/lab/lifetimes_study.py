@@ -52,11 +52,14 @@ def _detector(inc: Any) -> tuple[int, float | None, float]:
     from forensics.diagnosis.decision import death
 
     model = death.death_model()
-    if model is None or not death.consulted(inc):
-        return 0, None, model.threshold if model else 1.0
-    cands = list(death.candidates(inc))
+    if model is None:
+        return 0, None, 1.0
+    up = not death.consulted(inc) and model.threshold_up is not None and death.consulted_up(inc)
+    if not (up or death.consulted(inc)):
+        return 0, None, model.threshold
+    cands = list(death.candidates(inc, up))
     best = max((model.score(ev.text) for ev in cands), default=None)
-    return len(cands), best, model.threshold
+    return len(cands), best, model.threshold_up if up else model.threshold
 
 
 def describe(row: dict[str, str], res: dict[str, Any] | None, incs: list[Any]) -> dict[str, Any]:
@@ -69,7 +72,7 @@ def describe(row: dict[str, str], res: dict[str, Any] | None, incs: list[Any]) -
     for inc, ans in zip(incs, answers):
         n, best, thr = _detector(inc)
         lts.append({"index": inc.index, "lines": [inc.start_line, inc.end_line], "verdict": ans.get("verdict"),
-                    "consulted": bool(death.consulted(inc)),
+                    "consulted": bool(death.consulted(inc) or death.consulted_up(inc)),
                     "ready_line": inc.ready_line, "last_activity": inc.last_activity_line,
                     "candidates": n, "best": None if best is None else round(best, 3), "threshold": round(thr, 3)})
     out = {"path": row["_path"], "truth": row.get("root_cause") or row.get("verdict") or "ready",
@@ -94,7 +97,7 @@ def _why_not_failed(lts: list[dict[str, Any]], judged: int | None, fatal: int | 
         # why the detector had nothing to read: it does not read a lifetime that became ready (or
         # answered requests, was asked to stop, shut down); else every line was below error level,
         # further back than its tail or before the last change of phase
-        return "no death candidate: " + ("not read (ready, stopped or shut down)" if not lt["consulted"]
+        return "no death candidate: " + ("not read (stopped or shut down; ready, where the model has no bar after readiness)" if not lt["consulted"]
                                          else "read, nothing to score")
     return "candidate under the threshold"
 

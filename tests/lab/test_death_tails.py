@@ -65,3 +65,23 @@ def test_an_exception_line_that_names_a_stop_is_no_death():
     assert _stop_exception("KeyboardInterrupt") and _stop_exception("  SystemExit: 2")
     assert not _stop_exception("RuntimeError: CUDA error: out of memory")
     assert not _stop_exception("ERROR 08-13 15:01:07 [tpu_info.py:26] Unable to poll TPU GCE Metadata.")
+
+
+def test_a_server_that_answered_and_then_lost_its_runner_is_read_after_readiness():
+    # Ollama on ROCm (gfx1151): the runner started, the first chat's kernel fails ('ROCm error: invalid
+    # device function'), the server answers that chat and then reports its runner's exit status at ERROR.
+    from forensics.diagnosis.decision.death import candidates, consulted, consulted_up
+
+    inc = _incidents("batch-70/004.log")[-1]
+    assert not consulted(inc) and consulted_up(inc)
+    read = [ev.text for ev in candidates(inc, up=True)]
+    assert any("llama runner terminated" in t for t in read)
+    assert not any("ROCm error" in t for t in read)  # the 200 answer after it was progress: not where it died
+    assert any("llama runner terminated" in t for t in _read_at_run_time([inc], up=True))
+    assert _read_at_run_time([inc]) == []  # not a start-up: the start-up bar never weighs it
+
+
+def test_a_ready_server_stopped_by_its_operator_is_not_read_after_readiness():
+    # llama.cpp answering requests with 500s, then stopped: the stop ended it, not a death.
+    assert _read_at_run_time(_incidents("batch-30/003.log"), up=True) == []
+

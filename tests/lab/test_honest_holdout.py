@@ -170,3 +170,23 @@ def test_a_familys_healthy_and_failed_logs_are_both_scored(tmp_path):
     tot, healthy, cases, hcases = hh.read_family("vllm", rows, lambda row: sset, load_classifier(True))
     assert healthy["n"] == 1 and healthy["called_failed"] == 0 and healthy["false_live"] == 0
     assert tot["n"] == 1 and len(cases) == 1 and len(hcases) == 1  # the other family's log is not read
+
+
+def test_the_bar_after_readiness_weighs_only_what_the_detector_reads_after_readiness():
+    # Ready logs (the rules' verdict without the detector) are weighed on the lines the detector reads
+    # after readiness: a healthy one's over the bar would be called failed; a start-up's lines never are.
+    logs = _death_logs()
+    for k, g in enumerate(logs):
+        if k % 4 == 1:  # a healthy log that became ready and printed a worker's death-shaped line
+            g.verdict, g.tail_up = "ready", ["ERROR worker process died, exit status 1"]
+        elif k % 4 == 2:  # a failure its rules did not see, whose server had become ready
+            g.verdict, g.tail_up = "ready", ['level=ERROR msg="llama runner terminated" error="exit status 2"']
+    up_healthy = [g for g in logs if dt.consulted_healthy_up(g)]
+    up_failed = [g for g in logs if dt.scored_failure_up(g)]
+    assert up_healthy and up_failed and not any(dt.consulted_healthy(g) for g in up_healthy)
+    data = hh.fit_death(logs, {"fam0"}, seed=0)
+    assert 0.0 < data["threshold_up"] <= 0.999
+    w, b = data["weights"], data["bias"]
+    # no healthy log of the training groups is over the bar it set from their held-out scores alone
+    sc = dt.held_out_scores(w, b, [g for g in hh.training(logs, {"fam0"})])
+    assert len(sc["healthy_up"]) == len([g for g in up_healthy if g.group != "fam0"])

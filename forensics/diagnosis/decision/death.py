@@ -8,7 +8,15 @@ proving lines of ``corpora/public`` and the project's corpora against every line
 their healthy logs. At the end of a lifetime nothing else called failed, its last
 lines and the recent lines that use a failure's words are scored; the best one,
 when it scores above a threshold no healthy log reached in cross-validation, is
-where it died. The label is then decided as for any failure line."""
+where it died. The label is then decided as for any failure line.
+
+A server that became ready may die after it answered (its runner's or worker's death that
+the server reports and lives on after, a device runtime's fault handler killing it). There
+it reads, after the server's last progress, only the lines that say a process ended (the
+``dies`` shapes of ``death_shapes.yaml``: a supervisor's exit status, a worker's death, a
+fatal signal, a kill) or a device runtime's own error, against its own bar
+(``threshold_up``), learned from healthy logs after their readiness as the start-up bar is
+from healthy start-ups. The shapes themselves are data with examples."""
 from __future__ import annotations
 
 import math
@@ -18,6 +26,7 @@ from typing import Any, Iterable
 
 from forensics.diagnosis.decision.pair_model import load
 from forensics.events import types as kinds
+from forensics.events.tables import load_table
 from forensics.incidents import outcome, verdicts
 
 TAIL_LINES = 30  # outcome.RECENT_EVENTS keeps at least this many lines' events
@@ -30,30 +39,43 @@ _SUSPECT_HINT = ("rror", "RROR", "ail", "AIL", "atal", "annot", "nable to", "not
 # A line its program logged below error level was handled (logger.warning(..., exc_info=True)).
 _HANDLED_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
-_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("__glog_error__", re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d")),
-    ("__glog_info__", re.compile(r"^[IW]\d{4} \d\d:\d\d:\d\d")),
-    ("__starts_error__", re.compile(r"^\W{0,3}(?:error|fatal)\b", re.I)),
-    ("__colon_error__", re.compile(r"(?:^|\s)\w*(?:error|exception)\w*:", re.I)),
-    ("__bracket_error__", re.compile(r"\[(?:ERROR|E|FATAL|CRITICAL)\]")),
-    ("__bracket_info__", re.compile(r"\[(?:INFO|I|DEBUG|WARNING|WARN|W)\]")),
-    ("__upper_error__", re.compile(r"\b(?:ERROR|FATAL|CRITICAL)\b")),
-    ("__http_ok__", re.compile(r'"\s*(?:GET|POST) [^"]*"\s*2\d\d|\b200 OK\b')),
-    ("__short__", re.compile(r"^.{0,24}$", re.S)),
-    # A build tool's report that the build stopped (CMake's SEND_ERROR/FATAL_ERROR, a make recipe's
-    # "*** [target] Error N" in any locale, ninja, a compiler's "FILE:LINE: error:"): true of any build.
-    ("__build_error__", re.compile(r"^CMake Error\b|\bmake(?:\[\d+\])?: \*\*\* |^ninja: build stopped|^FAILED: |"
-                                   r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |\berror: command '[^']+' failed")),
-    # A command-line parser rejecting its arguments (argparse, cobra, clap, getopt): the program exits.
-    ("__usage_error__", re.compile(r"\b(?:unknown (?:shorthand )?flag|unrecognized (?:arguments?|option)|"
-                                   r"invalid (?:choice|option)|unexpected argument)\b", re.I)),
-)
+_FLAGS = {"i": re.I, "s": re.S}
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The shapes of ``death_shapes.yaml`` (id, compiled regex), in file order (read once, when the
+    detector first reads a line: a log no rule left undecided never pays for it)."""
+    raw = load_table(__file__, "death_shapes.yaml")
+    out = []
+    for s in raw["shapes"]:
+        flags = 0
+        for c in s.get("flags", ""):
+            flags |= _FLAGS[c]
+        out.append((s["id"], re.compile(s["regex"], flags)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _dying_shapes() -> tuple[re.Pattern[str], ...]:
+    """The shapes that say a process ended (``dies: true``)."""
+    dies = {s["id"] for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("dies")}
+    return tuple(rx for sid, rx in _shapes() if sid in dies)
+
+
+def says_it_died(ev: Any) -> bool:
+    """A line (not a traceback) that says a process ended (a supervisor's exit status, a worker's death,
+    a fatal signal, a kill) or a device runtime's own error: what the detector reads after readiness."""
+    if ev.kind == kinds.TRACEBACK:
+        return False  # a ready server's fatal traceback is the rules' (verdicts.fatal_tracebacks)
+    head = ev.text[:600]
+    return any(rx.search(head) for rx in _dying_shapes()) or outcome.proof_class(head) == "runtime"
 
 
 def tokens(text: str) -> list[str]:
     """The features of one line: its shapes, words and word bigrams (lowercased)."""
     head = text[:600]
-    out = [name for name, rx in _SHAPES if rx.search(head)]
+    out = [name for name, rx in _shapes() if rx.search(head)]
     words = _WORD.findall(head.lower())[:80]
     out.extend(words)
     out.extend(f"{a} {b}" for a, b in zip(words, words[1:]))
@@ -67,6 +89,10 @@ class LineModel:
         self.weights: dict[str, float] = data["weights"]
         self.bias: float = float(data["bias"])
         self.threshold: float = float(data["threshold"])
+        # The bar after readiness, learned from healthy logs after their readiness (None: a model
+        # trained before it had one, which reads start-ups only).
+        up = data.get("threshold_up")
+        self.threshold_up: float | None = float(up) if up is not None else None
         self.version: str = str(data.get("version", "?"))
 
     def score(self, text: str) -> float:
@@ -88,20 +114,27 @@ def death_model() -> LineModel | None:
     return _model(id(data)) if data is not None else None
 
 
-def candidates(inc: Any) -> Iterable[Any]:
+def candidates(inc: Any, up: bool = False) -> Iterable[Any]:
     """The lines of a lifetime the detector reads: the events of its last ``TAIL_LINES`` lines (each once,
-    in order) that came after its last phase marker and were not logged below error level."""
+    in order) that came after its last phase marker and were not logged below error level. ``up``: a
+    server that became ready (``consulted_up``), read after its readiness and its last progress."""
     st = getattr(inc, "outcome", None)
     if st is None:
         return []
+    if up:
+        return [ev for ev in _tail(inc, st, _last_progress_up(inc, st)) if says_it_died(ev) and not _survived_up(inc, ev)]
+    return _tail(inc, st, _last_change(inc, st))
+
+
+def _tail(inc: Any, st: Any, progressed: int) -> list[Any]:
+    """The recent events after line ``progressed`` that may be where the lifetime died."""
     seen: dict[int, Any] = {}
     # Death comes at the end: a line with 30 more lines after it was survived (a start-up
     # that prints an error-worded warning and goes on is not dead).
     last = st.last_line
-    # ... and a start-up that reached another phase after the line went on past it. Only a change of
-    # phase is going on: a marker of the step the line was printed in (llama.cpp's context lines
-    # that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
-    progressed = _last_change(inc, st)
+    # ... and a start-up that reached another phase after the line went on past it (``progressed``).
+    # Only a change of phase is going on: a marker of the step the line was printed in (llama.cpp's
+    # context lines that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
     # A line an early-warning rule knows is a warning the program printed and went on after (an
     # optional extension that did not load), not where it died; so is one the program itself said
     # just after was optional (TensorFlow's probe of TensorRT's libraries: verdicts.dismissed).
@@ -123,6 +156,29 @@ def _stop_exception(text: str) -> bool:
     runs stderr's next warning onto it with no line break)."""
     head = text.lstrip().split(":", 1)[0].strip()
     return head in verdicts.BENIGN_EXC
+
+
+def _last_progress_up(inc: Any, st: Any) -> int:
+    """After readiness, where the server last went on: its readiness, its last move to a step of work
+    other than answering (loading another model on demand), or the last progress line it printed itself
+    (an engine's statistics, a heart beat, a phase marker). An HTTP answer is no such line: a server
+    answers 500 for the request its dead worker failed, and answers probes and listings with its
+    worker gone (taxonomy: only probes or listings followed is ``ready``)."""
+    at = int(inc.ready_line or 0)
+    for line, phase in reversed(getattr(inc, "transitions", None) or ()):
+        if phase not in ("serving", "ready"):
+            at = max(at, int(line))
+            break
+    for ev in reversed(st.recent):
+        if ev.kind == kinds.PHASE_MARKER and ev.data.get("phase") != "shutdown":  # an exit is no progress
+            return max(at, ev.end_line or ev.line)
+    return at
+
+
+def _survived_up(inc: Any, ev: Any) -> bool:
+    """What a ready server's rules already clear: a bystander's (a metrics collector's) error, a kill
+    from outside while all was well, one request's error that uvicorn reported."""
+    return verdicts.bystander(ev) or verdicts.killed_while_up(inc, ev) or verdicts.asgi_report_before(inc, ev.line)
 
 
 def _last_change(inc: Any, st: Any) -> int:
@@ -155,13 +211,41 @@ def consulted(inc: Any) -> bool:
         and not any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks)
 
 
+def consulted_up(inc: Any) -> bool:
+    """Whether the detector reads this lifetime after its readiness: a server that became ready (or
+    answered requests) and was neither asked to stop nor shut down may still have died after it
+    answered (its worker's death, reported by the server that lives on; a runtime's error with no
+    progress after it). It is read against its own bar, learned from healthy logs after readiness."""
+    return (inc.ready_line is not None or verdicts.answered_requests(inc)) \
+        and inc.stop_requested_line is None and (inc.shutdown_line is None or _cleanup_of_a_failure(inc))
+
+
+_CLEANUP_SPAN = 3  # lines: a program that exits on an error cleans up right after saying so
+
+
+def _cleanup_of_a_failure(inc: Any) -> bool:
+    """The shutdown the lifetime logged came right after a line worded like a failure: a program cleaning up
+    before it exits on that error (llama.cpp's server: 'failed to create_context', then 'cleaning up
+    before exit'), not an operator's stop, which comes after quiet lines."""
+    at = inc.shutdown_line
+    st = inc.outcome
+    return st is not None and any(at - _CLEANUP_SPAN <= (ev.end_line or ev.line) < at
+                                  and (ev.kind == kinds.TRACEBACK or _reads_as_failure(ev)) for ev in st.recent)
+
+
 def died_at(inc: Any) -> Any:
     """The line where the detector says the lifetime died, or None."""
     model = death_model()
-    if model is None or not consulted(inc):
+    if model is None:
         return None
-    best, best_p = None, model.threshold
-    for ev in candidates(inc):
+    if consulted(inc):
+        up, bar = False, model.threshold
+    elif model.threshold_up is not None and consulted_up(inc):
+        up, bar = True, model.threshold_up
+    else:
+        return None
+    best, best_p = None, bar
+    for ev in candidates(inc, up):
         p = model.score(ev.text)
         if p >= best_p:
             best, best_p = ev, p
