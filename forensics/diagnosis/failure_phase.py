@@ -4,6 +4,8 @@ what the server says about the step, the signature's hint, the catalogue and
 the message's own words (phase_infer), in that order of trust."""
 from __future__ import annotations
 
+import re
+
 from forensics.diagnosis import phase_infer, phase_priors
 from forensics.events import types as kinds
 from forensics.events.phases import PHASE_ORDER
@@ -134,19 +136,39 @@ def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | 
         e.frames for e in ev.data.get("chain") or ()))
     proc = outcome.process_of(ev)
     head = ev.text.split("\n", 1)[0].strip()
+    quoted = _relayed_message(head)
     for tb, _phase, _after in inc.tracebacks:
         if tb is ev or abs(tb.line - line) > 300:
             continue
+        tb_head = tb.text.split("\n", 1)[0]
         if framed_tb:
             # Frames that say nothing (a queue read, a lock): the traceback the same process
             # prints next is the one the error was raised into ("The above exception was the
             # direct cause of the following exception"), and its frames say where it was.
-            near = tb.line > line and tb.line - line <= 60 and outcome.process_of(tb) == proc
+            # Or the caller's traceback in the process that asked for the work: it quotes the
+            # worker's message (vLLM's "Worker failed with error '...'", an RPC's relay) and its
+            # frames name the step that asked (``_initialize_kv_caches``).
+            near = tb.line > line and tb.line - line <= 60 and (
+                outcome.process_of(tb) == proc or quoted is not None and quoted in tb_head)
         else:
-            # The same error from another rank (ranks print it interleaved, one with its stack).
-            near = outcome.process_of(tb) == proc or bool(head) and tb.text.split("\n", 1)[0].strip() == head
+            # The same error from another rank (ranks print it interleaved, one with its stack);
+            # or a bare "Traceback (most recent call last):" whose frames follow under another
+            # prefix (a worker's log prefix starts on the next line): the next traceback.
+            near = outcome.process_of(tb) == proc or bool(head) and tb_head.strip() == head or (
+                ev.kind == kinds.TRACEBACK and 0 < tb.line - (ev.end_line or line) <= 1)
         if near:
             framed = phase_infer.phase_of_traceback(tb)
             if framed is not None:
                 return framed
     return None
+
+
+# An exception's line: its type, then its message ("IndexError: index 0 is out of bounds ...").
+_EXC_HEAD = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt)\w*: (?P<msg>.{20,})$")
+
+
+def _relayed_message(head: str) -> str | None:
+    """The message of an exception line, long enough that another process quoting it is relaying
+    this very error (a short one, "14", could be quoted by chance)."""
+    m = _EXC_HEAD.match(head)
+    return m.group("msg")[:200] if m else None

@@ -59,7 +59,10 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("cuda-graph-capture", re.compile(
         r"(?i)BeginCapture|begin capture stream|stream is capturing|during (?:cuda |acl )?graph capture|"
         r"graph capture (?:failed|error)|capturing (?:cuda|acl) ?graphs?|capture (?:cuda|acl) ?graph failed|"
-        r"failed to capture (?:cuda |acl )?graph")),
+        r"failed to capture (?:cuda |acl )?graph|"
+        # torch_npu's NPU graph capture checks the ACL runtime's capture status (aclmdlRICaptureGetInfo:
+        # ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE / _INVALIDATED): only a capture reads it.
+        r"\baclmdlRICapture\w*|\bACL_MODEL_RI_CAPTURE_STATUS_\w+")),
     # TGI's shard names the RPC it was serving ("Method Warmup encountered an
     # error.", text_generation_server/interceptor.py) and its router the span
     # ("warmup{max_input_length=...}:warmup:").
