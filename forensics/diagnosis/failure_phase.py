@@ -50,8 +50,11 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     stepped = phase_infer.phase_of_step(near_text) or phase_infer.phase_of_step(
         "\n".join(lines_after(inc, line)) + "\n")
     if marker is not None:
+        marker_text = outcome.marker_before(inc, line)
+        if framed is not None and _marker_over_frames(marker, framed, ev):
+            return marker
         if framed is not None and marker != "shutdown" and (
-                framed != "serving" or marker in ("ready", "serving")):
+                framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)):
             return framed
         if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
             return stepped  # the server names a later step than its last marker says
@@ -60,7 +63,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
             return "launch" if phase_infer.never_listened(near_text) else "serving"
         if framed is None:
             # Weights loaded and nothing after: the next step is the memory plan.
-            nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)
+            nxt = phase_infer.successor_phase(marker_text, marker)
             if nxt is not None:
                 return nxt
         return marker
@@ -81,6 +84,23 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     if texted is not None:
         return texted
     return fallback
+
+
+def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:
+    """The order of events says more than the frames: the process printed the marker of a later
+    start-up step than the frames name, and the frames pass through a function that runs several
+    steps (vLLM's compile_or_warm_up_model, inside the KV-cache set-up: its kernel warm-up follows
+    "Warming up FlashInfer attention."). (Not any later marker: vLLM's CPU backend warms up before
+    it plans memory.)"""
+    if marker in ("ready", "serving", "shutdown") or PHASE_ORDER.get(framed, 99) >= PHASE_ORDER.get(marker, 0):
+        return False
+    return ev is not None and ev.kind == kinds.TRACEBACK and phase_infer.runs_several_steps(ev)
+
+
+def _finished_warmup(marker_text: str | None, marker: str) -> bool:
+    """The last marker says the warm-up (the last start-up step) finished ("init engine (profile,
+    create kv cache, warmup model) took 15.18 seconds"): a request's frames after it are serving."""
+    return marker == "warmup" and phase_infer.past_step(marker_text, "warmup", "launch")
 
 
 # The step that runs a lazy JIT build as part of itself: vLLM compiles the model in its memory

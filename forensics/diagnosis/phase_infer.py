@@ -295,6 +295,26 @@ _PROFILE_RUNS = frozenset({"profile_run", "determine_available_memory", "determi
                            "profile_max_num_token"})
 
 
+def runs_several_steps(ev: Event) -> bool:
+    """The traceback's frames pass through a function that runs several start-up steps in turn
+    (``_UMBRELLAS``): which of them failed is told by the markers the process printed, not by
+    the frames' first match."""
+    frames = list(ev.data.get("frames") or ())
+    for link in ev.data.get("chain") or ():
+        frames.extend(link.frames or ())
+    return any(f"{f.function} ".startswith(_UMBRELLAS) for f in frames)
+
+
+def past_step(marker_text: str | None, marker: str | None, framed: str | None) -> bool:
+    """The last marker says a start-up step finished ("Graph capturing finished in 4 secs") that
+    comes after the step ``framed`` names: the process had gone past that step."""
+    from forensics.events.phases import PHASE_ORDER
+
+    if not (marker_text and marker and framed) or marker in ("ready", "serving", "shutdown"):
+        return False
+    return PHASE_ORDER.get(framed, 99) < PHASE_ORDER.get(marker, 0) and _FINISHED.search(marker_text) is not None
+
+
 def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
     """Phase from what the frames of a traceback (and of its first chained
     exception) were doing."""
