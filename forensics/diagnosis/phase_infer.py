@@ -62,7 +62,7 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"failed to capture (?:cuda |acl )?graph|"
         # torch_npu's NPU graph capture checks the ACL runtime's capture status (aclmdlRICaptureGetInfo:
         # ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE / _INVALIDATED): only a capture reads it.
-        r"\baclmdlRICapture\w*|\bACL_MODEL_RI_CAPTURE_STATUS_\w+")),
+        r"\b[Aa]clmdlRICapture\w*|\bACL_MODEL_RI_CAPTURE_STATUS_\w+")),
     # TGI's shard names the RPC it was serving ("Method Warmup encountered an
     # error.", text_generation_server/interceptor.py) and its router the span
     # ("warmup{max_input_length=...}:warmup:").
@@ -118,7 +118,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # prompt processing): what failed was serving, whatever the last start-up marker said.
     ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error|"
                            r"(?i:\b(?:error|failed|failure) (?:while |when |in )?(?:executing|processing|handling) "
-                           r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b")),
+                           r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b|"
+                           # A failing message naming the client's request by the id an OpenAI-compatible
+                           # server gives it ("cmpl-...", "chatcmpl-..."): ids only client requests get.
+                           r"\b(?:for|of|in) request (?:chat)?cmpl-[0-9a-f]")),
     # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
     # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
