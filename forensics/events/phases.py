@@ -41,7 +41,7 @@ _KEYWORDS = (
     "Model loading took", "Loaded engine size: ", "starting llama server", "starting runner", "llama runner to start", "starting llama runner", "_model_load", "Loading ", "ready in ", "successfully loaded", "KV Cache is allocated",
     "Memory pool end", "# GPU blocks", "GPU KV cache size", "Available KV cache memory", "Maximum concurrency",
     "# cpu blocks", "memory capacity is unbalanced", "[MemUsageChange] Allocated", "IExecutionContext creation", ": n_ctx", "graph splits = ", "ummy run", "in memory usage profiling", "Peak memory during", "Estimated max memory in KV", "CUDA graph instances", "CUDA graph warmup", "constructing llama_context", "whisper_init_state: ", "DeepGEMM",
-    "Compiling num tokens", "Compilation finished in", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
+    "Compiling num tokens", "Compilation finished in", "Engine generation completed", "Autotuning process", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
     "Emitting ninja build file", "FlashInfer JIT", "flashinfer.jit", "aptur", "Graph capturing finished",
     "Application startup complete", "Uvicorn running on", "Started server process", "model_info HTTP",
     "startup warmup", "warming up the model with an empty run", "send_error: task id = ", "Warmup ended", "init engine (profile", "Start warmup", "warmup requests completed",
