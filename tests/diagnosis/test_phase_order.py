@@ -1,0 +1,139 @@
+"""Issue 27 item 4: the phase of a failure from what the log says around the failing line, on
+lines built here around the exact wording the programs print (never copied from the corpora):
+the caller's traceback that relays a worker's error, a traceback whose frames continue under a
+worker's prefix, the order of start-up markers over an umbrella's frames, and the steps that
+TensorRT, TensorRT-LLM, Triton and torch_npu name in their own words."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import classify_lines as _run
+
+SITE = "/usr/local/lib/python3.12/dist-packages"
+UNKNOWN = "RuntimeError: something the signatures do not know went wrong"
+
+
+def _tb(frames: list[tuple[str, str]], exc: str, prefix: str = "", header: bool = True) -> list[str]:
+    out = [prefix + "Traceback (most recent call last):"] if header else []
+    for path, fn in frames:
+        out += [f'{prefix}  File "{SITE}/{path}", line 10, in {fn}', f"{prefix}    x = y()"]
+    return out + [prefix + exc]
+
+
+_WORKER = "(Worker_TP0 pid=659280) ERROR 12-03 06:08:15 [multiproc_executor.py:671] "
+_CORE = "(EngineCore_DP0 pid=657851) ERROR 12-03 06:08:15 [core.py:708] "
+_FORWARD = [("vllm/v1/worker/gpu_worker.py", "execute_dummy_batch"), ("torch/nn/modules/module.py", "_call_impl"),
+            ("vllm/model_executor/models/llama.py", "forward")]
+
+
+def test_the_callers_traceback_that_relays_a_workers_error_names_the_step():
+    # The worker's own frames (a forward pass) say nothing; the engine's traceback quotes its message
+    # and its frames say the engine was sizing the KV cache.
+    msg = "index 0 is out of bounds for dimension 0 with size 0"
+    caller = [("vllm/v1/engine/core.py", "__init__"), ("vllm/v1/engine/core.py", "_initialize_kv_caches"),
+              ("vllm/v1/executor/abstract.py", "determine_available_memory"),
+              ("vllm/v1/executor/multiproc_executor.py", "get_response")]
+    lines = (_tb(_FORWARD, f"IndexError: {msg}", prefix=_WORKER) + [_CORE + "EngineCore failed to start."]
+             + _tb(caller, f"RuntimeError: Worker failed with error '{msg}', please check the stack trace above "
+                           "for the root cause", prefix=_CORE))
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "memory-plan"
+
+
+def test_a_callers_traceback_that_quotes_another_message_says_nothing_of_this_one():
+    caller = [("vllm/v1/engine/core.py", "_initialize_kv_caches"), ("vllm/v1/executor/abstract.py",
+                                                                      "determine_available_memory")]
+    lines = (_tb(_FORWARD, "IndexError: index 0 is out of bounds for dimension 0 with size 0", prefix=_WORKER)
+             + _tb(caller, "RuntimeError: Worker failed with error 'a different error altogether happened here'",
+                   prefix=_CORE))
+    assert _run(lines)["phase"] != "memory-plan"
+
+
+def test_a_bare_traceback_header_takes_the_frames_printed_under_the_workers_prefix():
+    # The header is printed before the worker's log prefix starts; its frames follow under it.
+    frames = [("vllm/v1/worker/gpu_model_runner.py", "capture_model"),
+              ("vllm/v1/worker/gpu_model_runner.py", "_capture_cudagraphs"),
+              ("vllm/v1/worker/gpu_model_runner.py", "_dummy_run")]
+    lines = ["Traceback (most recent call last):"] + _tb(frames, "KeyError: 14", prefix=_WORKER, header=False)
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
+
+
+def test_torch_npus_graph_capture_status_is_the_capture():
+    d = _run(["ERROR 08-12 01:31:20 [core.py:586] RuntimeError: status == aclmdlRICaptureStatus::ACL_MODEL_RI_"
+              "CAPTURE_STATUS_ACTIVE INTERNAL ASSERT FAILED at \"build/CMakeFiles/torch_npu.dir/compiler_depend.ts\""
+              ":162, please report a bug to PyTorch."])
+    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
+
+
+_V1_START = ["(EngineCore pid=818) INFO 06-10 04:15:00 [gpu_model_runner.py:4752] Starting to load model m...",
+             "(EngineCore pid=818) INFO 06-10 04:15:09 [default_loader.py:267] Loading weights took 3.05 seconds",
+             "(EngineCore pid=818) INFO 06-10 04:15:12 [gpu_worker.py:480] Available KV cache memory: 66.24 GiB"]
+_CORE_PRE = "(EngineCore pid=818) ERROR 06-10 04:15:39 [core.py:1199] "
+
+
+def test_a_later_marker_says_which_step_an_umbrellas_frames_failed_in():
+    # vLLM V1 runs compile, capture and warm-up from inside its KV-cache set-up (initialize_from_config ->
+    # compile_or_warm_up_model); it said it was warming up: the warm-up, not the memory plan.
+    frames = [("vllm/v1/engine/core.py", "_initialize_kv_caches"),
+              ("vllm/v1/executor/abstract.py", "initialize_from_config"),
+              ("vllm/v1/worker/gpu_worker.py", "compile_or_warm_up_model"),
+              ("vllm/model_executor/warmup/kernel_warmup.py", "kernel_warmup"),
+              ("vllm/v1/worker/gpu_model_runner.py", "_dummy_run")]
+    warm = "(EngineCore pid=818) INFO 06-10 04:15:16 [kernel_warmup.py:97] Warming up FlashInfer attention."
+    d = _run(_V1_START + [warm, _CORE_PRE + "EngineCore failed to start."] + _tb(frames, UNKNOWN, prefix=_CORE_PRE))
+    assert d["verdict"] == "failed" and d["phase"] == "warmup"
+    # without that marker the frames' own first match stands
+    d = _run(_V1_START + [_CORE_PRE + "EngineCore failed to start."] + _tb(frames, UNKNOWN, prefix=_CORE_PRE))
+    assert d["phase"] == "memory-plan"
+
+
+def test_a_requests_frames_after_the_finished_warm_up_are_serving():
+    done = "(EngineCore pid=818) INFO 06-10 04:15:45 [core.py:210] init engine (profile, create kv cache, warmup " \
+           "model) took 18.51 seconds"
+    frames = [("vllm/v1/engine/core.py", "run_busy_loop"), ("vllm/v1/engine/core.py", "step"),
+              ("vllm/v1/executor/abstract.py", "execute_model")]
+    d = _run(_V1_START + [done] + _tb(frames, UNKNOWN, prefix=_CORE_PRE))
+    assert d["verdict"] == "failed" and d["phase"] == "serving"
+
+
+@pytest.mark.parametrize("lines,phase", [
+    # TensorRT's builder had built the engine; the host ran out while it was written out
+    (["[06/02/2024-06:14:20] [TRT] [I] Total Weights Memory: 1274045696",
+      "[06/02/2024-06:14:20] [TRT] [I] Engine generation completed in 13.4439 seconds.",
+      "Killed"], "kernel-jit"),
+    # TensorRT-LLM's builder says the engine build failed
+    (["[08/11/2024-06:10:36] [TRT] [E] [virtualMemoryBuffer.cpp::resizePhysical::151] Error Code 2: OutOfMemory "
+      "(Requested size was 16654532608 bytes.)",
+      "[08/11/2024-06:10:36] [TRT-LLM] [E] Engine building failed, please check the error log."], "kernel-jit"),
+    # Triton (the kernel language) could not load the kernel it had just compiled
+    (["2024-04-24 19:19:00,509 - lmdeploy - INFO - Checking environment for PyTorch Engine.",
+      "2024-04-24 19:19:03,669 - lmdeploy - ERROR - RuntimeError: Triton Error [CUDA]: device kernel image is invalid",
+      "2024-04-24 19:19:03,669 - lmdeploy - ERROR - <Triton> test failed!"], "kernel-jit"),
+    # TensorRT-LLM's executor warming up (its autotuner) when a GEMM failed
+    (["[06/21/2025-01:30:40] [TRT-LLM] [RANK 0] [I] [Autotuner]: Autotuning process starts ...",
+      "[06/21/2025-01:30:42] [TRT-LLM] [RANK 0] [I] [Autotuner]: Autotuning process ends",
+      "[06/21/2025-01:30:42] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: [TensorRT-LLM][ERROR] "
+      "Assertion failed: Error occurred when running GEMM! (/src/cpp/tensorrt_llm/kernels/runner.cpp:120)"], "warmup"),
+    # Triton's backend API initialising a model when the process died
+    (["[TensorRT-LLM][WARNING] gpu_device_ids is not specified, will be automatically set",
+      'I0821 08:15:32.609876 2817 libtensorrtllm.cc:114] "TRITONBACKEND_ModelInitialize: tensorrt_llm (version 1)"',
+      "Segmentation fault (core dumped)"], "load-weights"),
+    # TensorRT's runtime created the execution contexts (after the engine): the memory plan
+    (["[TensorRT-LLM][INFO] Loaded engine size: 12569 MiB",
+      "[TensorRT-LLM][INFO] [MemUsageChange] TensorRT-managed allocation in IExecutionContext creation: CPU +0, "
+      "GPU +0, now: CPU 0, GPU 12569 (MiB)",
+      "E1120 10:00:00.000000 1 model_lifecycle.cc:621] failed to load 'tensorrt_llm' version 1: Internal: "
+      "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory "
+      "(/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)"], "memory-plan"),
+])
+def test_the_steps_tensorrt_and_triton_name_in_their_own_words(lines, phase):
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == phase
+
+
+def test_a_failing_message_naming_a_clients_request_id_is_serving():
+    d = _run(["(EngineCore_DP0 pid=344) ERROR 02-10 19:23:35 [offload_connector.py:2498] Error gathering blocks "
+              "for request cmpl-9cbf94ef9250316c-0: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting "
+              "to allocate 832.0K. That was not possible. There are 112.5K free."])
+    assert d["verdict"] == "failed" and d["phase"] == "serving"
