@@ -69,6 +69,12 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return marker
     if framed is not None:
         return framed
+    forward = phase_priors.forward_ran([near_text, *lines_around(inc, line)])
+    if stepped == "load-weights" and forward:
+        # A ggml forward pass failed in what the server reports as a failed load ("llama runner process
+        # has terminated"): llama.cpp's loaders (its tools, Ollama's runner) run one forward, the
+        # warm-up's empty run, before they report ready.
+        return "warmup"
     if stepped is not None:
         return stepped
     if (best is None or best.signature.phase in (None, "launch")) and \
@@ -83,7 +89,8 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     texted = phase_infer.phase_of_text(near_text)
     if texted is not None:
         return texted
-    return fallback
+    # ... and a ggml forward that failed with nothing else said: that run, not launch.
+    return "warmup" if forward else fallback
 
 
 def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:

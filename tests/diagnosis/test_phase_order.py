@@ -137,3 +137,18 @@ def test_a_failing_message_naming_a_clients_request_id_is_serving():
               "for request cmpl-9cbf94ef9250316c-0: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting "
               "to allocate 832.0K. That was not possible. There are 112.5K free."])
     assert d["verdict"] == "failed" and d["phase"] == "serving"
+
+
+@pytest.mark.parametrize("lines", [
+    # ggml's Metal backend failing its first graph compute, nothing else said
+    (["ggml_metal_add_buffer: allocated 'scr1            ' buffer, size =   256.00 MB, (23984.91 / 21845.34)",
+      "ggml_metal_graph_compute: command buffer 0 failed with status 5",
+      "GGML_ASSERT: ggml-metal.m:1177: false"]),
+    # Ollama's scheduler reporting the runner that died in that run as a failed load
+    (['time=2024-09-20T10:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" '
+      'error="llama runner process has terminated: CUDA error: unspecified launch failure\\n  current device: 0, '
+      'in function ggml_cuda_compute_forward at ggml/src/ggml-cuda.cu:2326\\n  err"']),
+])
+def test_a_ggml_forward_that_failed_before_the_server_was_up_is_the_warm_up_run(lines):
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "warmup"
