@@ -158,6 +158,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:could not|unable to) load model\b|\berror loading model\b|"
         # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
         r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
+    # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers
+    # them from 1: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"): the distributed set-up's own barrier
+    # or all-reduce, at launch, whatever a later collective's timeout would mean.
+    ("launch", re.compile(r"\bWorkNCCL\(SeqNum=1, ")),
 ]
 
 

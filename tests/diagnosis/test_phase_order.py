@@ -152,3 +152,15 @@ def test_a_failing_message_naming_a_clients_request_id_is_serving():
 def test_a_ggml_forward_that_failed_before_the_server_was_up_is_the_warm_up_run(lines):
     d = _run(lines)
     assert d["verdict"] == "failed" and d["phase"] == "warmup"
+
+
+def _watchdog(seq: int) -> list[str]:
+    return [f"[rank1]:[E601 10:00:00.000000000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective "
+            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=60000) "
+            "ran for 60027 milliseconds before timing out."]
+
+
+def test_the_process_groups_first_collective_timing_out_is_the_distributed_set_up():
+    d = _run(_watchdog(1))
+    assert d["verdict"] == "failed" and d["phase"] == "launch"
+    assert _run(_watchdog(20518))["phase"] != "launch"
