@@ -79,10 +79,7 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # A compiler's or a build tool's own words (nvcc's front end, gcc, make) and LLVM's
         # abort inside Triton's code generation.
         r"errors? detected in the compilation of|\bCompilation terminated\.|\bCatastrophic error: |\bg?make(?:\[\d+\])?: \*\*\* |"
-        r"\bLLVM ERROR: |"
-        # Triton (the kernel language) loading the image it has just compiled for a kernel's first
-        # launch (its CUDA/HIP driver utils' cuModuleLoadData): a JIT build the driver refuses.
-        r"\bTriton Error \[(?:CUDA|HIP)\]: (?:device kernel image is invalid|no kernel image is available|invalid device function)")),
+        r"\bLLVM ERROR: ")),
     ("memory-plan", re.compile(
         r"(?i)kv cache (?:is needed|memory|blocks?)|num_gpu_blocks|available kv cache|memory profiling")),
     ("load-weights", re.compile(
@@ -104,8 +101,11 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\bduring (?:cuda |acl |npu )?graph capture\b")),
     # A compiler run that the program reports as failed ("Failed compilation with ['neuronx-cc', ...]",
     # "NVCC compilation failed", "compilation failed"): the compile step, whatever the error's usual place.
-    # TensorRT-LLM's builder reporting that TensorRT's engine build (its kernels' compile) failed.
-    ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b|\bEngine building failed\b")),
+    # TensorRT-LLM's builder reporting that TensorRT's engine build (its kernels' compile) failed; and
+    # LMDeploy's environment check of Triton, which compiles and launches a test kernel
+    # (pytorch/check_env: "<Triton> test failed!", later "<Triton> check failed!").
+    ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b|\bEngine building failed\b|"
+                              r"<Triton> (?:test|check) failed!")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error|"
