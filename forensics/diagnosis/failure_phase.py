@@ -101,6 +101,8 @@ def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:
     it plans memory.)"""
     if marker in ("ready", "serving", "shutdown") or PHASE_ORDER.get(framed, 99) >= PHASE_ORDER.get(marker, 0):
         return False
+    if framed == "kernel-jit" and marker in phase_infer.LATE_STEPS:
+        return True  # a kernel built lazily inside the capture or the warm-up (as _nested_step reads frames)
     return ev is not None and ev.kind == kinds.TRACEBACK and phase_infer.runs_several_steps(ev)
 
 
@@ -182,7 +184,7 @@ def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | 
             # or a bare "Traceback (most recent call last):" whose frames follow under another
             # prefix (a worker's log prefix starts on the next line): the next traceback.
             near = outcome.process_of(tb) == proc or bool(head) and tb_head.strip() == head or (
-                ev.kind == kinds.TRACEBACK and 0 < tb.line - (ev.end_line or line) <= 1)
+                head.startswith(_BARE_HEADER) and 0 < tb.line - (ev.end_line or line) <= 1)
         if near:
             framed = phase_infer.phase_of_traceback(tb)
             if framed is not None:
@@ -190,6 +192,9 @@ def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | 
     return None
 
 
+# A traceback's header with nothing of its own after it (no frame, no exception line): what
+# follows it is its body (an exception line without frames is a cut traceback of its own).
+_BARE_HEADER = "Traceback (most recent call last)"
 # An exception's line: its type, then its message ("IndexError: index 0 is out of bounds ...").
 _EXC_HEAD = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt)\w*: (?P<msg>.{20,})$")
 

@@ -164,3 +164,12 @@ def test_the_process_groups_first_collective_timing_out_is_the_distributed_set_u
     d = _run(_watchdog(1))
     assert d["verdict"] == "failed" and d["phase"] == "launch"
     assert _run(_watchdog(20518))["phase"] != "launch"
+
+
+def test_a_kernel_built_lazily_after_the_capture_began_failed_in_the_capture():
+    # frames of a Triton build that do not name the capture; the log said the capture had begun
+    cap = "(EngineCore pid=818) INFO 06-10 04:15:20 [gpu_model_runner.py:3480] Capturing CUDA graphs (mixed " \
+          "prefill-decode, PIECEWISE): 0%|          | 0/67 [00:00<?, ?it/s]"
+    jit = [("triton/runtime/jit.py", "run"), ("triton/compiler/compiler.py", "compile")]
+    d = _run(_V1_START + [cap] + _tb(jit, UNKNOWN, prefix=_CORE_PRE))
+    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
