@@ -411,7 +411,10 @@ def successor_phase(marker_text: str | None, phase: str | None) -> str | None:
     return None
 
 
-_FINISHED = re.compile(r"\btook\b|\bend\b|\bfinished\b|\bdone\b", re.I)
+# "took" with the figure it took ("Loading weights took 3.05 seconds", "... took in total 15.05
+# GiB"): the same words in a traceback's listing of the logging call ('logger.info("Loading model
+# weights took %.4f GB", ...)') say nothing finished.
+_FINISHED = re.compile(r"\btook [^%\d\n]{0,16}\d|\bend\b|\bfinished\b|\bdone\b", re.I)
 
 
 def is_traceback(ev: Event | None) -> bool:

@@ -173,3 +173,16 @@ def test_a_kernel_built_lazily_after_the_capture_began_failed_in_the_capture():
     jit = [("triton/runtime/jit.py", "run"), ("triton/compiler/compiler.py", "compile")]
     d = _run(_V1_START + [cap] + _tb(jit, UNKNOWN, prefix=_CORE_PRE))
     assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
+
+
+def test_a_logging_calls_source_in_a_traceback_says_no_step_finished():
+    # rich's traceback lists the source of the logging call, which names the load marker's words:
+    # still loading (not "weights loaded, so the memory plan").
+    lines = ["INFO 11-06 05:01:00 llm_engine.py:100] Initializing an LLM engine (v0.5.0) with config: model='m'",
+             "│   159 │   │   │   )                                                                │",
+             '    160     logger.info("Loading model weights took %.4f GB",',
+             "KeyError: '10_mlp.down_proj.weight_quantizer.lowbound_factor'"]
+    assert _run(lines)["phase"] == "load-weights"
+    # the line itself, with its figure: the weights were loaded, the memory plan comes next
+    lines[2] = "INFO 11-06 05:01:09 model_runner.py:160] Loading model weights took 14.2487 GB"
+    assert _run(lines)["phase"] == "memory-plan"
