@@ -50,23 +50,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     stepped = phase_infer.phase_of_step(near_text) or phase_infer.phase_of_step(
         "\n".join(lines_after(inc, line)) + "\n")
     if marker is not None:
-        marker_text = outcome.marker_before(inc, line)
-        if framed is not None and _marker_over_frames(marker, framed, ev):
-            return marker
-        if framed is not None and marker != "shutdown" and (
-                framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)):
-            return framed
-        if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
-            return stepped  # the server names a later step than its last marker says
-        if marker == "ready":
-            # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
-            return "launch" if phase_infer.never_listened(near_text) else "serving"
-        if framed is None:
-            # Weights loaded and nothing after: the next step is the memory plan.
-            nxt = phase_infer.successor_phase(marker_text, marker)
-            if nxt is not None:
-                return nxt
-        return marker
+        return _with_marker(marker, outcome.marker_before(inc, line), framed, stepped, ev, near_text)
     if framed is not None:
         return framed
     forward = phase_priors.forward_ran([near_text, *lines_around(inc, line)])
@@ -93,6 +77,28 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     return "warmup" if forward else fallback
 
 
+def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepped: str | None,
+                 ev: Event | None, near_text: str) -> str:
+    """The failure's phase where a marker came before it: the marker, corrected by the frames, by a
+    later step the server names, by what follows readiness or a finished step."""
+    if framed is not None and _marker_over_frames(marker, framed, ev):
+        return marker
+    if framed is not None and marker != "shutdown" and (
+            framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)):
+        return framed
+    if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
+        return stepped  # the server names a later step than its last marker says
+    if marker == "ready":
+        # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
+        return "launch" if phase_infer.never_listened(near_text) else "serving"
+    if framed is None:
+        # Weights loaded and nothing after: the next step is the memory plan.
+        nxt = phase_infer.successor_phase(marker_text, marker)
+        if nxt is not None:
+            return nxt
+    return marker
+
+
 def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:
     """The order of events says more than the frames: the process printed the marker of a later
     start-up step than the frames name, and the frames pass through a function that runs several
@@ -101,8 +107,11 @@ def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:
     it plans memory.)"""
     if marker in ("ready", "serving", "shutdown") or PHASE_ORDER.get(framed, 99) >= PHASE_ORDER.get(marker, 0):
         return False
-    if framed == "kernel-jit" and marker in phase_infer.LATE_STEPS:
-        return True  # a kernel built lazily inside the capture or the warm-up (as _nested_step reads frames)
+    if framed == "kernel-jit" and marker == "cuda-graph-capture":
+        # A kernel built lazily once the capture had begun (as _nested_step reads frames that name it).
+        # Not after a warm-up marker: a warm-up of the kernels themselves ("Warming up custom GEMM
+        # kernel", autotuning) is the compile step.
+        return True
     return ev is not None and ev.kind == kinds.TRACEBACK and phase_infer.runs_several_steps(ev)
 
 

@@ -275,7 +275,7 @@ _STEP_RX = dict(FUNCTION_PHASES)
 # failed in that step. A JIT build inside the memory profile run is the compile step itself
 # (vLLM compiles the model during its profile run), and the profile run's own sampler warm-up
 # (_dummy_sampler_run) is part of the profile run.
-_LATE_STEPS = LATE_STEPS = ("cuda-graph-capture", "warmup")
+_LATE_STEPS = ("cuda-graph-capture", "warmup")
 
 
 def _nested_step(names: list[str]) -> str | None:
