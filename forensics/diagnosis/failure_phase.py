@@ -37,7 +37,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     marker = inc.phase_at(line)
     framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
     if framed is None:
-        framed = nearby_traceback_phase(inc, ev, line)
+        framed = nearby_traceback_phase(inc, ev, line, marked=marker is not None)
     near_text = "\n".join(texts_near(inc, ev, line, best))
     if framed is not None and marker not in ("ready", "serving") and phase_infer.during_capture(near_text):
         framed = "cuda-graph-capture"
@@ -82,7 +82,9 @@ def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepp
     """The failure's phase where a marker came before it: the marker, corrected by the frames, by a
     later step the server names, by what follows readiness or a finished step."""
     if framed is not None and _marker_over_frames(marker, framed, ev):
-        return marker
+        # (a capture that said it finished: the umbrella's next step, the warm-up, was running)
+        done = marker == "cuda-graph-capture" and phase_infer.past_step(marker_text, marker, "launch")
+        return "warmup" if done else marker
     if framed is not None and marker != "shutdown" and (
             framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)):
         return framed
@@ -107,11 +109,6 @@ def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:
     it plans memory.)"""
     if marker in ("ready", "serving", "shutdown") or PHASE_ORDER.get(framed, 99) >= PHASE_ORDER.get(marker, 0):
         return False
-    if framed == "kernel-jit" and marker == "cuda-graph-capture":
-        # A kernel built lazily once the capture had begun (as _nested_step reads frames that name it).
-        # Not after a warm-up marker: a warm-up of the kernels themselves ("Warming up custom GEMM
-        # kernel", autotuning) is the compile step.
-        return True
     return ev is not None and ev.kind == kinds.TRACEBACK and phase_infer.runs_several_steps(ev)
 
 
@@ -165,9 +162,10 @@ def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> 
     return out
 
 
-def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
+def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int, marked: bool = False) -> str | None:
     """A line that is not a traceback often comes with one of the same process
-    just before or after it (the log line, then its stack): its frames say where."""
+    just before or after it (the log line, then its stack): its frames say where. (``marked``: a
+    marker came before the failure; then a bare header's continuation is not read, see below.)"""
     if ev is None:
         return None
     framed_tb = ev.kind == kinds.TRACEBACK and bool(ev.data.get("frames") or any(
@@ -187,13 +185,15 @@ def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | 
             # worker's message (vLLM's "Worker failed with error '...'", an RPC's relay) and its
             # frames name the step that asked (``_initialize_kv_caches``).
             near = tb.line > line and tb.line - line <= 60 and (
-                outcome.process_of(tb) == proc or quoted is not None and quoted in tb_head)
+                outcome.process_of(tb) == proc or _relays(tb_head, quoted, head))
         else:
             # The same error from another rank (ranks print it interleaved, one with its stack);
             # or a bare "Traceback (most recent call last):" whose frames follow under another
-            # prefix (a worker's log prefix starts on the next line): the next traceback.
+            # prefix (a worker's log prefix starts on the next line): the next traceback, where no
+            # marker says where start-up was (with one, that next traceback may be another
+            # process's, and the marker is the better word).
             near = outcome.process_of(tb) == proc or bool(head) and tb_head.strip() == head or (
-                head.startswith(_BARE_HEADER) and 0 < tb.line - (ev.end_line or line) <= 1)
+                not marked and head.startswith(_BARE_HEADER) and 0 < tb.line - (ev.end_line or line) <= 1)
         if near:
             framed = phase_infer.phase_of_traceback(tb)
             if framed is not None:
@@ -206,6 +206,12 @@ def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | 
 _BARE_HEADER = "Traceback (most recent call last)"
 # An exception's line: its type, then its message ("IndexError: index 0 is out of bounds ...").
 _EXC_HEAD = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt)\w*: (?P<msg>.{20,})$")
+
+
+def _relays(tb_head: str, quoted: str | None, head: str) -> bool:
+    """Another exception whose message quotes this one's: a relay (not the same error, which
+    another rank prints with frames of its own)."""
+    return quoted is not None and quoted in tb_head and tb_head.strip() != head
 
 
 def _relayed_message(head: str) -> str | None:

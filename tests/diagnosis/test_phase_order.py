@@ -166,15 +166,6 @@ def test_the_process_groups_first_collective_timing_out_is_the_distributed_set_u
     assert _run(_watchdog(20518))["phase"] != "launch"
 
 
-def test_a_kernel_built_lazily_after_the_capture_began_failed_in_the_capture():
-    # frames of a Triton build that do not name the capture; the log said the capture had begun
-    cap = "(EngineCore pid=818) INFO 06-10 04:15:20 [gpu_model_runner.py:3480] Capturing CUDA graphs (mixed " \
-          "prefill-decode, PIECEWISE): 0%|          | 0/67 [00:00<?, ?it/s]"
-    jit = [("triton/runtime/jit.py", "run"), ("triton/compiler/compiler.py", "compile")]
-    d = _run(_V1_START + [cap] + _tb(jit, UNKNOWN, prefix=_CORE_PRE))
-    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
-
-
 def test_a_logging_calls_source_in_a_traceback_says_no_step_finished():
     # rich's traceback lists the source of the logging call, which names the load marker's words:
     # still loading (not "weights loaded, so the memory plan").
@@ -186,3 +177,25 @@ def test_a_logging_calls_source_in_a_traceback_says_no_step_finished():
     # the line itself, with its figure: the weights were loaded, the memory plan comes next
     lines[2] = "INFO 11-06 05:01:09 model_runner.py:160] Loading model weights took 14.2487 GB"
     assert _run(lines)["phase"] == "memory-plan"
+
+
+def test_after_a_finished_capture_an_umbrellas_frames_are_the_warm_up():
+    frames = [("vllm/v1/executor/multiproc_executor.py", "__init__"),
+              ("vllm/v1/worker/gpu_worker.py", "compile_or_warm_up_model"),
+              ("vllm/v1/worker/gpu_model_runner.py", "_dummy_run"), ("torch/nn/modules/module.py", "_call_impl")]
+    done = "(EngineCore pid=818) INFO 06-10 04:15:26 [gpu_model_runner.py:2037] Graph capturing finished in 54 " \
+           "secs, took 1.82 GiB"
+    d = _run(_V1_START + [done, _CORE_PRE + "WorkerProc failed to start."] + _tb(frames, UNKNOWN, prefix=_CORE_PRE))
+    assert d["verdict"] == "failed" and d["phase"] == "warmup"
+
+
+def test_the_same_error_from_another_rank_is_no_relay():
+    # two ranks print one error with frames of their own; the other rank's frames say nothing more
+    msg = "ImportError: /opt/conda/lib/libstdc++.so.6: version `CXXABI_1.3.15' not found (required by x.so)"
+    jit = "[2025-10-12 13:48:59 TP0] Entering DeepGEMM JIT Pre-Compile session. It may take a long time " \
+          "(typically 10-20 mins) if you have not run `sglang.compile_deep_gemm`."
+    mute = [("sglang/srt/managers/scheduler.py", "__init__")]
+    lib = [("torchvision/extension.py", "<module>"), ("torch/_ops.py", "load_library")]
+    d = _run([jit] + _tb(mute, msg, prefix="[2025-10-12 13:49:37 TP0] ")
+             + _tb(lib, msg, prefix="[2025-10-12 13:49:37 TP1] "))
+    assert d["verdict"] == "failed" and d["phase"] == "kernel-jit"
