@@ -4,6 +4,8 @@ what the server says about the step, the signature's hint, the catalogue and
 the message's own words (phase_infer), in that order of trust."""
 from __future__ import annotations
 
+import re
+
 from forensics.diagnosis import phase_infer, phase_priors
 from forensics.events import types as kinds
 from forensics.events.phases import PHASE_ORDER
@@ -35,7 +37,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     marker = inc.phase_at(line)
     framed = phase_infer.phase_of_traceback(ev) if ev is not None and ev.kind == kinds.TRACEBACK else None
     if framed is None:
-        framed = nearby_traceback_phase(inc, ev, line)
+        framed = nearby_traceback_phase(inc, ev, line, marked=marker is not None)
     near_text = "\n".join(texts_near(inc, ev, line, best))
     if framed is not None and marker not in ("ready", "serving") and phase_infer.during_capture(near_text):
         framed = "cuda-graph-capture"
@@ -48,22 +50,15 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     stepped = phase_infer.phase_of_step(near_text) or phase_infer.phase_of_step(
         "\n".join(lines_after(inc, line)) + "\n")
     if marker is not None:
-        if framed is not None and marker != "shutdown" and (
-                framed != "serving" or marker in ("ready", "serving")):
-            return framed
-        if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
-            return stepped  # the server names a later step than its last marker says
-        if marker == "ready":
-            # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
-            return "launch" if phase_infer.never_listened(near_text) else "serving"
-        if framed is None:
-            # Weights loaded and nothing after: the next step is the memory plan.
-            nxt = phase_infer.successor_phase(outcome.marker_before(inc, line), marker)
-            if nxt is not None:
-                return nxt
-        return marker
+        return _with_marker(marker, outcome.marker_before(inc, line), framed, stepped, ev, near_text)
     if framed is not None:
         return framed
+    forward = phase_priors.forward_ran([near_text, *lines_around(inc, line)])
+    if stepped == "load-weights" and forward:
+        # A ggml forward pass failed in what the server reports as a failed load ("llama runner process
+        # has terminated"): llama.cpp's loaders (its tools, Ollama's runner) run one forward, the
+        # warm-up's empty run, before they report ready.
+        return "warmup"
     if stepped is not None:
         return stepped
     if (best is None or best.signature.phase in (None, "launch")) and \
@@ -78,7 +73,49 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     texted = phase_infer.phase_of_text(near_text)
     if texted is not None:
         return texted
-    return fallback
+    # ... and a ggml forward that failed with nothing else said: that run, not launch.
+    return "warmup" if forward else fallback
+
+
+def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepped: str | None,
+                 ev: Event | None, near_text: str) -> str:
+    """The failure's phase where a marker came before it: the marker, corrected by the frames, by a
+    later step the server names, by what follows readiness or a finished step."""
+    if framed is not None and _marker_over_frames(marker, framed, ev):
+        # (a capture that said it finished: the umbrella's next step, the warm-up, was running)
+        done = marker == "cuda-graph-capture" and phase_infer.past_step(marker_text, marker, "launch")
+        return "warmup" if done else marker
+    if framed is not None and marker != "shutdown" and (
+            framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)):
+        return framed
+    if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
+        return stepped  # the server names a later step than its last marker says
+    if marker == "ready":
+        # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
+        return "launch" if phase_infer.never_listened(near_text) else "serving"
+    if framed is None:
+        # Weights loaded and nothing after: the next step is the memory plan.
+        nxt = phase_infer.successor_phase(marker_text, marker)
+        if nxt is not None:
+            return nxt
+    return marker
+
+
+def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:
+    """The order of events says more than the frames: the process printed the marker of a later
+    start-up step than the frames name, and the frames pass through a function that runs several
+    steps (vLLM's compile_or_warm_up_model, inside the KV-cache set-up: its kernel warm-up follows
+    "Warming up FlashInfer attention."). (Not any later marker: vLLM's CPU backend warms up before
+    it plans memory.)"""
+    if marker in ("ready", "serving", "shutdown") or PHASE_ORDER.get(framed, 99) >= PHASE_ORDER.get(marker, 0):
+        return False
+    return ev is not None and ev.kind == kinds.TRACEBACK and phase_infer.runs_several_steps(ev)
+
+
+def _finished_warmup(marker_text: str | None, marker: str) -> bool:
+    """The last marker says the warm-up (the last start-up step) finished ("init engine (profile,
+    create kv cache, warmup model) took 15.18 seconds"): a request's frames after it are serving."""
+    return marker == "warmup" and phase_infer.past_step(marker_text, "warmup", "launch")
 
 
 # The step that runs a lazy JIT build as part of itself: vLLM compiles the model in its memory
@@ -125,28 +162,60 @@ def texts_near(inc: Incident, ev: Event | None, line: int, best: Hit | None) -> 
     return out
 
 
-def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int) -> str | None:
+def nearby_traceback_phase(inc: Incident, ev: Event | None, line: int, marked: bool = False) -> str | None:
     """A line that is not a traceback often comes with one of the same process
-    just before or after it (the log line, then its stack): its frames say where."""
+    just before or after it (the log line, then its stack): its frames say where. (``marked``: a
+    marker came before the failure; then a bare header's continuation is not read, see below.)"""
     if ev is None:
         return None
     framed_tb = ev.kind == kinds.TRACEBACK and bool(ev.data.get("frames") or any(
         e.frames for e in ev.data.get("chain") or ()))
     proc = outcome.process_of(ev)
     head = ev.text.split("\n", 1)[0].strip()
+    quoted = _relayed_message(head)
     for tb, _phase, _after in inc.tracebacks:
         if tb is ev or abs(tb.line - line) > 300:
             continue
+        tb_head = tb.text.split("\n", 1)[0]
         if framed_tb:
             # Frames that say nothing (a queue read, a lock): the traceback the same process
             # prints next is the one the error was raised into ("The above exception was the
             # direct cause of the following exception"), and its frames say where it was.
-            near = tb.line > line and tb.line - line <= 60 and outcome.process_of(tb) == proc
+            # Or the caller's traceback in the process that asked for the work: it quotes the
+            # worker's message (vLLM's "Worker failed with error '...'", an RPC's relay) and its
+            # frames name the step that asked (``_initialize_kv_caches``).
+            near = tb.line > line and tb.line - line <= 60 and (
+                outcome.process_of(tb) == proc or _relays(tb_head, quoted, head))
         else:
-            # The same error from another rank (ranks print it interleaved, one with its stack).
-            near = outcome.process_of(tb) == proc or bool(head) and tb.text.split("\n", 1)[0].strip() == head
+            # The same error from another rank (ranks print it interleaved, one with its stack);
+            # or a bare "Traceback (most recent call last):" whose frames follow under another
+            # prefix (a worker's log prefix starts on the next line): the next traceback, where no
+            # marker says where start-up was (with one, that next traceback may be another
+            # process's, and the marker is the better word).
+            near = outcome.process_of(tb) == proc or bool(head) and tb_head.strip() == head or (
+                not marked and head.startswith(_BARE_HEADER) and 0 < tb.line - (ev.end_line or line) <= 1)
         if near:
             framed = phase_infer.phase_of_traceback(tb)
             if framed is not None:
                 return framed
     return None
+
+
+# A traceback's header with nothing of its own after it (no frame, no exception line): what
+# follows it is its body (an exception line without frames is a cut traceback of its own).
+_BARE_HEADER = "Traceback (most recent call last)"
+# An exception's line: its type, then its message ("IndexError: index 0 is out of bounds ...").
+_EXC_HEAD = re.compile(r"^(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt)\w*: (?P<msg>.{20,})$")
+
+
+def _relays(tb_head: str, quoted: str | None, head: str) -> bool:
+    """Another exception whose message quotes this one's: a relay (not the same error, which
+    another rank prints with frames of its own)."""
+    return quoted is not None and quoted in tb_head and tb_head.strip() != head
+
+
+def _relayed_message(head: str) -> str | None:
+    """The message of an exception line, long enough that another process quoting it is relaying
+    this very error (a short one, "14", could be quoted by chance)."""
+    m = _EXC_HEAD.match(head)
+    return m.group("msg")[:200] if m else None

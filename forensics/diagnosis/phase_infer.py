@@ -59,7 +59,10 @@ TEXT_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("cuda-graph-capture", re.compile(
         r"(?i)BeginCapture|begin capture stream|stream is capturing|during (?:cuda |acl )?graph capture|"
         r"graph capture (?:failed|error)|capturing (?:cuda|acl) ?graphs?|capture (?:cuda|acl) ?graph failed|"
-        r"failed to capture (?:cuda |acl )?graph")),
+        r"failed to capture (?:cuda |acl )?graph|"
+        # torch_npu's NPU graph capture checks the ACL runtime's capture status (aclmdlRICaptureGetInfo:
+        # ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE / _INVALIDATED): only a capture reads it.
+        r"\b[Aa]clmdlRICapture\w*|\bACL_MODEL_RI_CAPTURE_STATUS_\w+")),
     # TGI's shard names the RPC it was serving ("Method Warmup encountered an
     # error.", text_generation_server/interceptor.py) and its router the span
     # ("warmup{max_input_length=...}:warmup:").
@@ -98,7 +101,11 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\bduring (?:cuda |acl |npu )?graph capture\b")),
     # A compiler run that the program reports as failed ("Failed compilation with ['neuronx-cc', ...]",
     # "NVCC compilation failed", "compilation failed"): the compile step, whatever the error's usual place.
-    ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b")),
+    # TensorRT-LLM's builder reporting that TensorRT's engine build (its kernels' compile) failed; and
+    # LMDeploy's environment check of Triton, which compiles and launches a test kernel
+    # (pytorch/check_env: "<Triton> test failed!", later "<Triton> check failed!").
+    ("kernel-jit", re.compile(r"(?i)\bfailed compilation with\b|\bcompilation failed\b|\bEngine building failed\b|"
+                              r"<Triton> (?:test|check) failed!")),
     # TGI's shard names the RPC that failed (text_generation_server/interceptor.py); its
     # warm-up can fail before the launcher has seen the shard ready.
     ("warmup", re.compile(r"\bMethod Warmup encountered an error|"
@@ -111,7 +118,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # prompt processing): what failed was serving, whatever the last start-up marker said.
     ("serving", re.compile(r"\bMethod (?:Prefill|Decode|FilterBatch) encountered an error|"
                            r"(?i:\b(?:error|failed|failure) (?:while |when |in )?(?:executing|processing|handling) "
-                           r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b")),
+                           r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b|"
+                           # A failing message naming the client's request by the id an OpenAI-compatible
+                           # server gives it ("cmpl-...", "chatcmpl-..."): ids only client requests get.
+                           r"\b(?:for|of|in) request (?:chat)?cmpl-[0-9a-f]")),
     # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
     # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
@@ -148,6 +158,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\b(?:could not|unable to) load model\b|\berror loading model\b|"
         # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
         r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
+    # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers
+    # them from 1: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"): the distributed set-up's own barrier
+    # or all-reduce, at launch, whatever a later collective's timeout would mean.
+    ("launch", re.compile(r"\bWorkNCCL\(SeqNum=1, ")),
 ]
 
 
@@ -292,6 +306,26 @@ _PROFILE_RUNS = frozenset({"profile_run", "determine_available_memory", "determi
                            "profile_max_num_token"})
 
 
+def runs_several_steps(ev: Event) -> bool:
+    """The traceback's frames pass through a function that runs several start-up steps in turn
+    (``_UMBRELLAS``): which of them failed is told by the markers the process printed, not by
+    the frames' first match."""
+    frames = list(ev.data.get("frames") or ())
+    for link in ev.data.get("chain") or ():
+        frames.extend(link.frames or ())
+    return any(f"{f.function} ".startswith(_UMBRELLAS) for f in frames)
+
+
+def past_step(marker_text: str | None, marker: str | None, framed: str | None) -> bool:
+    """The last marker says a start-up step finished ("Graph capturing finished in 4 secs") that
+    comes after the step ``framed`` names: the process had gone past that step."""
+    from forensics.events.phases import PHASE_ORDER
+
+    if not (marker_text and marker and framed) or marker in ("ready", "serving", "shutdown"):
+        return False
+    return PHASE_ORDER.get(framed, 99) < PHASE_ORDER.get(marker, 0) and _FINISHED.search(marker_text) is not None
+
+
 def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
     """Phase from what the frames of a traceback (and of its first chained
     exception) were doing."""
@@ -377,7 +411,10 @@ def successor_phase(marker_text: str | None, phase: str | None) -> str | None:
     return None
 
 
-_FINISHED = re.compile(r"\btook\b|\bend\b|\bfinished\b|\bdone\b", re.I)
+# "took" with the figure it took ("Loading weights took 3.05 seconds", "... took in total 15.05
+# GiB"): the same words in a traceback's listing of the logging call ('logger.info("Loading model
+# weights took %.4f GB", ...)') say nothing finished.
+_FINISHED = re.compile(r"\btook [^%\d\n]{0,16}\d|\bend\b|\bfinished\b|\bdone\b", re.I)
 
 
 def is_traceback(ev: Event | None) -> bool:

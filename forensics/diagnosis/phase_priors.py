@@ -67,6 +67,11 @@ def kernel_launched(texts: Iterable[str]) -> bool:
     return any(KERNEL_LAUNCHED.search(t) for t in heads) and any(FORWARD_RAN.search(t) for t in heads)
 
 
+def forward_ran(texts: Iterable[str]) -> bool:
+    """The failing lines name a ggml forward pass (FORWARD_RAN): the model was computing."""
+    return any(FORWARD_RAN.search(t[:4000]) for t in texts if t)
+
+
 def startup_failed(texts: Iterable[str]) -> bool:
     """The failing lines (and the wrapper printed with them) say start-up failed."""
     return any(STARTUP_FAILED.search(t[:4000]) for t in texts if t)
