@@ -42,3 +42,19 @@ def test_the_label_model_reads_what_the_wording_says() -> None:
     assert pair_vector(inp, "config.model-load")[INDEX["says"]] == 0.0
     assert pair_vector(inp, "unknown")[INDEX["unknown_when_said"]] == 1.0
     assert pair_vector(DecisionInputs(), "unknown")[INDEX["unknown_when_said"]] == 0.0
+
+
+def test_the_cuda_runtimes_names_for_an_old_driver_say_the_driver() -> None:
+    """CUDA's own errors for a driver older than the program (its documentation of each): the
+    wording and the catalogue's label agree, and neither calls them the ABI or the architecture."""
+    from forensics.diagnosis.decision.label_prior import catalogue_says
+
+    for line in ("RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+                 "[FT][ERROR] CUDA runtime error: API call is not supported in the installed CUDA driver"):
+        assert wording.says(line) == ("env.driver-too-old",), line
+        assert catalogue_says(line) == ("env.driver-too-old",), line
+    # a driver API entry point missing from libcuda is the driver's age; a C++ symbol is the ABI
+    assert wording.says("ImportError: /x/_C.abi3.so: undefined symbol: cuTensorMapEncodeTiled") == (
+        "env.driver-too-old",)
+    assert wording.says("ImportError: /x/_C.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEi") == (
+        "env.abi-mismatch",)
