@@ -28,18 +28,23 @@ MAX_WARNINGS = 8
 MAX_TEXT = 400
 
 
+def entries(text: str) -> list[Any]:
+    """The catalogue's entries for one line (its first ``MAX_TEXT`` characters, the best five), or
+    none where the catalogue's data cannot be read."""
+    try:
+        from forensics.events import catalogue  # type: ignore[attr-defined]
+
+        return list(catalogue.lookup_all(text[:MAX_TEXT], limit=5))
+    except Exception:  # noqa: BLE001 - no catalogue data: no catalogue facts
+        return []
+
+
 @lru_cache(maxsize=4096)
 def line_facts(text: str) -> tuple[str, ...]:
     """Catalogue facts of one line: ``label:X`` / ``rule:R`` for every entry
     that matches (a line may hold several messages: ``Could not import X: No
     module named 'y'``), then ``pkg:P``, ``exc:E`` and ``kind:K`` of the best."""
-    try:
-        from forensics.events import catalogue  # type: ignore[attr-defined]
-
-        found = catalogue.lookup_all(text[:MAX_TEXT], limit=5)
-    except Exception:  # noqa: BLE001 - no catalogue data: no catalogue facts
-        return ()
-    found = [e for e in found if _specific(e.template)]
+    found = [e for e in entries(text) if _specific(e.template)]
     if not found:
         return ()
     out: list[str] = []

@@ -37,9 +37,7 @@ def record_hits(sset: SignatureSet):  # type: ignore[no-untyped-def]
         if not matched_kind(ev):
             return
         collect(inc, ev)
-        hits = len(inc.failure_hits) + len(inc.wrapper_hits)
-        match_into(sset, inc, ev, inc.phase, inc.ready_line is not None)
-        if len(inc.failure_hits) + len(inc.wrapper_hits) != hits:
+        if match_into(sset, inc, ev, inc.phase, inc.ready_line is not None):
             outcome.keep_context(inc, ev)  # what was printed just before a hit (evidence.offered)
 
     return on_event
@@ -61,9 +59,11 @@ def matched_kind(ev: Event) -> bool:
 _NO_TOKENS = ("throughput: 0.0 tokens/s", "(token/s): 0.0")  # vLLM's and SGLang's stats lines
 
 
-def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, after_ready: bool) -> None:
+def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, after_ready: bool) -> int:
     """Record on ``inc`` the signatures ``ev`` matches, as of ``phase`` and
-    readiness (the state the lifetime was in when ``ev`` arrived)."""
+    readiness (the state the lifetime was in when ``ev`` arrived); how many
+    failure or wrapper hits were recorded."""
+    recorded = 0
     for sig, view in sset.match_event(ev):
         text, line = _hit_text(ev, view, sig.kind == "failure")
         hit = Hit(sig, ev, view, phase, after_ready, line, text)
@@ -71,8 +71,10 @@ def match_into(sset: SignatureSet, inc: Incident, ev: Event, phase: str | None, 
             inc.precursor_hits if sig.kind == "precursor" else inc.wrapper_hits)
         if len(bucket) < 400:
             bucket.append(hit)
+            recorded += sig.kind != "precursor"
         else:
             inc.dropped += 1
+    return recorded
 
 
 def _hit_text(ev: Event, view: int, failure: bool = True) -> tuple[str, int]:

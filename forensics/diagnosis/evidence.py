@@ -20,7 +20,7 @@ MAX_EVIDENCE = 5
 _MISSING_TOOL = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line \d+: )?\S+: (?:not found|No such file or directory)$|"
                            r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: \d+: \S+: not found$|: command not found$")
 _BARE_EXCEPTION = re.compile(r"^[\w.]+:?$")  # an exception's name alone
-_WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
+WARNING_WORD = re.compile(r"\[WARN(?:ING)?\]|(?:^|\s)WARN(?:ING)?(?:\s|:)|\blevel=warn(?:ing)?\b")
 # A Rust panic's location line whose message follows on the next line.
 _PANIC_AT = re.compile(r"\bthread '[^']{1,80}' panicked at \S+:\d+:\d+:\s*$")
 # Rust's anyhow prints an error returned from main as "Error: <context>", a blank line,
@@ -126,7 +126,7 @@ def _worded(best: Hit, fails: list[Hit]) -> Hit:
 
 
 def _is_warning(h: Hit) -> bool:
-    return h.event.level == "WARNING" or bool(_WARNING_WORD.search(h.text[:200]))
+    return h.event.level == "WARNING" or bool(WARNING_WORD.search(h.text[:200]))
 
 
 def clip_message(text: str, limit: int = 600) -> str:
@@ -191,7 +191,7 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
 # above", vLLM's "Engine core initialization failed. See root cause above." and "... in a background
 # process. See stack trace for root cause." It names no failure of its own (one that quotes the
 # error, "Worker failed with error '...'", is left as it is).
-_POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|logged) (?:as )?above\b|"
+POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|logged) (?:as )?above\b|"
                            r"\bsee (?:the )?(?:root cause|stack ?trace|traceback|errors?|logs?) above\b|"
                            r"\bsee (?:the )?stack ?trace (?:above )?for (?:the )?root cause\b")
 
@@ -212,11 +212,11 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     at = evidence[0]["line"]
     if _NO_REASON.search(text[:600]):
         proof = _error_just_before(inc, at)  # the reason, printed right before the restatement
-    elif _POINTS_ABOVE.search(text[:600]) and " with error '" not in text[:600]:
+    elif POINTS_ABOVE.search(text[:600]) and " with error '" not in text[:600]:
         proof = outcome.best_proof(inc, at, exclude={at}) or _error_just_before(inc, at)
     else:
         return
-    if proof is None or proof.line >= at or _POINTS_ABOVE.search(proof.text[:600]):
+    if proof is None or proof.line >= at or POINTS_ABOVE.search(proof.text[:600]):
         return
     key = clip_message(proof.text).strip()
     for i in range(len(evidence) - 1, 0, -1):
@@ -241,7 +241,7 @@ def _error_just_before(inc: Incident, at: int, gap: int = 3) -> Event | None:
     return last if at - (last.end_line or last.line) <= gap and _ERROR_WORDED.search(last.text[:400]) else None
 
 
-_EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\[\w+\])?: \S")
+EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\[\w+\])?: \S")
 
 
 def _exception_fragment_first(evidence: list[dict[str, Any]]) -> None:
@@ -251,7 +251,7 @@ def _exception_fragment_first(evidence: list[dict[str, Any]]) -> None:
     if not evidence or evidence[0]["role"] != "last-frame":
         return
     for i, e in enumerate(evidence):
-        if e["role"] == "fragment" and _EXCEPTION_LINE.match(str(e["text"]).strip()):
+        if e["role"] == "fragment" and EXCEPTION_LINE.match(str(e["text"]).strip()):
             evidence.insert(0, {**evidence.pop(i), "role": "cause"})
             return
 
@@ -380,8 +380,3 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
         drop = next((i for i in range(len(evidence) - 1, 0, -1) if evidence[i]["role"] in ("supporting", "fragment")),
                     len(evidence) - 1)
         evidence.pop(drop)
-
-
-EXCEPTION_LINE = _EXCEPTION_LINE  # (the offered lines' stage reads the same wording classes)
-POINTS_ABOVE = _POINTS_ABOVE
-WARNING_WORD = _WARNING_WORD

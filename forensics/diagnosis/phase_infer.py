@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterable
 
 from forensics.events import types as kinds
+from forensics.events.phases import PHASE_ORDER
 from forensics.events.types import Event, Frame
 from forensics.events.textmemo import memo_by_text
 from forensics.diagnosis.guarded import AsciiSet
@@ -319,8 +320,6 @@ def runs_several_steps(ev: Event) -> bool:
 def past_step(marker_text: str | None, marker: str | None, framed: str | None) -> bool:
     """The last marker says a start-up step finished ("Graph capturing finished in 4 secs") that
     comes after the step ``framed`` names: the process had gone past that step."""
-    from forensics.events.phases import PHASE_ORDER
-
     if not (marker_text and marker and framed) or marker in ("ready", "serving", "shutdown"):
         return False
     return PHASE_ORDER.get(framed, 99) < PHASE_ORDER.get(marker, 0) and _FINISHED.search(marker_text) is not None

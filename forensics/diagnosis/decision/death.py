@@ -43,24 +43,29 @@ _FLAGS = {"i": re.I, "s": re.S}
 
 
 @lru_cache(maxsize=1)
-def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """The shapes of ``death_shapes.yaml`` (id, compiled regex), in file order (read once, when the
-    detector first reads a line: a log no rule left undecided never pays for it)."""
-    raw = load_table(__file__, "death_shapes.yaml")
+def _table() -> tuple[tuple[str, re.Pattern[str], bool], ...]:
+    """The shapes of ``death_shapes.yaml`` (id, compiled regex, whether it says a process ended), in
+    file order (read once, when the detector first reads a line: a log no rule left undecided never
+    pays for it)."""
     out = []
-    for s in raw["shapes"]:
+    for s in load_table(__file__, "death_shapes.yaml")["shapes"]:
         flags = 0
         for c in s.get("flags", ""):
             flags |= _FLAGS[c]
-        out.append((s["id"], re.compile(s["regex"], flags)))
+        out.append((s["id"], re.compile(s["regex"], flags), bool(s.get("dies"))))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Every shape (id, compiled regex): the detector's shape features."""
+    return tuple((sid, rx) for sid, rx, _dies in _table())
 
 
 @lru_cache(maxsize=1)
 def _dying_shapes() -> tuple[re.Pattern[str], ...]:
     """The shapes that say a process ended (``dies: true``)."""
-    dies = {s["id"] for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("dies")}
-    return tuple(rx for sid, rx in _shapes() if sid in dies)
+    return tuple(rx for _sid, rx, dies in _table() if dies)
 
 
 def says_it_died(ev: Any) -> bool:

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from forensics.diagnosis import catalogue_features
 from forensics.diagnosis.decision.pair_model import load
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.incidents import outcome
@@ -113,12 +114,11 @@ def last_exception_line(evidence: list[dict[str, Any]]) -> int | None:
 def catalogue_facts(text: str) -> tuple[float, float, float]:
     """What the message catalogue says of a line: an error a program prints when something failed;
     a message with a root-cause label; one it prints only at INFO/DEBUG/WARNING level."""
-    try:
-        from forensics.events import catalogue  # type: ignore[attr-defined]
-
-        found = [e for e in catalogue.lookup_all(text, limit=5) if len(e.template) >= 12]
-    except Exception:  # noqa: BLE001 - no catalogue data: no catalogue facts
+    found = [e for e in catalogue_features.entries(text) if len(e.template) >= 12]
+    if not found:
         return 0.0, 0.0, 0.0
+    from forensics.events import catalogue  # type: ignore[attr-defined]  (read: entries found it)
+
     err = any(catalogue.is_error_level(e) for e in found)
     quiet = bool(found) and not err and any((e.level or "").upper() in ("INFO", "DEBUG", "WARNING") for e in found)
     return float(err), float(any(e.label for e in found)), float(quiet)

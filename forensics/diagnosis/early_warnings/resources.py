@@ -124,10 +124,10 @@ def _shortfall(text: str, live: Any, facts: dict[str, Any]) -> str | None:
             where = "host" if _HOST_WORDS.search(text) else "device"
             return f"{max(need):.2f} GiB needed, {max(have):.2f} GiB available ({where} memory)"
     m = _OVER_TOTAL.search(text) if 10 in live else None
-    if m is not None and to_gib(m.group(1), m.group(2)) > to_gib(m.group(3), m.group(4)) > 0:
+    need, total = (to_gib(m.group(1), m.group(2)), to_gib(m.group(3), m.group(4))) if m is not None else (0.0, 0.0)
+    if need > total > 0:
         where = "host" if _HOST_WORDS.search(text) else "device"
-        return (f"{to_gib(m.group(1), m.group(2)):.2f} GiB needed, more than the {to_gib(m.group(3), m.group(4)):.2f} "
-                f"GiB of total {where} memory")
+        return f"{need:.2f} GiB needed, more than the {total:.2f} GiB of total {where} memory"
     m = _DEVICES_SHORT.search(text) if 7 in live else None
     if m is not None and (m.group(1) is None or int(m.group(1)) > int(m.group(2))):
         return "more devices required than are available"
