@@ -202,7 +202,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         if verdicts.answered_requests(inc):
             # a request handled (its handler's traceback) is serving (taxonomy), readiness line or not
             result["phase"] = result["reached_phase"] = "serving"
-        result["summary"] = summaries.healthy_summary(inc, result["verdict"])
+        result["summary"] = summaries.healthy_summary(inc, result["verdict"], result["phase"])
         return result
     best = _best_hit(found)
     fail_line, fail_ev = _failure_point(inc, found, best)

@@ -5,15 +5,23 @@ from forensics.events.types import Event
 from forensics.incidents.lifetimes import Incident
 
 
-def healthy_summary(inc: Incident, verdict: str) -> str:
+def _in_phase(phase: str | None) -> str:
+    # A log with no start-up marker has no phase to name: say so instead of printing "None".
+    return f"phase {phase}" if phase else "no start-up phase recognised"
+
+
+def healthy_summary(inc: Incident, verdict: str, phase: str | None) -> str:
+    """``phase``: the phase the answer reports (the lifetime's last marker, or the one inferred)."""
     if verdict == "no-failure" and inc.stop_requested_line is not None:
-        return f"No failure found; the service was asked to stop during start-up (phase {inc.phase})."
+        return f"No failure found; the service was asked to stop during start-up ({_in_phase(phase)})."
     if verdict == "ready":
         return "The server reached readiness; no failure found."
     if verdict == "stalled":
-        return f"No failure printed, but no progress for a long time while in phase {inc.phase}."
+        if not phase:
+            return "No failure printed, but no progress for a long time (no start-up phase recognised)."
+        return f"No failure printed, but no progress for a long time while in phase {phase}."
     if verdict == "starting":
-        return f"No failure found; the log ends while the server is still starting (phase {inc.phase})."
+        return f"No failure found; the log ends while the server is still starting ({_in_phase(phase)})."
     return "No failure found in this log."
 
 

@@ -47,11 +47,15 @@ from forensics.events.grammars import message_parser, traceback_shape_parser
 from forensics.events.types import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
+from forensics.errors import InputError
+from forensics.ingest.compression import compression_of
 from forensics.ingest.encoding import StreamDecoder
 from forensics.ingest.live import LineCutter
+from forensics.ingest.sources import looks_like
 from forensics.pipeline import LivePipeline, assemble, load_classifier
 
 IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
+HEAD_SNIFF_BYTES = 4096  # first bytes of a live stream tested for text (the file reader tests 64 KiB)
 EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many lines)
 # --------------------------------------------------------------------- the hook
 # Which early warnings to print for the event that just arrived is decided in
@@ -80,6 +84,9 @@ class LiveLines:
         self.early: list[tuple[int, str]] = []  # the first lines: the plan is made from them, replayed if it changes
         self.consumed = 0  # the last line handed out
         self.last_line_at = time.monotonic()
+        self.head = bytearray()  # the first decoded bytes, until they say text or not (HEAD_SNIFF_BYTES)
+        self.sniffed = False
+        self.raw_start = b""  # the stream's first bytes, for a compressor's magic
 
     def __iter__(self) -> "LiveLines":
         return self
@@ -127,7 +134,26 @@ class LiveLines:
             return False
 
     def _take(self, data: bytes) -> None:
-        self._cut(self.decoder.feed(data))
+        if not self.raw_start:
+            self.raw_start = bytes(data[:16])
+            packed = compression_of(self.raw_start)
+            if packed:  # a live stream is never decompressed: say how to feed it (as classify refuses binary)
+                raise InputError(f"-: {packed}-compressed input; decompress it into watch (e.g. zcat FILE | "
+                                 "forensics watch), or classify the file")
+        self._cut(self._sniff(self.decoder.feed(data)))
+
+    def _sniff(self, utf8: bytes, final: bool = False) -> bytes:
+        """The file reader's "is this text?" test on the stream's first bytes:
+        binary input is a one-line error (exit 2), not a watch that ends
+        "while starting". Lines before the decision are not held back."""
+        if not self.sniffed:
+            self.head += utf8[:HEAD_SNIFF_BYTES - len(self.head)]
+            if len(self.head) >= HEAD_SNIFF_BYTES or final:
+                self.sniffed = True
+                what = looks_like(bytes(self.head))
+                if what:
+                    raise InputError(f"-: not a text log (looks like {what})")
+        return utf8
 
     def _cut(self, utf8: bytes) -> None:
         text, _clipped = self.cutter.take(utf8)
@@ -144,7 +170,7 @@ class LiveLines:
         self.last_line_at = time.monotonic()
 
     def _end(self) -> None:
-        self._cut(self.decoder.finish())  # what the decoder held (a stream shorter than its decision)
+        self._cut(self._sniff(self.decoder.finish(), final=True))  # what the decoder held (a stream shorter than its decision)
         last, cut_short = self.cutter.finish()
         if last is not None:
             self.incomplete_last = cut_short

@@ -95,3 +95,14 @@ def test_a_cause_logged_as_a_warning_is_shown_with_the_fatal_error_it_led_to():
     assert d["root_cause"] == "env.library-missing"
     assert d["evidence"][0]["role"] == "fatal" and "Tried to instantiate class" in d["evidence"][0]["text"]
     assert any("cannot open shared object file" in w["text"] for w in d["early_warnings"])
+
+
+def test_a_summary_names_the_phase_it_reports_never_none(tmp_path):
+    """A start-up cut before any marker (one pasted line of a vLLM launch) still gets a phase in the
+    answer (inferred: launch); the one-line summary names that phase, not the lifetime's missing marker."""
+    log = tmp_path / "cut.log"
+    log.write_text("INFO 05-02 10:11:12 [api_server.py:1090] vLLM API server version 0.10.1\n")
+    res = classify(str(log))
+    assert res["verdict"] == "starting"
+    assert "None" not in res["summary"]
+    assert f"phase {res['phase']}" in res["summary"]

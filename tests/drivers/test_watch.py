@@ -405,7 +405,11 @@ def test_odd_stdin_never_crashes(payload):
     p = _watch("--format", "json", "--stall-timeout", "30")
     t0 = time.monotonic()
     out, err = p.communicate(payload, timeout=60)
-    assert p.returncode in (1, 3), (p.returncode, err[-500:])
+    if p.returncode == 2:  # refused as the file reader refuses it: one line, only for a binary head
+        assert payload[:1] == b"\x00" or payload.startswith(bytes(range(8))), err
+        assert err.startswith(b"forensics: error: -: not a text log") and err.count(b"\n") == 1, err
+    else:
+        assert p.returncode in (1, 3), (p.returncode, err[-500:])
     assert time.monotonic() - t0 < 30
     _no_traceback(err)
     for line in out.splitlines():
@@ -448,3 +452,23 @@ def test_a_starved_watcher_reads_what_arrived_before_its_grace_period_ends():
     assert "ready" in kinds
     updates = [e for _, e in s.events if e["event"] == "failure_update"]
     assert updates and updates[0]["diagnosis"]["verdict"] != "failed" and not updates[0].get("final")
+
+
+@pytest.mark.parametrize("what,payload,says", [
+    ("random bytes", bytes(range(256)) * 32, "not a text log (looks like binary data)"),
+    ("a gzip of seed 1", "gzip", "gzip-compressed input"),
+    ("a short binary tail", b"\x00\x01\x02\x03\x04\x05\x06binary", "not a text log"),
+], ids=["random-bytes", "gzip", "short-binary"])
+def test_binary_or_compressed_stdin_is_a_one_line_error_not_a_watch(what, payload, says):
+    """`watch` tests the stream's head as the file reader does: a binary or compressed pipe exits 2 with one
+    line, instead of 'stream ended while starting' (exit 3) about input it could not read."""
+    import gzip as _gzip
+
+    if payload == "gzip":
+        payload = _gzip.compress((CORPORA / "seeds" / "seed1.short.log").read_bytes())
+    from conftest import run_cli
+
+    p = run_cli("watch", input=payload)
+    assert p.returncode == 2, (what, p.stdout, p.stderr)
+    err = p.stderr.decode() if isinstance(p.stderr, bytes) else p.stderr
+    assert err.count("\n") == 1 and says in err and "Traceback" not in err
