@@ -122,3 +122,19 @@ def test_the_gate_reads_the_resources_the_start_up_stated(monkeypatch) -> None:
     set_, none = (dict(zip(G.FEATURES, r["features"])) for r in rec)
     assert set_["budget_set"] == set_["budget_high"] == set_["multi_gpu"] == 1.0
     assert none["budget_set"] == none["budget_high"] == none["multi_gpu"] == 0.0
+
+
+def test_the_aside_families_stay_out_of_the_fit_and_are_scored_apart() -> None:
+    # Two studied groups teach the gate that a weak precursor line precedes a failure; the aside group's
+    # healthy log prints the same line: it is scored by the gate fitted without it (one false line),
+    # and its quiet line is not among what the gate was fitted on (the studied folds add no false line).
+    on = [0.0] * len(G.FEATURES)
+    on[G.FEATURES.index("weak")] = 1.0
+    off = [0.0] * len(G.FEATURES)
+    studied = [T.Log(f"{g}{i}", g, False, True, False, 0, [(on, True)]) for g in ("a", "b") for i in range(3)]
+    studied += [T.Log(f"h{g}{i}", g, True, False, False, 0, [(off, False)]) for g in ("a", "b") for i in range(60)]
+    aside = [T.Log("x1", "x", True, False, False, 0, [(on, False)]), T.Log("x2", "x", False, True, False, 0, [(on, True)])]
+    got = T.aside_report(studied + aside, frozenset({"x"}))
+    assert got["bar"] <= 1.0 and got["studied_public_folds"]["added_live"] == 6
+    assert got["studied_public_folds"]["added_false"] == 0
+    assert (got["aside"]["added_live"], got["aside"]["added_false"], got["aside"]["healthy"]) == (1, 1, 1)
