@@ -60,6 +60,11 @@ def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: lis
         listed.add(line)
         out.append({"line": line, "text": clip_message(text), "role": "offered", "offer": kind})
 
+    for tb, _p, _a in inc.tracebacks:  # the message its logger printed on the traceback's first line
+        if any(tb.line <= a <= (tb.end_line or tb.line) for a in listed_at):
+            said = carried_message(tb)
+            if said:
+                offer(tb.line, said, "error" if tb.level in ("ERROR", "CRITICAL") else "worded")
     for ev in _near(inc, anchors):
         if outcome.is_error(ev):
             offer(ev.line, ev.text, "error")
@@ -113,6 +118,17 @@ def known_errors(inc: Incident, anchors: list[int], listed: set) -> list[tuple[i
             listed.add(line)
             out.append((line, text))
     return out
+
+
+def carried_message(tb: Event) -> str | None:
+    """The message a logger printed before "Traceback (most recent call last):" on one line
+    (Python's logging with the exception formatted inline: "ERROR Error starting worker: model m
+    start failed, Traceback ..."), which the traceback's parser folded into its header. Not one
+    that ends where the traceback begins ("Scheduler hit an exception:"): that one names nothing."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    if not carrier or carrier.endswith(":") or not _OFFER_WORD.search(carrier[:400]):
+        return None
+    return carrier.rstrip(" ,;-")
 
 
 def _near(inc: Incident, anchors: list[int]) -> list[Event]:

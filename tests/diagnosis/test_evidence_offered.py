@@ -153,3 +153,26 @@ def test_a_message_the_catalogue_has_at_error_level_is_offered_whatever_its_leve
     known = [e for e in out if e["offer"] == "known"]
     assert [e["line"] for e in known] == [2]
     assert evidence_rank.INDEX["offer:known"] >= 0
+
+
+def test_the_message_a_logger_printed_on_a_cut_tracebacks_first_line_is_listed_first():
+    # Python's logging with the exception formatted inline: the message and "Traceback (most recent
+    # call last):" on one line, then frames only (the paste was cut before the exception line)
+    d = _run(["2025-05-20 08:52:36 node-1 app.worker.manager[1] INFO Load embeddings model: bge-large",
+              "2025-05-20 08:52:36 node-1 app.worker.manager[1] ERROR Error starting worker manager: model m-7b "
+              "start failed, Traceback (most recent call last):",
+              '  File "/app/worker/manager.py", line 631, in _start_worker',
+              "    await self.run_blocking_func(",
+              '  File "/app/worker/manager.py", line 146, in run_blocking_func'])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].endswith("Error starting worker manager: model m-7b start failed")
+    assert d["evidence"][1]["role"] == "last-frame"
+
+
+def test_a_carrier_that_ends_where_the_traceback_begins_names_nothing():
+    from forensics.events.types import Event
+
+    tb = Event("traceback", 1, "x", data={"carrier": "[TP0] Scheduler hit an exception:"})
+    assert evidence_offered.carried_message(tb) is None
+    tb = Event("traceback", 1, "x", data={"carrier": "ERROR Error starting worker: start failed,"})
+    assert evidence_offered.carried_message(tb) == "ERROR Error starting worker: start failed"
