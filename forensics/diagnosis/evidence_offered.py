@@ -78,13 +78,23 @@ def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: lis
         chain = tb.data.get("chain") or ()
         if chain:
             offer(chain[-1].line or tb.line, chain[-1].rendered, "chain" if run and tb is run[-1] else "exception")
-    room = MAX_OFFERED + MAX_KNOWN - len(out)
-    for line, text in known_errors(inc, anchors, listed)[:max(0, min(MAX_KNOWN, room))]:
+    room = MAX_OFFERED + MAX_KNOWN - len(out) if _ranked() else 0
+    for line, text in (known_errors(inc, anchors, listed)[:min(MAX_KNOWN, room)] if room > 0 else ()):
         out.append({"line": line, "text": clip_message(text), "role": "offered", "offer": "known"})
     return out
 
 
 MAX_KNOWN = 4  # lines the catalogue knows as errors, offered beyond the window
+
+
+def _ranked() -> bool:
+    """Whether offered lines are ranked at all: a ranker ships, or the training records the
+    candidates. Else the catalogue is not read for lines no one would rank (its index costs a
+    short log's classify more than the rest of the diagnosis)."""
+    from forensics.diagnosis.decision.evidence_rank import ranker
+    from forensics.diagnosis.decision.label_model import RECORDER
+
+    return RECORDER.get() is not None or ranker() is not None
 KNOWN_SCAN = 48  # the latest events read for them (the diagnosis's cost, not the per-line path's)
 
 
