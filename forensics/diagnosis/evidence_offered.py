@@ -6,10 +6,13 @@ cause restates ("error loading model: unrecognized tensor type 4" before "failed
 '...'"), the rest of a message printed over several lines ("[[ Initialization error (error 3) ]]"
 under "CUDA failed to initialize"), an error a program logs at INFO level (Ollama's msg="Load
 failed" error="..."), the error a death line followed, or the exception of the next traceback of
-a chain ("During handling of the above exception ..."). ``offered`` gathers them from what the
-lifetime already kept (no line is read again); a death line listed first gives way to the error
-printed just before it (``death_gives_way``); the others are offered to the learned ranker, and
-an offered line it does not put first is not listed (``settle``)."""
+a chain ("During handling of the above exception ..."), and any line the lifetime kept whose message
+the catalogue has at error level, however far from the listed lines and whatever level it was
+printed at (``known_errors``). ``offered`` gathers them from what the lifetime already kept (no
+line is read again); a death line listed first gives way to the error printed just before it
+(``death_gives_way``), a traceback's frame listed first to the first line that states an error
+(``frame_gives_way``); the others are offered to the learned ranker, and an offered line it does
+not put first is not listed (``settle``)."""
 from __future__ import annotations
 
 import re
@@ -57,6 +60,11 @@ def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: lis
         listed.add(line)
         out.append({"line": line, "text": clip_message(text), "role": "offered", "offer": kind})
 
+    for tb, _p, _a in inc.tracebacks:  # the message its logger printed on the traceback's first line
+        if any(tb.line <= a <= (tb.end_line or tb.line) for a in listed_at):
+            said = carried_message(tb)
+            if said:
+                offer(tb.line, said, "error" if tb.level in ("ERROR", "CRITICAL") else "worded")
     for ev in _near(inc, anchors):
         if outcome.is_error(ev):
             offer(ev.line, ev.text, "error")
@@ -70,7 +78,67 @@ def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: lis
         chain = tb.data.get("chain") or ()
         if chain:
             offer(chain[-1].line or tb.line, chain[-1].rendered, "chain" if run and tb is run[-1] else "exception")
+    room = MAX_OFFERED + MAX_KNOWN - len(out) if _ranked() else 0
+    for line, text in (known_errors(inc, anchors, listed)[:min(MAX_KNOWN, room)] if room > 0 else ()):
+        out.append({"line": line, "text": clip_message(text), "role": "offered", "offer": "known"})
     return out
+
+
+MAX_KNOWN = 4  # lines the catalogue knows as errors, offered beyond the window
+
+
+def _ranked() -> bool:
+    """Whether offered lines are ranked at all: a ranker ships, or the training records the
+    candidates. Else the catalogue is not read for lines no one would rank (its index costs a
+    short log's classify more than the rest of the diagnosis)."""
+    from forensics.diagnosis.decision.evidence_rank import ranker
+    from forensics.diagnosis.decision.label_model import RECORDER
+
+    return RECORDER.get() is not None or ranker() is not None
+KNOWN_SCAN = 48  # the latest events read for them (the diagnosis's cost, not the per-line path's)
+
+
+def known_errors(inc: Incident, anchors: list[int], listed: set) -> list[tuple[int, str]]:
+    """Lines the lifetime kept, printed before the evidence ends, whose message the catalogue has
+    at error level (a raised exception, a log call at ERROR or above), whatever level they were
+    printed at or parsed as and however far from the listed lines: glog's I-prefixed "Failed to
+    initialize Python stub: ...", a Rich console's message wrapped under its ERROR line, an
+    exception of a traceback a supervisor logged at INFO. Latest first, one per message."""
+    from forensics.diagnosis.decision.evidence_rank import catalogue_facts
+
+    st = inc.outcome
+    end = max(anchors) + OFFER_AFTER
+    pool: dict[int, tuple[int, str]] = {}
+    evs = [*(st.recent if st is not None else ()), *(st.errors if st is not None else ()), *inc.error_lines]
+    evs += [ev for _hit, before in (st.before if st is not None else ()) for ev in before]
+    for ev in evs:
+        if ev.line > end or ev.line in pool or ev.kind == kinds.PHASE_MARKER:
+            continue
+        if ev.kind == kinds.TRACEBACK:
+            chain = ev.data.get("chain") or ()
+            if chain:
+                pool[ev.line] = (chain[-1].line or ev.line, chain[-1].rendered)
+        else:
+            pool[ev.line] = (ev.line, ev.text)
+    out: list[tuple[int, str]] = []
+    for _start, (line, text) in sorted(pool.items(), reverse=True)[:KNOWN_SCAN]:
+        key = text.strip()
+        if key and key not in listed and line not in listed and catalogue_facts(key[:400])[0]:
+            listed.add(key)
+            listed.add(line)
+            out.append((line, text))
+    return out
+
+
+def carried_message(tb: Event) -> str | None:
+    """The message a logger printed before "Traceback (most recent call last):" on one line
+    (Python's logging with the exception formatted inline: "ERROR Error starting worker: model m
+    start failed, Traceback ..."), which the traceback's parser folded into its header. Not one
+    that ends where the traceback begins ("Scheduler hit an exception:"): that one names nothing."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    if not carrier or carrier.endswith(":") or not _OFFER_WORD.search(carrier[:400]):
+        return None
+    return carrier.rstrip(" ,;-")
 
 
 def _near(inc: Incident, anchors: list[int]) -> list[Event]:
@@ -145,6 +213,36 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
         lead["role"] = "wrapper"
     evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
     del evidence[MAX_EVIDENCE:]
+
+
+_FRAMES = ("last-frame", "fragment")  # a traceback's frame (or a piece of one): where, never what
+_FRAME_TEXT = re.compile(r'^\s*File "|^\s*at |^\s*#\d+ ')
+
+
+def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+    """A traceback's frame listed first (a cut traceback, no exception line) gives way to the first
+    other candidate that states an error: one the message catalogue has at error level or one
+    that reads as an exception line, else the first that is not a frame itself. A frame says
+    where the program was, never what failed; it stays behind it."""
+    if not evidence or evidence[0].get("role") not in _FRAMES:
+        return
+    from forensics.diagnosis.decision.evidence_rank import catalogue_facts
+
+    others = [e for e in evidence[1:] + offered_lines if e.get("role") not in _FRAMES
+              and isinstance(e.get("line"), int) and not _FRAME_TEXT.search(str(e["text"])[:200])]
+    if not others:
+        return
+    stated = [e for e in others if EXCEPTION_LINE.match(str(e["text"]).strip())
+              or catalogue_facts(str(e["text"]).strip()[:400])[0]]
+    proof = (stated or others)[0]
+    keep = max(MAX_EVIDENCE, len(evidence))
+    if proof in offered_lines:
+        offered_lines.remove(proof)
+        proof = {"line": proof["line"], "text": proof["text"], "role": "cause"}
+    else:
+        evidence.remove(proof)
+    evidence.insert(0, proof)
+    del evidence[keep:]
 
 
 # A message that says its detail follows: it ends with a colon ("... uncaught exception

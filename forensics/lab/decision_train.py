@@ -42,6 +42,7 @@ C_REGULARISATION = 1.0
 # held-out rows more often than the rule: one log in 610 either way is noise (the phase model
 # won 443 to 442 and cost a visible set a log).
 CLEAR_GAIN = 0.01
+EVIDENCE_L2 = 5.0  # the evidence ranker's regularisation (family-held-out folds: 1, 5, 20 within 2 logs)
 # A kind of evidence gets its own softmax temperature only with this many out-of-fold answers
 # (fewer: the shared one); a temperature read off a handful of answers would be noise.
 KIND_TEMPERATURE_MIN = 30
@@ -637,13 +638,15 @@ def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row
     atomic_write_text(phase_out, json.dumps(pdata, indent=1) + "\n")
     from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES
 
-    ecv = evidence_crossval(rows, seed)
+    # The ranker is judged and fitted where it matters: logs read as a family never met (its own
+    # signatures held out), where the rules' first line is weaker than on the logs they were written from.
+    ecv = evidence_crossval(held, seed)
     meta["evidence_crossval"] = ecv
     meta["ships"]["evidence"] = clearly_better(ecv["overall"]["learned"], ecv["overall"]["rules"], ecv["overall"]["n"])
     evidence = {"version": f"evidence-{digest[:8]}", "features": list(EVIDENCE_FEATURES),
                 "active": meta["ships"]["evidence"],
-                "weights": [round(v, 6) for v in fit_evidence(rows, seed)],
-                "meta": {"rows": len(evidence_rows(rows)), "corpus_hash": digest, "crossval": ecv}}
+                "weights": [round(v, 6) for v in fit_evidence(held, seed)],
+                "meta": {"rows": len(evidence_rows(held)), "corpus_hash": digest, "crossval": ecv}}
     atomic_write_text(phase_out.with_name("evidence.json"), json.dumps(evidence, indent=1) + "\n")
     return meta
 
@@ -682,23 +685,41 @@ def evidence_rows(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.evidence and len(r.evidence) > 1 and any(ok for _, ok in r.evidence)]
 
 
-def fit_evidence(rows: list[Row], seed: int = 0) -> list[float]:
-    """Logistic-regression weights over evidence entries: does this entry prove the failure?"""
+def fit_evidence(rows: list[Row], seed: int = 0, l2: float = EVIDENCE_L2) -> list[float]:
+    """Weights of a conditional logit over each log's evidence entries (one softmax per log: which
+    entry proves the failure), L2-regularised. A per-entry classifier asks "does this line prove a
+    failure?", which every error line half does; the choice is among one log's lines."""
     import numpy as np
-    from sklearn.linear_model import LogisticRegression
+    from scipy.optimize import minimize
 
+    from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES
     from forensics.diagnosis.decision.evidence_rank import entry_vector, last_exception_line
 
-    X, y = [], []
-    for r in evidence_rows(rows):
-        lines = [e["line"] for e, _ in r.evidence if isinstance(e.get("line"), int)]
-        last = last_exception_line([e for e, _ in r.evidence])
+    logs = evidence_rows(rows)
+    d = len(EVIDENCE_FEATURES)
+    if not logs:
+        return [0.0] * d
+    n = max(len(r.evidence) for r in logs)
+    A = np.zeros((len(logs), n, d))
+    M = np.zeros((len(logs), n), bool)
+    P = np.zeros((len(logs), n), bool)
+    for k, r in enumerate(logs):
+        entries = [e for e, _ in r.evidence]
+        lines = [e["line"] for e in entries if isinstance(e.get("line"), int)]
+        last = last_exception_line(entries)
         for i, (e, ok) in enumerate(r.evidence):
-            X.append(entry_vector(e, i, lines, r.evidence[0][0], last))
-            y.append(int(ok))
-    lr = LogisticRegression(C=C_REGULARISATION, max_iter=5000, class_weight="balanced", random_state=seed)
-    lr.fit(np.array(X), np.array(y))
-    return [float(v) for v in lr.coef_[0]]
+            A[k, i] = entry_vector(e, i, lines, entries[0], last, entries)
+            M[k, i], P[k, i] = True, bool(ok)
+
+    def loss(w: Any) -> tuple[float, Any]:
+        s = np.where(M, A @ w, -1e9)
+        e = np.exp(s - s.max(1, keepdims=True)) * M
+        z, zp = e.sum(1), (e * P).sum(1)
+        q = e * P / zp[:, None] - e / z[:, None]
+        return float(-(np.log(zp) - np.log(z)).sum() + 0.5 * l2 * w @ w), -np.einsum("kn,knd->d", q, A) + l2 * w
+
+    w = minimize(loss, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 500}).x
+    return [float(v) for v in w]
 
 
 def evidence_first(weights: list[float] | None, rows: list[Row]) -> dict[str, int]:

@@ -83,3 +83,106 @@ def test_a_first_line_that_ends_where_its_detail_begins_gets_the_detail():
     first = d["evidence"][0]["text"]
     assert first.startswith("CMake Error at CMakeLists.txt:112 (find_package):")
     assert "Could not find a package configuration file" in first
+
+
+# -- thirteenth session (evidence15): a frame listed first gives way; lines the catalogue knows as errors --
+
+_FRAME = {"line": 14, "text": 'File "/usr/lib/python3/dist-packages/engine/worker.py", line 212, in run',
+          "role": "last-frame"}
+
+
+def test_a_frame_listed_first_gives_way_to_the_error_that_states_the_failure():
+    # a cut traceback (frames, no exception line): PyTorch's allocator message printed before it
+    evidence = [dict(_FRAME)]
+    offered = [{"line": 9, "text": "Process worker-1:", "role": "offered", "offer": "error"},
+               {"line": 6, "text": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+                "role": "offered", "offer": "exception"},
+               {"line": 12, "text": '  File "/usr/lib/python3/dist-packages/engine/loop.py", line 40, in step',
+                "role": "offered", "offer": "worded"}]
+    evidence_offered.frame_gives_way(evidence, offered)
+    assert evidence[0] == {"line": 6, "text": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+                           "role": "cause"}
+    assert evidence[1] == _FRAME
+    assert [e["line"] for e in offered] == [9, 12]
+
+
+def test_a_frame_gives_way_to_the_first_line_that_is_no_frame_when_none_states_an_error():
+    evidence = [dict(_FRAME), {"line": 15, "text": "worker exited with code 1", "role": "wrapper"}]
+    evidence_offered.frame_gives_way(evidence, [])
+    assert [e["line"] for e in evidence] == [15, 14]
+
+
+def test_a_line_that_states_the_error_is_not_moved():
+    evidence = [{"line": 6, "text": "RuntimeError: CUDA error: an illegal memory access was encountered",
+                 "role": "cause"}, dict(_FRAME)]
+    offered = [{"line": 5, "text": "ERROR engine step failed", "role": "offered", "offer": "error"}]
+    evidence_offered.frame_gives_way(evidence, offered)
+    assert [e["line"] for e in evidence] == [6, 14] and len(offered) == 1
+
+
+def test_a_cut_traceback_lists_the_error_logged_before_it_first():
+    # a frames-only traceback whose exception line was cut; the error the program logged just before
+    d = _run(["2025-06-01 12:00:00,001 - INFO - Loading weights from /models/llama-3-8b",
+              "2025-06-01 12:00:04,112 - INFO - could not start the engine: KeyError: 'rope_theta'",
+              "Traceback (most recent call last):",
+              '  File "/app/server.py", line 88, in <module>',
+              "    main()",
+              '  File "/app/engine.py", line 140, in __init__',
+              "    self.model = load(args.model)"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].endswith("could not start the engine: KeyError: 'rope_theta'")
+    assert d["evidence"][1]["role"] == "last-frame"
+
+
+def test_a_message_the_catalogue_has_at_error_level_is_offered_whatever_its_level_and_distance():
+    # a Rich console wraps PyTorch's allocator message under its ERROR line: the message itself has no
+    # level, and the death twelve lines further down is all the rules list
+    from forensics.events.types import Event
+    from forensics.incidents.lifetimes import Incident
+    from forensics.incidents.outcome import Outcome
+
+    inc = Incident(0, "-", 1, 20)
+    inc.outcome = Outcome()
+    texts = {1: "ERROR    2025-06-01 12:00:04,248 server ERROR: CUDA   batch_handler.py:574",
+             2: "         out of memory. Tried to allocate 3.88 GiB. GPU 0",
+             3: "         has a total capacity of 44.42 GiB of which 920.81"}
+    texts.update({n: f"         frame {n}" for n in range(4, 15)})
+    for n, t in texts.items():
+        inc.outcome.recent.append(Event("message", n, t, level="ERROR" if n == 1 else None))
+    from forensics.diagnosis.decision.label_model import RECORDER
+
+    listed = [{"line": 14, "text": "Error: the engine exited with code 1", "role": "cause"}]
+    token = RECORDER.set([])  # as the training reads it (a shipped ranker reads them too)
+    try:
+        out = evidence_offered.offered(inc, listed, [])
+    finally:
+        RECORDER.reset(token)
+    known = [e for e in out if e["offer"] == "known"]
+    assert [e["line"] for e in known] == [2]
+    assert evidence_rank.INDEX["offer:known"] >= 0
+    # with no ranker to read them, the catalogue is not asked (a short log's classify stays as fast)
+    if evidence_rank.ranker() is None:
+        assert not [e for e in evidence_offered.offered(inc, listed, []) if e["offer"] == "known"]
+
+
+def test_the_message_a_logger_printed_on_a_cut_tracebacks_first_line_is_listed_first():
+    # Python's logging with the exception formatted inline: the message and "Traceback (most recent
+    # call last):" on one line, then frames only (the paste was cut before the exception line)
+    d = _run(["2025-05-20 08:52:36 node-1 app.worker.manager[1] INFO Load embeddings model: bge-large",
+              "2025-05-20 08:52:36 node-1 app.worker.manager[1] ERROR Error starting worker manager: model m-7b "
+              "start failed, Traceback (most recent call last):",
+              '  File "/app/worker/manager.py", line 631, in _start_worker',
+              "    await self.run_blocking_func(",
+              '  File "/app/worker/manager.py", line 146, in run_blocking_func'])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].endswith("Error starting worker manager: model m-7b start failed")
+    assert d["evidence"][1]["role"] == "last-frame"
+
+
+def test_a_carrier_that_ends_where_the_traceback_begins_names_nothing():
+    from forensics.events.types import Event
+
+    tb = Event("traceback", 1, "x", data={"carrier": "[TP0] Scheduler hit an exception:"})
+    assert evidence_offered.carried_message(tb) is None
+    tb = Event("traceback", 1, "x", data={"carrier": "ERROR Error starting worker: start failed,"})
+    assert evidence_offered.carried_message(tb) == "ERROR Error starting worker: start failed"
