@@ -18,8 +18,7 @@ fatal signal, a kill) or a device runtime's own error, against its own bar
 (``threshold_up``), learned from healthy logs after their readiness as the start-up bar is
 from healthy start-ups: those it reads there, and those that served and were stopped, read up
 to their stop (``candidates(..., end=stop)``: what a log cut there would show). The shapes
-themselves are data with examples. A line's words are read with its file paths taken out (one
-installation's layout is no word of what the line says)."""
+themselves are data with examples."""
 from __future__ import annotations
 
 import math
@@ -42,10 +41,6 @@ _SUSPECT_HINT = ("rror", "RROR", "ail", "AIL", "atal", "annot", "nable to", "not
 # A line its program logged below error level was handled (logger.warning(..., exc_info=True)).
 _HANDLED_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
-# A file path's components name one installation's layout (a user's home, a conda env, a build tree's
-# "cpp/src" or "build"), not what the line says: read as words they made a client's retry through a
-# socket under /ray/build/.../cpp/src read like a compiler's error. The words are read with paths out.
-_PATH = re.compile(r"(?:[\w.~-]*/)+[\w.-]*")
 _FLAGS = {"i": re.I, "s": re.S}
 
 
@@ -88,7 +83,7 @@ def tokens(text: str) -> list[str]:
     """The features of one line: its shapes, words and word bigrams (lowercased)."""
     head = text[:600]
     out = [name for name, rx in _shapes() if rx.search(head)]
-    words = _WORD.findall(_PATH.sub(" ", head).lower())[:80]
+    words = _WORD.findall(head.lower())[:80]
     out.extend(words)
     out.extend(f"{a} {b}" for a, b in zip(words, words[1:]))
     return out
