@@ -187,7 +187,7 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     for ev, phase, after_ready in inc.tracebacks:
         if ev.line in matched_lines:
             continue
-        if _benign(ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
+        if (_benign(ev) or _cut_before_a_stop(inc, ev)) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                             or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
@@ -262,6 +262,17 @@ def _benign(tb: Event) -> bool:
     return bool(types) and types <= BENIGN_EXC
 
 
+def _cut_before_a_stop(inc: Incident, tb: Event) -> bool:
+    """A traceback with no exception of its own whose exception line, right after it, is a stop's
+    (Python 3.11 prints a source line of blanks under a frame, which ends the block: the frames of
+    a Ctrl-C'd worker, then its bare "KeyboardInterrupt" as a block of its own)."""
+    if tb.data.get("chain"):
+        return False
+    end = tb.end_line or tb.line
+    return any(end < other.line <= end + 2 and not other.data.get("frames") and _benign(other)
+               for other, _p, _a in inc.tracebacks)
+
+
 def echoes_a_stop(inc: Incident, line: int) -> bool:
     """Before ``line`` an operator stopped the program (a KeyboardInterrupt / SystemExit
     traceback after a quiet start, or after a stop request) and nothing else went wrong:
@@ -296,7 +307,10 @@ def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     """A failure message the program logged at warning level or below (vLLM's
     "Failed to import from vllm._C" on a Neuron or TPU host), after which the same
     process reached a later start-up phase and nothing says it died: the program
-    handled it, it is not what ended the run."""
+    handled it, it is not what ended the run. So is one it said at once it retries
+    another way (``recovered``)."""
+    if recovered(inc, ev):
+        return True
     if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG"):
         return False
     return _went_past(inc, ev, inc.phase_at(ev.line) or "launch") or _went_on_quietly(inc, ev)  # no marker yet: launching
@@ -313,6 +327,30 @@ def _went_on_quietly(inc: Incident, ev: Event) -> bool:
     if st is None or died(inc, ev.line) or not any(e.line > end and e.level in ("INFO", "DEBUG") for e in st.recent):
         return False
     return not any(e.line > end for e in st.errors) and not any(tb.line > end for tb, _p, _a in inc.tracebacks)
+
+
+# A program's own word, below error level, that it retries what just failed another way or falls
+# back (llama.cpp: "compute buffer allocation failed, retrying without pipeline parallelism"; a
+# loader "falling back to the CPU kernel"; a client "will retry"): a wording class of any program.
+_RETRIES = re.compile(r"(?i)\bretrying\b|\bretry(?:ing)? (?:with|without)\b|\bfall(?:ing)? ?back\b|\btrying again\b|"
+                      r"\bwill (?:retry|try again)\b")
+_RETRY_SPAN = 6  # lines: the program says it retries right after the failure's lines
+_ERROR_LEVELS = ("ERROR", "CRITICAL", "FATAL")
+
+
+def recovered(inc: Incident, ev: Event) -> bool:
+    """Within a few lines after the failure ``ev`` the program said, below error level, that it
+    retries another way, then went on to ordinary work (an info-level line) with no error-level
+    line, no traceback and no death after that word: it recovered; the failure did not end it."""
+    end = ev.end_line or ev.line
+    st = inc.outcome
+    if st is None or died(inc, ev.line):
+        return False
+    retry = next((e.line for e in st.recent if end < e.line <= end + _RETRY_SPAN and e.kind != kinds.TRACEBACK
+                  and (e.level or "").upper() not in _ERROR_LEVELS and _RETRIES.search(e.text[:300])), None)
+    if retry is None or not any(e.line > retry and e.level in ("INFO", "DEBUG") for e in st.recent):
+        return False
+    return not any(e.line > retry for e in st.errors) and not any(tb.line > retry for tb, _p, _a in inc.tracebacks)
 
 
 _READY = PHASE_ORDER["ready"]

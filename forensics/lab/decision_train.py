@@ -763,6 +763,9 @@ class DeathLog:
                                 # failed and the server never became ready)
     tail: list[str] | None = None  # the lines the detector reads at run time (none where it is not consulted)
     tail_up: list[str] | None = None  # ... in lifetimes it reads after their readiness (death.consulted_up)
+    # ... in lifetimes that served and were stopped, read after readiness up to the stop (what the
+    # detector would read had the log been cut there): the healthy side of the bar after readiness.
+    tail_stopped: list[str] | None = None
 
 
 def _log_sources(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
@@ -796,7 +799,7 @@ def collect_death_logs(public: list[Path] | None = None, per_log: int = 400) -> 
                                                          keep_incidents=kept)["verdict"]
             except Exception:  # noqa: BLE001
                 continue
-            tails[row["_path"]] = (_read_at_run_time(kept), _read_at_run_time(kept, up=True))
+            tails[row["_path"]] = (_read_at_run_time(kept), _read_at_run_time(kept, up=True), _read_before_stop(kept))
     finally:
         os.environ.pop("FORENSICS_DEATH_MODEL", None)
     for row, group in sources:
@@ -837,6 +840,20 @@ def _read_at_run_time(incidents: list, up: bool = False) -> list[str]:
     read = (lambda inc: not consulted(inc) and consulted_up(inc)) if up else consulted  # noqa: E731
     return [ev.text for inc in incidents if read(inc)
             for ev in candidates(inc, up) if not echoes_a_stop(inc, ev.line)]
+
+
+def _read_before_stop(incidents: list) -> list[str] | None:
+    """In lifetimes that became ready and were then stopped or shut down (which the detector does not
+    read), what it reads after readiness up to the stop: a healthy server's lines after its last answer
+    that a log cut before the stop would show it."""
+    from forensics.diagnosis.decision.death import candidates, stopped_at
+
+    out: list[str] | None = None  # None: no lifetime of the log served and was stopped
+    for inc in incidents:
+        stop = stopped_at(inc)
+        if stop is not None:
+            out = (out or []) + [ev.text for ev in candidates(inc, up=True, end=stop)]
+    return out
 
 
 def _raw_line_texts(path: Path) -> list[str]:
@@ -915,9 +932,17 @@ def scored_failure(log: DeathLog) -> bool:
 
 
 def consulted_healthy_up(log: DeathLog) -> bool:
-    """A healthy log the detector reads after readiness (no rule called it failed; it became ready
-    and was neither stopped nor shut down): its lines after its readiness and last progress."""
-    return not log.failed and log.verdict == "ready" and bool(log.tail_up)
+    """A healthy log whose lines after readiness weigh on the bar after readiness: one the detector
+    reads there (no rule called it failed; it became ready and was neither stopped nor shut down), or
+    one that served and was stopped, read up to its stop (``tail_stopped``). Each counts, also where
+    nothing there reads as a death (its score is then 0): the bar is learned from what healthy servers
+    print after they answered, most often nothing of the kind."""
+    return not log.failed and (log.verdict == "ready" and log.tail_up is not None or log.tail_stopped is not None)
+
+
+def healthy_up_lines(log: DeathLog) -> list[str]:
+    """What the detector reads (or would, cut before the stop) in a healthy log after its readiness."""
+    return (log.tail_up or [] if log.verdict == "ready" else []) + (log.tail_stopped or [])
 
 
 def scored_failure_up(log: DeathLog) -> bool:
@@ -935,7 +960,7 @@ def held_out_scores(w: dict[str, float], b: float, test: list[DeathLog]) -> dict
     return {"healthy": [_max_score(w, b, g.tail if g.tail is not None else g.texts[-40:]) for g in test
                         if consulted_healthy(g)],
             "fatal": [_max_score(w, b, [g.texts[g.fatal_index]]) for g in test if scored_failure(g)],
-            "healthy_up": [_max_score(w, b, g.tail_up or []) for g in test if consulted_healthy_up(g)],
+            "healthy_up": [_max_score(w, b, healthy_up_lines(g)) for g in test if consulted_healthy_up(g)],
             "fatal_up": [_max_score(w, b, g.tail_up or []) for g in test if scored_failure_up(g)]}
 
 

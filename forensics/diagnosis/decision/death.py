@@ -16,7 +16,9 @@ it reads, after the server's last progress, only the lines that say a process en
 ``dies`` shapes of ``death_shapes.yaml``: a supervisor's exit status, a worker's death, a
 fatal signal, a kill) or a device runtime's own error, against its own bar
 (``threshold_up``), learned from healthy logs after their readiness as the start-up bar is
-from healthy start-ups. The shapes themselves are data with examples."""
+from healthy start-ups: those it reads there, and those that served and were stopped, read up
+to their stop (``candidates(..., end=stop)``: what a log cut there would show). The shapes
+themselves are data with examples."""
 from __future__ import annotations
 
 import math
@@ -119,24 +121,36 @@ def death_model() -> LineModel | None:
     return _model(id(data)) if data is not None else None
 
 
-def candidates(inc: Any, up: bool = False) -> Iterable[Any]:
+def candidates(inc: Any, up: bool = False, end: int | None = None) -> Iterable[Any]:
     """The lines of a lifetime the detector reads: the events of its last ``TAIL_LINES`` lines (each once,
     in order) that came after its last phase marker and were not logged below error level. ``up``: a
-    server that became ready (``consulted_up``), read after its readiness and its last progress."""
+    server that became ready (``consulted_up``), read after its readiness and its last progress.
+    ``end``: read as if the log ended before that line (the lab reads a healthy server that served and
+    was stopped up to its stop: what the detector would read had the log been cut there)."""
     st = getattr(inc, "outcome", None)
     if st is None:
         return []
     if up:
-        return [ev for ev in _tail(inc, st, _last_progress_up(inc, st)) if says_it_died(ev) and not _survived_up(inc, ev)]
-    return _tail(inc, st, _last_change(inc, st))
+        return [ev for ev in _tail(inc, st, _last_progress_up(inc, st, end), end)
+                if says_it_died(ev) and not _survived_up(inc, ev)]
+    return _tail(inc, st, _last_change(inc, st), end)
 
 
-def _tail(inc: Any, st: Any, progressed: int) -> list[Any]:
-    """The recent events after line ``progressed`` that may be where the lifetime died."""
+def stopped_at(inc: Any) -> int | None:
+    """The line where a lifetime that became ready was asked to stop or began its shutdown, or None (also
+    where the detector reads it after readiness itself: a shutdown that cleaned up after a failure)."""
+    marks = [x for x in (inc.stop_requested_line, inc.shutdown_line) if x is not None]
+    if not marks or (inc.ready_line is None and not verdicts.answered_requests(inc)) or consulted_up(inc):
+        return None
+    return min(marks)
+
+
+def _tail(inc: Any, st: Any, progressed: int, end: int | None = None) -> list[Any]:
+    """The recent events after line ``progressed`` (and before ``end``) that may be where the lifetime died."""
     seen: dict[int, Any] = {}
     # Death comes at the end: a line with 30 more lines after it was survived (a start-up
     # that prints an error-worded warning and goes on is not dead).
-    last = st.last_line
+    last = st.last_line if end is None else end - 1
     # ... and a start-up that reached another phase after the line went on past it (``progressed``).
     # Only a change of phase is going on: a marker of the step the line was printed in (llama.cpp's
     # context lines that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
@@ -144,13 +158,13 @@ def _tail(inc: Any, st: Any, progressed: int) -> list[Any]:
     # optional extension that did not load), not where it died; so is one the program itself said
     # just after was optional (TensorFlow's probe of TensorRT's libraries: verdicts.dismissed).
     warned = {h.event.line for h in inc.precursor_hits}
-    events = list(st.recent)
+    events = [ev for ev in st.recent if end is None or ev.line < end]
     for k, ev in enumerate(events):
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
                 and ev.line > progressed and unhandled(ev) and ev.line not in warned \
-                and not verdicts.dismissed(inc, ev) and not verdicts.replied_error(ev) and not _stop_exception(ev.text):
+                and not verdicts.dismissed(inc, ev) and not verdicts.recovered(inc, ev) and not verdicts.replied_error(ev) and not _stop_exception(ev.text):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
 
@@ -163,19 +177,20 @@ def _stop_exception(text: str) -> bool:
     return head in verdicts.BENIGN_EXC
 
 
-def _last_progress_up(inc: Any, st: Any) -> int:
+def _last_progress_up(inc: Any, st: Any, end: int | None = None) -> int:
     """After readiness, where the server last went on: its readiness, its last move to a step of work
     other than answering (loading another model on demand), or the last progress line it printed itself
     (an engine's statistics, a heart beat, a phase marker). An HTTP answer is no such line: a server
     answers 500 for the request its dead worker failed, and answers probes and listings with its
     worker gone (taxonomy: only probes or listings followed is ``ready``)."""
     at = int(inc.ready_line or 0)
+    stop = end if end is not None else math.inf
     for line, phase in reversed(getattr(inc, "transitions", None) or ()):
-        if phase not in ("serving", "ready"):
+        if phase not in ("serving", "ready") and line < stop:
             at = max(at, int(line))
             break
     for ev in reversed(st.recent):
-        if ev.kind == kinds.PHASE_MARKER and ev.data.get("phase") != "shutdown":  # an exit is no progress
+        if ev.line < stop and ev.kind == kinds.PHASE_MARKER and ev.data.get("phase") != "shutdown":  # an exit is no progress
             return max(at, ev.end_line or ev.line)
     return at
 
