@@ -175,6 +175,7 @@ def phase_rows(rows: list["Row"]) -> list["Row"]:
 
 
 def fit_phase(rows: list["Row"], seed: int = 0) -> "CalibratedChoice":
+    """The phase model on ``rows`` whose phase prior is set (``phase_train.with_phase_priors``)."""
     rows = phase_rows(rows)
     return fit_choice([r.phase_inputs for r in rows], [r.phase_truth for r in rows], PHASE_CHOICE, seed)
 
@@ -560,7 +561,9 @@ def phase_score(train: list[Row], test: list[Row], seed: int = 0) -> dict[str, i
     if not test or len(phase_rows(train)) < 10:
         return {"n": len(test), "learned": 0, "rules": sum(r.phase_inputs.rules == r.phase_truth for r in test)}
     from forensics.diagnosis.decision.pair_model import PairModel
+    from forensics.lab.phase_train import with_phase_priors
 
+    train, (test,) = with_phase_priors(phase_rows(train), test)
     model = PairModel(export(fit_phase(train, seed), train, {}, PHASE_FEATURES, 0.0), PHASE_FEATURES,
                       phase_pair_vector)
     return {"n": len(test), "learned": sum(phase_answer(model, r) == r.phase_truth for r in test),
@@ -633,7 +636,11 @@ def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row
     atomic_write_text(out, json.dumps(data, indent=1, sort_keys=False) + "\n")
     pmeta = {"version": f"phase-{digest[:8]}", "rows": len(phase_rows(rows)), "corpus_hash": digest, "seed": seed,
              "crossval": {fam: f["phase"] for fam, f in cv["families"].items()} | {"overall": cv["overall"]["phase"]}}
-    pdata = export(fit_phase(rows, seed), rows, pmeta, PHASE_FEATURES, 0.0)
+    from forensics.lab.phase_train import phase_prior_table, with_phase_priors, words_table
+
+    prows, _ = with_phase_priors(phase_rows(rows))
+    pdata = export(fit_phase(prows, seed), prows, pmeta, PHASE_FEATURES, 0.0)
+    pdata["prior"], pdata["words"] = phase_prior_table(phase_rows(rows)), words_table(phase_rows(rows))
     pdata["active"] = meta["ships"]["phase"]
     atomic_write_text(phase_out, json.dumps(pdata, indent=1) + "\n")
     from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES

@@ -97,6 +97,27 @@ def fit_label(rows: list[Any], held: list[Any], drop: set[str], shipped: dict[st
     return data
 
 
+def fit_phase_fold(rows: list[Any], drop: set[str], path: Path, seed: int = 0) -> Path | None:
+    """The phase model refit on ``rows`` less ``drop``'s families, written to ``path``, where the
+    shipped one is in use (the diagnosis reads it); None where none ships (nothing to refit)."""
+    from threadpoolctl import threadpool_limits
+
+    from forensics.diagnosis.decision.phase_model import phase_model
+    from forensics.lab import decision_train as dt
+    from forensics.lab.phase_train import phase_prior_table, with_phase_priors, words_table
+
+    if phase_model() is None:
+        return None
+    train = dt.phase_rows(training(rows, drop))
+    fitted, _ = with_phase_priors(train)
+    with threadpool_limits(1):
+        data = dt.export(dt.fit_phase(fitted, seed), fitted, {"version": f"honest-phase-{len(train)}"},
+                         dt.PHASE_FEATURES, 0.0)
+    data["prior"], data["words"], data["active"] = phase_prior_table(train), words_table(train), True
+    atomic_write_text(path, json.dumps(data) + "\n")
+    return path
+
+
 class DeathDocs:
     """The death detector's training lines tokenised once (``decision_train.death_docs``): a fit
     without some groups selects their rows and the tokens two of the remaining lines carry, which is
@@ -173,6 +194,7 @@ class Fold:
     death: Path
     baseline: Any
     figures: dict[str, Any] = field(default_factory=dict)
+    phase: Path | None = None  # the phase model refit without the fold (None: none ships)
 
 
 def _clear_model_caches() -> None:
@@ -191,12 +213,14 @@ def reading_with(fold: Fold | None) -> Iterator[None]:
     """Diagnose with ``fold``'s models (None: the shipped ones)."""
     from forensics.diagnosis.early_warnings.baseline import HELD_OUT
 
-    names = ("FORENSICS_DECISION_MODEL", "FORENSICS_DEATH_MODEL")
+    names = ("FORENSICS_DECISION_MODEL", "FORENSICS_DEATH_MODEL", "FORENSICS_PHASE_MODEL")
     before = {k: os.environ.get(k) for k in names}
     _clear_model_caches()
     token = HELD_OUT.set(fold.baseline if fold else None)
     if fold is not None:
         os.environ["FORENSICS_DECISION_MODEL"], os.environ["FORENSICS_DEATH_MODEL"] = str(fold.decision), str(fold.death)
+        if fold.phase is not None:
+            os.environ["FORENSICS_PHASE_MODEL"] = str(fold.phase)
     try:
         yield
     finally:
@@ -273,7 +297,8 @@ def make_fold(k: int, families: list[str], inp: Inputs, shipped: dict[str, Any],
     decision_path, death_path = where / f"decision-fold{k}.json", where / f"death-fold{k}.json"
     atomic_write_text(decision_path, json.dumps(label) + "\n")
     atomic_write_text(death_path, json.dumps(death) + "\n")
-    fold = Fold(k, families, decision_path, death_path, fold_baseline(inp.scans, inp.groups_of, drop))
+    fold = Fold(k, families, decision_path, death_path, fold_baseline(inp.scans, inp.groups_of, drop),
+                phase=fit_phase_fold(inp.decision_rows, drop, where / f"phase-fold{k}.json", seed))
     fold.figures = {"unknown_below": label["unknown_below"], "death_threshold": death["threshold"],
                     "label_rows": label["meta"]["rows"], "death_logs": death["meta"]["logs"]}
     return fold

@@ -147,23 +147,49 @@ def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
 def phase_inputs(rules_phase: str | None, inc: Any, fail_line: int, fail_ev: Any, best: Any, label: str | None,
                  startup: bool, truncated: bool, texts: list[str]) -> Any:
     """Each signal's phase for one failure (``phase_features.PhaseInputs``)."""
-    from forensics.diagnosis import phase_infer, phase_priors
+    from forensics.diagnosis import failure_phase, phase_infer, phase_priors
     from forensics.diagnosis.decision.phase_features import PhaseInputs
     from forensics.incidents import outcome
 
     marker = inc.phase_at(fail_line)
     is_tb = fail_ev is not None and fail_ev.kind == kinds.TRACEBACK
+    frames = phase_infer.phase_of_traceback(fail_ev) if is_tb else None
     return PhaseInputs(
         rules=rules_phase, marker=marker,
         marker_next=phase_infer.successor_phase(outcome.marker_before(inc, fail_line), marker) if marker else None,
-        frames=phase_infer.phase_of_traceback(fail_ev) if is_tb else None,
+        frames=frames,
         frames_catalogue=phase_infer.phase_of_traceback(fail_ev, use_catalogue=True) if is_tb else None,
         signature_hint=best.signature.phase if best is not None else None,
         text=phase_infer.phase_of_text("\n".join(texts)),
         typical=phase_priors.typical_phase(label, startup),
         reached=inc.phase,
         after_ready=inc.ready_line is not None and inc.ready_line < fail_line,
-        startup_failed=startup, truncated=truncated)
+        startup_failed=startup, truncated=truncated, label=label,
+        marker_gap=_marker_gap(inc, fail_line) if marker else None,
+        # (the rules' phase was the label's typical one where nothing in the log said where)
+        marked=failure_phase.marked_phase(inc, fail_line, fail_ev, best, startup) is not None,
+        frames_near=failure_phase.nearby_traceback_phase(inc, fail_ev, fail_line, marker is not None)
+        if frames is None else None,
+        step=phase_infer.phase_of_step("\n".join(texts)), words=_words(inc, fail_line))
+
+
+def _words(inc: Any, fail_line: int) -> str:
+    """What the phase model's words part reads (``phase_features.PhaseInputs.words``)."""
+    from forensics.diagnosis.features import incident_features
+
+    f = incident_features(inc, None, fail_line)
+    return " \n ".join((f["text"], f["modules"], f["catalogue"]))
+
+
+def _marker_gap(inc: Any, line: int) -> int | None:
+    """Lines from the last phase marker (a repeated progress line counts) to the failure at ``line``."""
+    st = inc.outcome
+    last = None
+    for at, _text in (st.markers if st is not None else ()):
+        if at > line:
+            break
+        last = at
+    return line - last if last is not None else None
 
 
 def decide_phase(inp: Any, rules_phase: str, inc: Any = None) -> str:
@@ -174,8 +200,21 @@ def decide_phase(inp: Any, rules_phase: str, inc: Any = None) -> str:
     model = phase_model()
     if model is None:
         return rules_phase
+    if inp.prior is None:
+        _set_phase_knowledge(inp, model)
     probs = model.proba(inp)
     return max(sorted(probs), key=lambda k: probs[k])
+
+
+def _set_phase_knowledge(inp: Any, model: Any) -> None:
+    """The phase prior of the answer's label and P(phase | words), from the model's own file's tables."""
+    from forensics.diagnosis.decision.pair_model import load
+    from forensics.diagnosis.decision.phase_features import prior_of
+    from forensics.diagnosis.decision.phase_words import proba
+
+    inp.prior = prior_of(model.prior, inp) if model.prior else {}
+    words = (load("phase.json", "FORENSICS_PHASE_MODEL") or {}).get("words")
+    inp.word_probs = proba(words, inp.words) if words else None
 
 
 def rank_evidence(evidence: list[dict[str, Any]], inc: Any = None) -> list[dict[str, Any]]:
