@@ -19,6 +19,15 @@ def sigdirs_of(paths: tuple[str, ...]) -> list[Path] | None:
     return [Path(p) for p in paths] or None
 
 
+def given_set(paths: tuple[str, ...], load: Any) -> Any:
+    """``load(sigdirs_of(paths))``; ``--signatures`` that hold no signature is a usage error: an empty set
+    would be answered by the shipped one (a falsy set is replaced) or pass its test over nothing."""
+    sset = load(sigdirs_of(paths))
+    if paths and not sset.signatures:
+        raise InputError(f"--signatures {' '.join(paths)}: no signature in it (rule files are *.yaml, *.yml)")
+    return sset
+
+
 class _EscapedStdout:
     """stdout for streamed JSON: lone surrogates (names that are not UTF-8) become ``\\uXXXX``."""
 
@@ -62,7 +71,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
 
     pages = _html_pages(fmt, out, paths)
     set_log_zone(tz)
-    sset = signature_set(sigdirs_of(sigdirs))
+    sset = given_set(sigdirs, signature_set)
     clf = load_classifier(not no_classifier, model)
     any_failed = False
     use_color = want_color("never" if no_color else color)

@@ -51,6 +51,7 @@ def train_cmd(out: str | None, seed: int, with_public: bool, corpora: tuple[str,
     from forensics.lab.train import DEFAULT_CORPORA, train_everything
 
     dirs = [Path(c) for c in (corpora or DEFAULT_CORPORA)]
+    _check_corpora(dirs)
     if out is not None:  # an experiment: the classifier alone, the shipped models stay
         _train_classifier(dirs, Path(out), seed, with_public)
         return 0
@@ -59,6 +60,16 @@ def train_cmd(out: str | None, seed: int, with_public: bool, corpora: tuple[str,
                       "classifier": lambda: _train_classifier(dirs, None, seed, with_public),
                       "decision": lambda: _train_decision(seed), "listing": lambda: _train_listing(seed)})
     return 0
+
+
+def _check_corpora(dirs: list[Path]) -> None:
+    """A mistyped corpus is a usage error before any step runs: the full run
+    retrains (and rewrites) the shipped death model before it reads the corpora."""
+    for d in dirs:
+        if not d.is_dir():
+            raise InputError(f"{d}: no such corpus directory")
+        if not (d / "labels.csv").is_file():
+            raise InputError(f"{d}: no labels.csv")
 
 
 def _train_classifier(dirs: list[Path], out: Path | None, seed: int, with_public: bool) -> dict:
@@ -131,8 +142,8 @@ def corpus_group() -> None:
 
 @corpus_group.command("generate")
 @click.option("--seed", type=int, default=7, show_default=True)
-@click.option("--count", "per_label", type=int, default=40, show_default=True, help="Failure logs per root cause.")
-@click.option("--healthy", type=int, default=110, show_default=True, help="Healthy or still-starting logs.")
+@click.option("--count", "per_label", type=click.IntRange(min=0), default=40, show_default=True, help="Failure logs per root cause.")
+@click.option("--healthy", type=click.IntRange(min=0), default=110, show_default=True, help="Healthy or still-starting logs.")
 @click.option("--out", type=click.Path(file_okay=False), required=True)
 @click.option("--splice-real", multiple=True, type=click.Path(exists=True, file_okay=False),
               help="Collections whose train-split exception blocks may be spliced in (e.g. corpora/cpu).")

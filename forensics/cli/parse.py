@@ -4,8 +4,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import click
+
+import forensics.exitcodes as exitcodes
+from forensics.errors import InputError
 
 from forensics.cli.options import (input_format_option, jobs_option, journal_filter, journal_options, sources_of,
                                    tz_option)
@@ -22,7 +26,7 @@ from forensics.events.types import KINDS as EVENT_KINDS
 @journal_options
 @click.argument("paths", nargs=-1)
 def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | None, tz: str | None,
-          since: str | None, until: str | None, units: tuple[str, ...], paths: tuple[str, ...]) -> None:
+          since: str | None, until: str | None, units: tuple[str, ...], paths: tuple[str, ...]) -> int:
     """Print the structured events of logs as NDJSON (stdin when no PATH).
 
     PATH: log files (plain, .gz, .xz, .bz2, .zst), directories, journald files
@@ -36,7 +40,18 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
     if out is None:  # started with fd 1 closed: like click.echo, print nothing
         out = open(os.devnull, "w")
     wanted = frozenset(kinds)
+    unreadable = 0
     for src in sources_of(paths, journal_filter(since, until, units)):
-        st = write_events(src, out.write, input_format, jobs, wanted)
+        try:
+            st = write_events(src, out.write, input_format, jobs, wanted)
+        except InputError as e:
+            # as classify: one unreadable file among several (a binary beside the logs of a folder) is
+            # skipped with one line, the others still parsed; the only input stays a usage error
+            if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
+                raise
+            click.echo(f"forensics: error: {e} (skipped)", err=True)
+            unreadable += 1
+            continue
         if stats and st is not None:
             click.echo(json.dumps({"source": src.name, **st.to_dict()}), err=True)
+    return exitcodes.USAGE if unreadable else exitcodes.OK

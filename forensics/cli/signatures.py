@@ -6,7 +6,7 @@ import json
 import click
 
 import forensics.exitcodes as exitcodes
-from forensics.cli.classify import sigdirs_of
+from forensics.cli.classify import given_set
 from forensics.cli.options import signatures_option
 
 
@@ -22,7 +22,7 @@ def sig_list(fmt: str, sigdirs: tuple[str, ...]) -> int:
     """List signatures (id, kind, label, title)."""
     from forensics.diagnosis.signatures import load_signatures
 
-    sset = load_signatures(sigdirs_of(sigdirs))
+    sset = given_set(sigdirs, load_signatures)
     if fmt == "json":
         click.echo(json.dumps([s.to_dict() for s in sset.signatures], indent=2))
         return 0
@@ -41,7 +41,7 @@ def sig_test(sigdirs: tuple[str, ...]) -> int:
     from forensics.diagnosis.examples import run_examples
     from forensics.diagnosis.signatures import load_signatures
 
-    sset = load_signatures(sigdirs_of(sigdirs))
+    sset = given_set(sigdirs, load_signatures)
     total, failures = run_examples(sset)
     for f in failures:
         click.echo(f"FAIL {f.signature} ({f.path}): expected {f.expected}: {f.example[:160]!r}")

@@ -75,7 +75,8 @@ Timestamps a table cannot hold (pandas and parquet count nanoseconds: years
 and jsonl). Every string is made encodable before it is written.
 
 A source that could not be read gives exactly one row, with ``error`` set and
-the diagnosis columns empty. Tables written by ``forensics batch`` come back
+the diagnosis columns empty; a source with no lifetime (an empty log) gives
+one row with ``incident`` and the diagnosis columns empty. Tables written by ``forensics batch`` come back
 with the same dtypes through ``read_table`` (parquet keeps them; csv and jsonl
 are coerced). Cell values: ``report.cells``; the summary of a table:
 ``report.summary``.
@@ -309,6 +310,8 @@ def incident_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
             "lines": lines,
             "error": None,
         })
+    if not rows:  # an empty log has no lifetime; its row keeps the file in the table (report's file count)
+        rows.append({"source": source, "lines": lines, "error": None})
     return rows
 
 

@@ -18,7 +18,7 @@ def summary_line(df: pd.DataFrame, files: int | None = None) -> str:
     """``12 files, 15 incidents, 9 failures, 1 unreadable``."""
     err = df["error"].notna()
     n_files = files if files is not None else int(df["source"].nunique())
-    incidents = int((~err).sum())
+    incidents = int((~err & df["incident"].notna()).sum())  # an empty log's row is a file, not an incident
     failures = int((df["verdict"] == "failed").fillna(False).sum())
     unreadable = int(df.loc[err, "source"].nunique())
     return f"{n_files} files, {incidents} incidents, {failures} failures, {unreadable} unreadable"
@@ -50,7 +50,7 @@ def summary_counts(df: pd.DataFrame, top: int = 10, files: int | None = None) ->
     read this, so their counts are the same): the head line, counts by
     verdict, root cause and phase, the top signatures, and the early warnings
     ranked by median lead time (``(median or None, n, key)``)."""
-    ok = df[df["error"].isna()]
+    ok = df[df["error"].isna() & df["incident"].notna()]
     failed = ok[ok["verdict"] == "failed"]
     leads = _warning_leads(ok)
     ranked = sorted(((statistics.median(v) if v else None, len(v), k) for k, v in leads.items()),

@@ -30,3 +30,23 @@ def test_parse_head_closes_quietly(tmp_path):
     assert p.returncode == 0
     assert b"Traceback" not in p.stderr and p.stderr.strip() == b""
     assert p.stdout.count(b"\n") == 1
+
+
+def test_a_binary_file_in_a_folder_is_skipped_and_the_logs_beside_it_parsed(tmp_path):
+    """A ticket's folder holds the service log and a core file / binary. parse stopped at the binary (sorted
+    first) with exit 2 and printed no event of the log beside it; classify skips it with one line and goes on.
+    parse now does the same: the log's events, one '(skipped)' line, exit 2 for the unreadable file."""
+    folder = tmp_path / "ticket"
+    folder.mkdir()
+    (folder / "core.bin").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 16)
+    (folder / "sglang.log").write_bytes(SEED1.read_bytes())
+    p = run_cli("parse", "--stats", str(folder))
+    err = p.stderr.decode()
+    assert p.returncode == 2, err
+    errors = [ln for ln in err.splitlines() if ln.startswith("forensics: error:")]
+    assert errors == [f"forensics: error: {folder / 'core.bin'}: not a text log (looks like an ELF executable) (skipped)"]
+    stats = [json.loads(ln) for ln in err.splitlines() if ln.startswith("{")]
+    assert [s["source"] for s in stats] == [str(folder / "sglang.log")]
+    assert stats[0]["lines"] == len(SEED1.read_bytes().splitlines())
+    rows = [json.loads(x) for x in p.stdout.decode().splitlines()]
+    assert any(r["kind"] == "cuda_graph_registration" and r["count"] == 336 for r in rows)

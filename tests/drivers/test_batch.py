@@ -200,3 +200,27 @@ def test_usage_errors():
     r = run_cli("batch", "corpora/seeds")
     assert r.returncode == 2  # --out is required
     assert REPO.is_dir()
+
+
+def test_an_empty_log_keeps_its_row_so_report_counts_every_file(tmp_path):
+    """A directory of service logs often holds an empty one (a stderr file nothing was written to). batch
+    counted it ('2 files') but wrote no row for it, so `forensics report` on the same table said '1 files':
+    the file was lost from the table. Its row has no incident and no verdict, and is no incident in the counts."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(SEEDS / "seed1.short.log", logs / "sglang.out.log")
+    (logs / "sglang.err.log").write_bytes(b"")
+    out = tmp_path / "t.jsonl"
+    r = run_cli("batch", str(logs), "--out", str(out), "--jobs", "1")
+    assert r.returncode == 0, r.stderr
+    assert "2 files, 1 incidents, 1 failures, 0 unreadable" in r.stderr.decode()
+    df = read_table(str(out))
+    _assert_schema(df)
+    empty = df[df["source"] == str(logs / "sglang.err.log")]
+    assert len(empty) == 1 and empty["incident"].isna().all() and empty["verdict"].isna().all()
+    assert empty["error"].isna().all() and int(empty["lines"].iloc[0]) == 0
+    rep = run_cli("report", str(out))
+    assert rep.returncode == 0, rep.stderr
+    text = rep.stdout.decode()
+    assert text.splitlines()[0] == "2 files, 1 incidents, 1 failures, 0 unreadable"
+    assert "no-failure" not in text  # the empty log is not counted as a verdict

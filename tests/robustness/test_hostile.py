@@ -532,7 +532,8 @@ CASES: list[Case] = [
     C("model-missing", ["classify", "{d}/in.log"], {"in.log": FAIL}, rc=2,
       env={"FORENSICS_MODEL": "{d}/none.scorer.json.gz"}),
     # ---- corpus / train
-    C("corpus-negative-count", ["corpus", "generate", "--count", "-5", "--healthy", "-1", "--out", "{d}/c"], rc=(0, 2)),
+    C("corpus-negative-count", ["corpus", "generate", "--count", "-5", "--healthy", "-1", "--out", "{d}/c"], rc=2),
+    C("corpus-negative-healthy", ["corpus", "generate", "--count", "1", "--healthy", "-1", "--out", "{d}/c"], rc=2),
     C("corpus-out-is-a-file", ["corpus", "generate", "--count", "1", "--healthy", "0", "--out", "{f}"],
       {"c": b"x"}, rc=2),
     C("corpus-seed-not-int", ["corpus", "generate", "--seed", "1e999", "--out", "{d}/c"], rc=2),

@@ -202,7 +202,7 @@ def top_signatures(items: list[tuple[str, int]]) -> Chart:
 
 
 def by_group(df: pd.DataFrame, column: str) -> Chart:
-    ok = df[df["error"].isna()]
+    ok = df[df["error"].isna() & df["incident"].notna()]  # not an empty log's row (no lifetime)
     key = ok[column].astype("string")
     if key.notna().sum() == 0:
         return None, f"No incident names a {column}.", [], []
