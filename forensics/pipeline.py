@@ -271,7 +271,7 @@ def diagnose_source(source: Source, input_format: str = "auto", use_classifier: 
     (``incidents`` is a ``ShownLifetimes``; ``render_text`` gives the same text)."""
     from forensics.diagnosis.signatures import signature_set
 
-    sset = sset or signature_set()
+    sset = signature_set() if sset is None else sset  # an empty set is asked for, not "the shipped one"
     if classifier is None:
         classifier = load_classifier(use_classifier)
     events = SourceEvents(source, input_format, jobs=_diagnosis_jobs(source, jobs, thin), thin=thin)

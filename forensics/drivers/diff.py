@@ -133,7 +133,7 @@ def scan_source(source: Source, want: str, index: int | None, input_format: str 
                 sset: SignatureSet | None = None, classifier: Any = None) -> Run:
     """Stream one input; keep the lifetime ``index`` or else the last one whose verdict is ``want``
     ("healthy": not failed; "failed"), falling back to the last lifetime."""
-    sset = sset or signature_set()
+    sset = signature_set() if sset is None else sset
     hits = record_hits(sset)
     scans: dict[int, LifetimeScan] = {}
 

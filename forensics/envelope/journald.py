@@ -333,6 +333,12 @@ def export_records(lines: Iterable[tuple[int, str]], clock: Any = None, merge: b
             continue
         m = _EXPORT_FIELD.match(text)
         if m is None:
+            # Not a field (a log that is not an export, or junk between entries):
+            # keep the text, as json_records does, after the entry it interrupts.
+            if fields:
+                yield from _entry_record(start, fields, boot_state)
+                fields = {}
+            yield Record(n, clean_message(text))
             continue
         if m.group("value") is None:
             binary = m.group("name")
@@ -370,5 +376,10 @@ def verbose_records(lines: Iterable[tuple[int, str]], clock: Any = None, merge: 
             fields[last] = val
         elif last is not None and text.startswith("    "):
             fields[last] += "\n" + text.strip()
+        elif text.strip():  # neither header, field nor continuation: keep the text (see export_records)
+            if fields:
+                yield from _entry_record(start, fields, boot_state)
+            fields, start, last = {}, 0, None
+            yield Record(n, clean_message(text))
     if fields:
         yield from _entry_record(start, fields, boot_state)

@@ -26,3 +26,14 @@ def test_signatures_that_hold_none_are_a_usage_error(tmp_path, given, command):
     err = p.stderr.decode()
     assert p.returncode == 2, (p.returncode, p.stdout[-500:], err)
     assert err.startswith(f"forensics: error: --signatures {where}: no signature") and err.count("\n") == 1, err
+
+
+def test_the_pipeline_reads_an_empty_set_as_given_not_as_the_shipped_one():
+    """An API caller that passes an empty SignatureSet asks for no rules: the seed is then not 'matched a
+    rule' (before, `sset or signature_set()` swapped the shipped set in because an empty set is falsy)."""
+    from forensics.diagnosis.signatures import SignatureSet
+    from forensics.ingest.sources import Source
+    from forensics.pipeline import diagnose_source
+
+    res = diagnose_source(Source(str(SEED1), SEED1), sset=SignatureSet([], "empty"), use_classifier=False)
+    assert res["signature"] is None

@@ -81,3 +81,17 @@ def test_multiline_journal_message_stays_one_message():
         assert not any(e.text.lstrip().startswith("GPU0: NVIDIA") for e in evs), name
     short = [e for e in _events(CORPORA / "journald" / "fixture.short.log") if e.text.startswith("GPU preflight OK")]
     assert short[0].end_line == short[0].line + 3
+
+
+def test_a_forced_journal_mode_never_drops_the_lines_it_cannot_read():
+    """`--input-format export` (or `verbose`) on a log that is not one: every line is kept as text, so the
+    seed's failure is still found; before, each non-field line was dropped and the answer was 'the input is
+    empty' about 953 lines it had not read."""
+    from forensics import classify
+
+    seed = CORPORA / "seeds" / "seed1.short.log"
+    for fmt in ("export", "verbose"):
+        res = classify(str(seed), input_format=fmt)
+        assert res["verdict"] == "failed" and res["root_cause"] == "env.module-missing", (fmt, res["summary"])
+    real = classify(str(CORPORA / "seeds" / "seed1.export-input"))  # a real export still reads as one
+    assert real["root_cause"] == "env.module-missing" and real["time_to_failure_s"]
