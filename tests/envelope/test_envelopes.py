@@ -104,7 +104,9 @@ COLOURED = (
     "dtype=torch.bfloat16, avail mem=61.32 GB\x1b[0m\n"
     "\x1b[1;31mMay 30 14:38:41 gpu3 sglang[123]: [2025-05-30 14:38:41 TP0] Scheduler hit an exception: "
     "torch.OutOfMemoryError: CUDA out of memory.\x1b[0m\n"
-    "May 30 14:38:42 gpu3 systemd[1]: sglang.service: Main process exited, code=exited, status=1/FAILURE\n"
+    # ccze colours each column
+    "\x1b[1m\x1b[34mMay 30 14:38:42\x1b[0m \x1b[1m\x1b[35mgpu3\x1b[0m \x1b[33msystemd\x1b[0m[\x1b[1m1\x1b[0m]: "
+    "sglang.service: Main process exited, code=exited, status=1/FAILURE\n"
 )
 
 
@@ -117,3 +119,4 @@ def test_lines_coloured_from_their_first_byte_are_read_as_their_envelope():
     assert [(e.host, e.ident) for e in evs] == [("gpu3", "sglang")] * 3 + [("gpu3", "systemd")]
     assert all(e.ts is not None and e.ts.minute == 38 for e in evs)
     assert "\x1b" not in evs[2].text and evs[2].text.endswith("CUDA out of memory.")
+    assert evs[3].pid == 1 and evs[3].text.startswith("sglang.service: Main process exited")
