@@ -16,10 +16,9 @@ from functools import partial
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from forensics.envelope.clock import Clock
 from forensics.envelope.journald import SHORT_ALIASES, SHORT_PATTERNS
 from forensics.envelope.readers import iter_records
-from forensics.envelope.record import Record
+from forensics.envelope.record import COLOURED, Record
 from forensics.events.types import Event
 from forensics.events.parallel import WARM_BYTES, LineEncoder, SplitRun, split_jobs, split_source
 from forensics.events.parser import BulkGate, EventParser, ParseStats, SourcePlan, iter_source_events
@@ -330,16 +329,15 @@ class LivePipeline:
 
     def __init__(self, plan: SourcePlan, on_hit: Any, classifier: Any) -> None:
         self.plan = plan
-        clock = Clock()
-        clock.year = plan.year
-        self.clock = clock
+        self.clock = clock = plan.clock()
         self.parser = EventParser("-", clock, plan.wrappers)
         self.parser.stats.format = plan.fmt
         from forensics.incidents.lifetimes import IncidentBuilder
 
         self.builder = IncidentBuilder("-", on_hit)
         self.clf = classifier
-        self.merge = SHORT_ALIASES.get(plan.fmt, plan.fmt) in SHORT_PATTERNS
+        fmt = plan.fmt.removesuffix(COLOURED)  # a coloured source: read as its format once uncoloured
+        self.merge = SHORT_ALIASES.get(fmt, fmt) in SHORT_PATTERNS
         self.held: Record | None = None
         self.closed: list[dict[str, Any]] = []  # diagnoses of finished lifetimes
 

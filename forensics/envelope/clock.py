@@ -10,9 +10,10 @@ zone abbreviations) print the wall-clock time of the host that ran
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from forensics.errors import InputError
 from forensics.ingest.values import bounded_int
@@ -21,6 +22,11 @@ UTC = timezone.utc
 ENV = "FORENSICS_TZ"
 # An ISO-8601 time as journald (``short-iso``) and docker (``--timestamps``) print it.
 TS_ISO = r"(?P<iso>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
+# A date and time that says its zone, as an application prefix prints it (Rust
+# tracing "2025-03-27T13:39:28.695813Z", Python logging with %z).
+ZONED = re.compile(r"(?P<d>\d{4}-\d\d-\d\d)[ T](?P<t>\d\d:\d\d:\d\d)(?:[.,](?P<f>\d{1,9}))?(?P<z>Z|[+-]\d\d:?\d\d)(?!\d)")
+QUARTER = 900  # seconds: zones are whole quarters of an hour from UTC
+MAX_OFFSET = 14 * 3600  # the farthest a zone is from UTC (Pacific/Kiritimati, +14:00)
 
 
 def set_log_zone(name: str | None) -> None:
@@ -92,10 +98,20 @@ class Clock:
     ``short``, syslog) are wall-clock times of ``zone`` (``--tz``, default the
     machine's zone: ``log_zone``), returned in UTC."""
 
-    def __init__(self, zone: Any = None) -> None:
+    def __init__(self, zone: Any = None, offset: int | None = None) -> None:
         self.year = datetime.now(UTC).year
+        # ``offset``: minutes east of UTC of the log's zone-less clock, inferred
+        # from stamps that say their zone (``naive_offset``); None: not inferred.
+        self.offset = offset
+        if zone is None and offset is not None:
+            zone = UTC if offset == 0 else timezone(timedelta(minutes=offset))
         self.zone = zone if zone is not None else log_zone()
         self._utc = self.zone is UTC or getattr(self.zone, "key", None) in ("UTC", "Etc/UTC")
+        # The zone of application stamps printed without one (vLLM's "INFO 03-27 19:09:32"):
+        # the inferred one, else ``--tz``; else they are read as UTC (None), whatever this
+        # machine's zone, as the logs of another machine mostly are.
+        explicit = offset is not None or zone is not None or bool(os.environ.get(ENV))
+        self.app_zone: tzinfo | None = None if self._utc or not explicit else self.zone
         self._last_month = 0
         self._cache_key: str | None = None
         self._cache_val: datetime | None = None
@@ -132,6 +148,54 @@ class Clock:
             val = None
         self._cache_key, self._cache_val = key, val
         return val
+
+
+def naive_offset(naive: datetime, aware: datetime) -> int | None:
+    """The zone (minutes east of UTC) of a clock printed without one, from one of
+    its stamps (``naive``: its wall-clock time, tagged UTC) and a stamp that says
+    its zone printed at about the same moment: the difference in whole quarters
+    of an hour; 0 under a quarter (the clock is UTC); None past 14 hours (no zone
+    is that far: the two stamps are not of one moment)."""
+    diff = (naive - aware).total_seconds()
+    if abs(diff) > MAX_OFFSET + QUARTER / 2:
+        return None
+    if abs(diff) < QUARTER:
+        return 0
+    return round(diff / QUARTER) * QUARTER // 60
+
+
+def infer_offset(records: Iterable[Any], fmt: str,
+                 app_stamp: Callable[[str], tuple[datetime | None, str]]) -> int | None:
+    """The zone of a clock printed without one, from its first stamp next to (on
+    the same line as, or on the line beside) a stamp that says its zone: two
+    processes printing at about the same moment (``naive_offset``). None when
+    the records hold one kind of clock only. ``app_stamp``: a message's
+    application stamp and the prefix text it was read from."""
+    zone, naive_env = log_zone(), fmt.split("+")[0] in ("short", "short-precise")
+    prev: tuple[datetime, bool] | None = None
+    for rec in records:
+        stamps: list[tuple[datetime, bool]] = []
+        if rec.ts is not None and fmt not in ("short-monotonic", "short-delta"):  # seconds since boot: no clock
+            stamps.append((rec.ts.astimezone(zone).replace(tzinfo=UTC), False) if naive_env else (rec.ts, True))
+        if rec.marker is None:
+            ts, header = app_stamp(rec.text)
+            if ts is not None:
+                aware = zoned_stamp(header)
+                stamps.append((aware, True) if aware is not None else (ts, False))
+        for stamp in stamps:
+            if prev is not None and prev[1] != stamp[1]:
+                return naive_offset(prev[0], stamp[0]) if stamp[1] else naive_offset(stamp[0], prev[0])
+            prev = stamp
+    return None
+
+
+def zoned_stamp(text: str) -> datetime | None:
+    """The UTC time of the first stamp in ``text`` that says its zone, or None."""
+    m = ZONED.search(text)
+    if m is None:
+        return None
+    frac = m.group("f")
+    return parse_iso(f"{m.group('d')}T{m.group('t')}{'.' + frac if frac else ''}{m.group('z')}")
 
 
 def _month_from_digits(mon: str) -> int | None:

@@ -8,7 +8,7 @@ from forensics.envelope.clock import Clock
 from forensics.envelope.containers import docker_records, jsonl_records
 from forensics.envelope.journald import (SHORT_ALIASES, SHORT_PATTERNS, export_records, json_records, short_reader,
                                          verbose_records)
-from forensics.envelope.record import Record, plain_records
+from forensics.envelope.record import COLOURED, Record, plain_records, strip_sgr
 
 FORMATS = (
     "auto", "plain", "jsonl", "short", "short-precise", "short-iso", "short-iso-precise", "short-full",
@@ -42,4 +42,10 @@ def iter_records(lines: Iterable[tuple[int, str]], fmt: str, clock: Clock, merge
     ``merge``, a journald message printed over several lines stays one record
     (this needs one line of lookahead, so live streams turn it off). A format
     without a reader of its own (``auto`` unresolved, ``cat``) reads as plain."""
-    return READERS.get(fmt, _plain)(lines, clock, merge)
+    reader = READERS.get(fmt)
+    if reader is None:
+        if not fmt.endswith(COLOURED):
+            return _plain(lines, clock, merge)
+        # Coloured from the first byte: the colour off, then the format's own reader.
+        lines, reader = strip_sgr(lines), READERS.get(fmt[:-len(COLOURED)], _plain)
+    return reader(lines, clock, merge)

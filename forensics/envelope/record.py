@@ -36,6 +36,18 @@ class Record:
         return f"Record({self.line}, {self.text!r}, ts={self.ts}, host={self.host}, ident={self.ident}, pid={self.pid})"
 
 
+# Colour codes (SGR: "\x1b[32m", "\x1b[1;31m"), and the suffix of a format whose
+# lines are coloured from their first byte (see ``detect_format``): ccze colours
+# each column, a coloured capture the whole line.
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+COLOURED = "+sgr"
+
+
+def strip_sgr(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    for n, text in lines:
+        yield n, (SGR.sub("", text) if "\x1b" in text else text)
+
+
 MARKER = re.compile(r"^-- (?:(?P<boot>Boot [0-9a-f]{32})|(?P<reboot>Reboot)|(?P<none>No entries)|(?P<begin>(?:Logs|Journal) begins? at .*?)) --\s*$")
 
 

@@ -3,11 +3,21 @@ from __future__ import annotations
 
 from forensics.envelope.containers import DOCKER, JSONL_MESSAGE_KEYS
 from forensics.envelope.journald import SHORT_PATTERNS, VERBOSE_HEAD
-from forensics.envelope.record import MARKER
+from forensics.envelope.record import COLOURED, MARKER, SGR
 
 
 def detect_format(sample: list[str]) -> str:
-    """Pick the envelope format from the first lines of a source."""
+    """Pick the envelope format from the first lines of a source. Lines coloured
+    from their first byte (ccze, a terminal capture) are judged without their
+    colour codes; the format is then named with ``COLOURED`` after it,
+    and its reader strips them first (``strip_sgr``)."""
+    if not any(ln[:2] == "\x1b[" for ln in sample):
+        return _detect(sample)
+    fmt = _detect([SGR.sub("", ln) for ln in sample])
+    return fmt if fmt == "plain" else fmt + COLOURED
+
+
+def _detect(sample: list[str]) -> str:
     lines = [ln for ln in sample if ln.strip() and not MARKER.match(ln)][:60]
     if not lines:
         return "plain"

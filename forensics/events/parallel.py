@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from forensics.envelope.clock import Clock
 from forensics.envelope.readers import iter_records
 from forensics.events import types as kinds
 from forensics.events.types import Event
@@ -183,9 +182,7 @@ def _work(task: ChunkTask) -> ChunkResult:
     warm, back = warm_start(path, task.start, task.warm_bytes)
     warm_line = task.start_line - back
     src = RangeSource(path, warm, task.limit)
-    clock = Clock()
-    clock.year = task.plan.year
-    parser = EventParser(task.name, clock, task.plan.wrappers)
+    parser = EventParser(task.name, task.plan.clock(), task.plan.wrappers)
     gate = BulkGate() if task.thin else None
     res = ChunkResult([], [], task.end_line, start_line=task.start_line)
     keeper = _Keeper(task, res)

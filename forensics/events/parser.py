@@ -3,6 +3,7 @@ carry structure (and traceback blocks) go to Lark."""
 from __future__ import annotations
 
 import itertools
+import os
 from datetime import datetime, timedelta, timezone
 import re
 from dataclasses import dataclass, field
@@ -10,7 +11,8 @@ from typing import Any, Iterable, Iterator
 
 from mypy_extensions import mypyc_attr
 
-from forensics.envelope.clock import Clock
+from forensics.envelope.clock import ENV as TZ_ENV
+from forensics.envelope.clock import ZONED, Clock, infer_offset
 from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
 from forensics.envelope.sniff import detect_format
@@ -98,6 +100,7 @@ class EventParser:
         self.stats = ParseStats()
         self._last_unparsed_line = -1
         self._since_idle_check = 0
+        self._app_zone = self.clock.app_zone
 
     def feed(self, rec: Record) -> list[Event]:
         out: list[Event] = []
@@ -118,7 +121,7 @@ class EventParser:
                              data={"size": _BLOB.match(text).group("size")}))  # type: ignore[union-attr]
             return self._count(out)
         msg, pfx = peel_prefix(text, self.clock.year)
-        ts = rec.ts or pfx.app_ts
+        ts = rec.ts or (pfx.app_ts if self._app_zone is None else self._app_time(pfx))
         tb = self.tb
         if not tb.open and HEADER_TEXT not in msg:
             if msg.startswith(BATCH_HEADS) and "HTTP/" not in msg and rec.pid != 1 \
@@ -171,7 +174,7 @@ class EventParser:
         first = Record(rec.line, parts[0], rec.ts, rec.host, rec.ident, rec.pid, unit=rec.unit)
         text = unwrap(parts[0], self.wrappers) if self.wrappers else parts[0]
         msg, pfx = peel_prefix(text, self.clock.year)
-        ts = rec.ts or pfx.app_ts
+        ts = rec.ts or (pfx.app_ts if self._app_zone is None else self._app_time(pfx))
         ev = self._line_event(first, pfx, msg, ts)
         end = rec.line + (len(parts) - 1) * step
         full = "\n".join([ev.text, *parts[1:]])
@@ -225,6 +228,13 @@ class EventParser:
         return Event(kind, rec.line, msg, ts, rec.host, rec.ident, rec.pid, pfx.rank,
                      pfx.level or ("WARNING" if kind == kinds.PACKAGE_WALK_WARNING else None),
                      pfx.logger, source=self.source, data=fields)
+
+    def _app_time(self, pfx) -> datetime | None:  # type: ignore[no-untyped-def]
+        """A prefix's time; one printed without a zone is read in ``Clock.app_zone``."""
+        ts = pfx.app_ts
+        if ts is not None and self._app_zone is not None and ZONED.search(pfx.header or "") is None:
+            return ts.replace(tzinfo=self._app_zone).astimezone(timezone.utc)
+        return ts
 
     def _flush_tracebacks(self) -> list[Event]:
         return self.tb.close_all() if self.tb.open else []
@@ -339,6 +349,12 @@ class SourcePlan:
     fmt: str
     year: int
     wrappers: list
+    offset: int | None = None  # minutes east of UTC of a zone-less clock beside a zoned one (Clock.offset)
+
+    def clock(self) -> Clock:
+        clock = Clock(offset=self.offset)
+        clock.year = self.year
+        return clock
 
 
 def thins(plan: SourcePlan) -> bool:
@@ -361,9 +377,18 @@ def plan_source(sample: list[tuple[int, str]], input_format: str = "auto", mtime
             break
     else:
         clock.year = _year_from_end(sample, fmt, mtime)
-    sample_records = list(iter_records(iter(sample), fmt, Clock())) if sample else []
+    probe = Clock()
+    probe.year = clock.year
+    sample_records = list(iter_records(iter(sample), fmt, probe)) if sample else []
     wrappers = detect_wrappers([r.text for r in sample_records if r.marker is None])
-    return SourcePlan(fmt, clock.year, wrappers)
+    offset = None if os.environ.get(TZ_ENV) else infer_offset(  # --tz wins
+        sample_records, fmt, lambda text: _app_stamp(text, clock.year))
+    return SourcePlan(fmt, clock.year, wrappers, offset)
+
+
+def _app_stamp(text: str, year: int) -> tuple[datetime | None, str]:
+    pfx = peel_prefix(text, year)[1]
+    return pfx.app_ts, pfx.header or ""
 
 
 def _year_from_end(sample: list[tuple[int, str]], fmt: str, mtime: float | None) -> int:
@@ -428,9 +453,7 @@ def open_source(source: Source, input_format: str = "auto", line_mode: bool = Fa
         except OSError:
             pass
     plan = plan_source(sample, input_format, mtime)
-    clock = Clock()
-    clock.year = plan.year
-    parser = EventParser(source.name, clock, plan.wrappers)
+    parser = EventParser(source.name, plan.clock(), plan.wrappers)
     parser.stats.format = plan.fmt
     thinned = bulk_gate is not None and thins(plan)
     if thinned:

@@ -95,3 +95,28 @@ def test_a_forced_journal_mode_never_drops_the_lines_it_cannot_read():
         assert res["verdict"] == "failed" and res["root_cause"] == "env.module-missing", (fmt, res["summary"])
     real = classify(str(CORPORA / "seeds" / "seed1.export-input"))  # a real export still reads as one
     assert real["root_cause"] == "env.module-missing" and real["time_to_failure_s"]
+
+
+# A journal coloured from its first byte, as ccze or a coloured terminal capture prints it.
+COLOURED = (
+    "\x1b[32mMay 30 14:38:02 gpu3 sglang[123]: [2025-05-30 14:38:02] server_args=ServerArgs(model_path='x')\x1b[0m\n"
+    "\x1b[32mMay 30 14:38:40 gpu3 sglang[123]: [2025-05-30 14:38:40 TP0] Load weight end. type=LlamaForCausalLM, "
+    "dtype=torch.bfloat16, avail mem=61.32 GB\x1b[0m\n"
+    "\x1b[1;31mMay 30 14:38:41 gpu3 sglang[123]: [2025-05-30 14:38:41 TP0] Scheduler hit an exception: "
+    "torch.OutOfMemoryError: CUDA out of memory.\x1b[0m\n"
+    # ccze colours each column
+    "\x1b[1m\x1b[34mMay 30 14:38:42\x1b[0m \x1b[1m\x1b[35mgpu3\x1b[0m \x1b[33msystemd\x1b[0m[\x1b[1m1\x1b[0m]: "
+    "sglang.service: Main process exited, code=exited, status=1/FAILURE\n"
+)
+
+
+def test_lines_coloured_from_their_first_byte_are_read_as_their_envelope():
+    from forensics.envelope.sniff import detect_format
+
+    assert detect_format(COLOURED.splitlines()) == "short+sgr"
+    assert detect_format([ln.replace("\x1b[32m", "") for ln in COLOURED.splitlines()[:2]]) == "short"
+    evs = _events(COLOURED)
+    assert [(e.host, e.ident) for e in evs] == [("gpu3", "sglang")] * 3 + [("gpu3", "systemd")]
+    assert all(e.ts is not None and e.ts.minute == 38 for e in evs)
+    assert "\x1b" not in evs[2].text and evs[2].text.endswith("CUDA out of memory.")
+    assert evs[3].pid == 1 and evs[3].text.startswith("sglang.service: Main process exited")
