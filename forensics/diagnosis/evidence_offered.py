@@ -95,6 +95,8 @@ def _ranked() -> bool:
     from forensics.diagnosis.decision.label_model import RECORDER
 
     return RECORDER.get() is not None or ranker() is not None
+
+
 KNOWN_SCAN = 48  # the latest events read for them (the diagnosis's cost, not the per-line path's)
 
 
