@@ -9,8 +9,8 @@ import click
 
 import forensics.exitcodes as exitcodes
 from forensics.cli.options import (color_option, input_format_option, jobs_option, journal_filter, journal_options,
-                                   model_option, no_classifier_option, signatures_option, sources_of, tz_option,
-                                   want_color)
+                                   model_option, no_classifier_option, signatures_option, skip_unreadable, sources_of,
+                                   tz_option, want_color)
 from forensics.errors import InputError
 
 
@@ -85,9 +85,7 @@ def classify(fmt: str, input_format: str, sigdirs: tuple[str, ...], no_classifie
             res = diagnose_source(src, input_format, sset=sset, classifier=clf, jobs=jobs, spool=fmt != "text",
                                   shown_only=fmt == "text")
         except InputError as e:
-            if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
-                raise  # the only input: a usage error (exit 2)
-            click.echo(f"forensics: error: {e} (skipped)", err=True)
+            skip_unreadable(src, paths, e)
             unreadable += 1
             continue
         if filt and not src.journal:

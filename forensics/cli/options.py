@@ -98,6 +98,16 @@ def want_color(choice: str | bool | None, stream: TextIO | None = None,
         return False
 
 
+def skip_unreadable(src: Any, paths: tuple[str, ...], err: Exception) -> None:
+    """An input that could not be read: the only input is a usage error (re-raised, exit 2); one among
+    several (a binary beside the logs of a folder) is skipped with one line and the others still read."""
+    from pathlib import Path
+
+    if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
+        raise err
+    click.echo(f"forensics: error: {err} (skipped)", err=True)
+
+
 def sources_of(paths: tuple[str, ...], filt: JournalFilter | None = None) -> Any:
     """``expand_paths`` for a command that reads logs, with what could not be
     read inside a directory or an archive (a member past the limit, an

@@ -4,15 +4,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 import click
 
 import forensics.exitcodes as exitcodes
 from forensics.errors import InputError
 
-from forensics.cli.options import (input_format_option, jobs_option, journal_filter, journal_options, sources_of,
-                                   tz_option)
+from forensics.cli.options import (input_format_option, jobs_option, journal_filter, journal_options,
+                                   skip_unreadable, sources_of, tz_option)
 from forensics.events.types import KINDS as EVENT_KINDS
 
 
@@ -45,11 +44,7 @@ def parse(input_format: str, kinds: tuple[str, ...], stats: bool, jobs: int | No
         try:
             st = write_events(src, out.write, input_format, jobs, wanted)
         except InputError as e:
-            # as classify: one unreadable file among several (a binary beside the logs of a folder) is
-            # skipped with one line, the others still parsed; the only input stays a usage error
-            if src.name == "-" or len(paths) == 1 and not Path(paths[0]).is_dir():
-                raise
-            click.echo(f"forensics: error: {e} (skipped)", err=True)
+            skip_unreadable(src, paths, e)  # as classify
             unreadable += 1
             continue
         if stats and st is not None:

@@ -248,7 +248,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
                                                  if classifier is not None else result["evidence"])
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
-            learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near),
+            learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near, phase),
             result["phase"], inc)
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())

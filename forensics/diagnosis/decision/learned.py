@@ -145,8 +145,9 @@ def warned_label(inp: DecisionInputs, rules_label: str | None) -> bool:
 
 
 def phase_inputs(rules_phase: str | None, inc: Any, fail_line: int, fail_ev: Any, best: Any, label: str | None,
-                 startup: bool, truncated: bool, texts: list[str]) -> Any:
-    """Each signal's phase for one failure (``phase_features.PhaseInputs``)."""
+                 startup: bool, truncated: bool, texts: list[str], marked: str | None = None) -> Any:
+    """Each signal's phase for one failure (``phase_features.PhaseInputs``); ``marked``: the phase the
+    failure's own marker gave (``failure_phase.marked_phase``, which the diagnosis already read)."""
     from forensics.diagnosis import failure_phase, phase_infer, phase_priors
     from forensics.diagnosis.decision.phase_features import PhaseInputs
     from forensics.incidents import outcome
@@ -167,7 +168,7 @@ def phase_inputs(rules_phase: str | None, inc: Any, fail_line: int, fail_ev: Any
         startup_failed=startup, truncated=truncated, label=label,
         marker_gap=_marker_gap(inc, fail_line) if marker else None,
         # (the rules' phase was the label's typical one where nothing in the log said where)
-        marked=failure_phase.marked_phase(inc, fail_line, fail_ev, best, startup) is not None,
+        marked=marked is not None,
         frames_near=failure_phase.nearby_traceback_phase(inc, fail_ev, fail_line, marker is not None)
         if frames is None else None,
         step=phase_infer.phase_of_step("\n".join(texts)), words=_words(inc, fail_line))
