@@ -62,15 +62,20 @@ def against_holdout(rows: list[dict[str, str]], holdout: dict[str, Any]) -> dict
     """The held-out answers (a ``rules_holdout`` / ``honest_holdout`` ``--json``) on the sampled
     failures: right by the first reading, by the second, by either; and on the logs both
     readers label alike against those they split on."""
-    answers = {}
+    answers, phases = {}, {}
     for fam in holdout["families"].values():
         for case in fam.get("cases", ()):
-            answers[case["path"].split("corpora/public/", 1)[-1]] = case["answer"]
+            log = case["path"].split("corpora/public/", 1)[-1]
+            answers[log], phases[log] = case["answer"], case.get("phase")
     failed = [r for r in rows if r["first_verdict"] == "failed" and r["log"] in answers]
     agreed = [r for r in failed if r["first_label"] == r["second_label"]]
     split = [r for r in failed if r["first_label"] != r["second_label"]]
     right = lambda rs, f: sum(answers[r["log"]] == r[f"{f}_label"] for r in rs)  # noqa: E731
-    return {"failures": len(failed),
+    same_phase = [r for r in failed if r["first_phase"] == r["second_phase"]]
+    return {"phase_right": _share(sum(phases[r["log"]] == r["first_phase"] for r in failed), len(failed)),
+            "phase_right_where_readers_agree": _share(sum(phases[r["log"]] == r["first_phase"] for r in same_phase),
+                                                      len(same_phase)),
+            "failures": len(failed),
             "right_first": _share(right(failed, "first"), len(failed)),
             "right_second": _share(right(failed, "second"), len(failed)),
             "right_either": _share(sum(answers[r["log"]] in (r["first_label"], r["second_label"]) for r in failed),
@@ -100,7 +105,9 @@ def render(fig: dict[str, Any], tool: dict[str, Any] | None) -> str:
                   f"  right by the second reading  {_pct(tool['right_second'])}",
                   f"  right by either              {_pct(tool['right_either'])}",
                   f"  where the readers agree      {_pct(tool['right_where_readers_agree'])}",
-                  f"  where they split             {_pct(tool['right_where_readers_split'])}"]
+                  f"  where they split             {_pct(tool['right_where_readers_split'])}",
+                  f"  phase right                  {_pct(tool['phase_right'])}",
+                  f"  phase right where the readers agree on it {_pct(tool['phase_right_where_readers_agree'])}"]
     return "\n".join(lines)
 
 
