@@ -53,9 +53,27 @@ def figures(rows: list[dict[str, str]]) -> dict[str, Any]:
     }
     stands = sum(same(r, "label") or r["label_decision"] in ("first", "both") for r in failed)
     out["label_stands"] = _share(stands, len(failed))
+    out["early_warnings"] = early_warning_agreement(failed)
     out["label_pairs"] = Counter(" vs ".join(sorted((r["first_label"] or "-", r["second_label"] or "-")))
                                  for r in failed if not same(r, "label")).most_common()
     return out
+
+
+def _line_of(log: str, text: str) -> int | None:
+    """The first line of ``log`` (a corpus file) holding ``text``."""
+    path = READINGS.parent.parent / log
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        return next((n for n, line in enumerate(fh, 1) if text in line), None)
+
+
+def early_warning_agreement(failed: list[dict[str, str]]) -> dict[str, int]:
+    """How many failures each reader gave an early warning, and on how many both named the same line."""
+    first = [r for r in failed if r["first_early_warning"]]
+    second = [r for r in failed if r["second_early_warning"]]
+    both = [r for r in first if r["second_early_warning"]]
+    same = sum(_line_of(r["log"], r["first_early_warning"]) == _line_of(r["log"], r["second_early_warning"])
+               for r in both)
+    return {"first": len(first), "second": len(second), "both": len(both), "same_line": same}
 
 
 def against_holdout(rows: list[dict[str, str]], holdout: dict[str, Any]) -> dict[str, Any]:
@@ -95,6 +113,10 @@ def render(fig: dict[str, Any], tool: dict[str, Any] | None) -> str:
              f"phase agree (failures)     {_pct(fig['phase_failures'])}",
              f"phase agree (healthy)      {_pct(fig['phase_healthy'])}",
              f"corpus label stands        {_pct(fig['label_stands'])}  (agreed, or adjudicated first/both)"]
+    ew = fig["early_warnings"]
+    lines.append(f"early warnings             first reader {ew['first']}, second {ew['second']}, both {ew['both']}, "
+                 f"the same line {ew['same_line']} (of the first reader's found by the second: "
+                 f"{ew['same_line'] / max(ew['first'], 1):.0%})")
     for f in FIELDS:
         d = fig["decisions"][f]
         lines.append(f"adjudicated {f:<8} " + ", ".join(f"{k} {v}" for k, v in sorted(d.items())))

@@ -14,6 +14,7 @@ def _row(first: str, second: str, decision: str = "", verdict: str = "failed", p
          log: str = "batch-01/001.log") -> dict[str, str]:
     return {"group": "A", "blind": "001", "log": log, "first_verdict": verdict, "second_verdict": verdict,
             "first_label": first, "second_label": second, "first_phase": phase, "second_phase": phase,
+            "first_early_warning": "", "second_early_warning": "",
             "verdict_decision": "", "label_decision": decision, "phase_decision": "", "adjudication_reason": ""}
 
 
