@@ -6,7 +6,7 @@ a loop. Dispatch on the first character keeps the common case to one regex.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
 from forensics.events.tables import joined, load_table
@@ -71,6 +71,16 @@ def _dt_parse(d: str, ms: str | None) -> datetime | None:
     if ms:
         dt = dt.replace(microsecond=int(ms.ljust(6, "0")[:6]))
     return dt.replace(tzinfo=UTC)
+
+
+def _zoned(ts: datetime | None, tz: str | None) -> datetime | None:
+    """``ts`` (read as UTC) moved by the numeric offset printed after it (``+08:00``, ``-0500``): a
+    stamp that says its zone is that zone's time, not UTC's ("Z" and no offset: as read)."""
+    if ts is None or not tz or tz == "Z":
+        return ts
+    sign = -1 if tz[0] == "-" else 1
+    minutes = sign * (int(tz[1:3]) * 60 + int(tz[-2:]))
+    return ts - timedelta(minutes=minutes)
 
 
 _MD_CACHE: dict[tuple[int, str, str], datetime | None] = {}
@@ -387,7 +397,7 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     if m is None:
         return _peel_llama_log(p, t)
     if p.app_ts is None:
-        p.app_ts = _dt(m.group("d"), m.group("ms"))
+        p.app_ts = _zoned(_dt(m.group("d"), m.group("ms")), m.group("tz"))
     lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
     if m.group("lvl4") and m.group("logger4") != "MODEL_LOG":
         # (TorchServe relays a worker's stdout at INFO and its stderr at WARN, whatever they say)

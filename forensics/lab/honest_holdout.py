@@ -71,23 +71,18 @@ def training(items: list[Any], drop: set[str]) -> list[Any]:
 
 # -- the learned parts, refit without a fold ---------------------------------------------------
 
-def fit_label(rows: list[Any], held: list[Any], drop: set[str], shipped: dict[str, Any], seed: int = 0
-              ) -> dict[str, Any]:
+def fit_label(rows: list[Any], held: list[Any], drop: set[str], shipped: dict[str, Any], seed: int = 0,
+              bar: float | None = None) -> dict[str, Any]:
     """The label model's file as ``forensics train`` writes it, fitted on ``rows`` less ``drop``'s
     families; its ``unknown`` threshold from ``held`` (public rows read without their own
-    signatures) of the training families, scored out of ``INNER`` inner folds."""
+    signatures) of the training families, scored out of ``INNER`` inner folds, or ``bar`` where
+    given (every fold the same bar: a comparison between branches without each fold's pick on a
+    flat curve moving it by a few logs)."""
     from forensics.lab import decision_train as dt
 
     train = training(rows, drop)
     held_train = training(held, drop)
-    inner = fold_table([r.group for r in train], INNER)
-    oof: list[tuple[Any, dict[str, float]]] = []
-    for j in range(INNER):
-        out = {f for f, k in inner.items() if k == j}
-        part, (test,) = dt.with_priors(training(train, out), [r for r in held_train if r.group in out])
-        model = dt.label_pair_model(dt.export(dt.fit(part, seed, held=training(held_train, out)), part, {}))
-        oof += [(r, model.proba(r.inputs)) for r in test]
-    below, curve = dt.fit_unknown_below(oof)
+    below, curve = (bar, []) if bar is not None else dt.fit_unknown_below(inner_oof(train, held_train, seed))
     fitted, _ = dt.with_priors(train)
     meta = {"version": f"honest-{len(train)}", "rows": len(train), "unknown_curve": curve,
             "ships": shipped.get("meta", {}).get("ships", {})}
@@ -95,6 +90,20 @@ def fit_label(rows: list[Any], held: list[Any], drop: set[str], shipped: dict[st
     data["prior"] = dt.prior_table(train)
     data["choose"], data["active"] = shipped.get("choose", True), shipped.get("active", True)
     return data
+
+
+def inner_oof(train: list[Any], held_train: list[Any], seed: int) -> list[tuple[Any, dict[str, float]]]:
+    """The training families' held rows scored by label models fitted without them (``INNER`` folds)."""
+    from forensics.lab import decision_train as dt
+
+    inner = fold_table([r.group for r in train], INNER)
+    oof: list[tuple[Any, dict[str, float]]] = []
+    for j in range(INNER):
+        out = {f for f, k in inner.items() if k == j}
+        part, (test,) = dt.with_priors(training(train, out), [r for r in held_train if r.group in out])
+        model = dt.label_pair_model(dt.export(dt.fit(part, seed, held=training(held_train, out)), part, {}))
+        oof += [(r, model.proba(r.inputs)) for r in test]
+    return oof
 
 
 def fit_phase_fold(rows: list[Any], drop: set[str], path: Path, seed: int = 0) -> Path | None:
@@ -287,12 +296,13 @@ def collect(sset: Any, clf: Any) -> Inputs:
                   death_docs, scans, groups_of, seconds)
 
 
-def make_fold(k: int, families: list[str], inp: Inputs, shipped: dict[str, Any], where: Path, seed: int) -> Fold:
+def make_fold(k: int, families: list[str], inp: Inputs, shipped: dict[str, Any], where: Path, seed: int,
+              bar: float | None = None) -> Fold:
     from threadpoolctl import threadpool_limits
 
     drop = set(families)
     with threadpool_limits(1):  # many small fits: one BLAS thread (as forensics train)
-        label = fit_label(inp.decision_rows, inp.held_rows, drop, shipped, seed)
+        label = fit_label(inp.decision_rows, inp.held_rows, drop, shipped, seed, bar)
         death = fit_death(inp.death_logs, drop, seed, inp.death_docs)
     decision_path, death_path = where / f"decision-fold{k}.json", where / f"death-fold{k}.json"
     atomic_write_text(decision_path, json.dumps(label) + "\n")
@@ -382,10 +392,12 @@ def read_fold(fams: list[str], models: Fold | None, inp: Inputs, sset: Any, clf:
                 dest["healthy"][fam] = {"seen": seen_healthy[fam], "held_out": healthy, "cases": hcases}
 
 
-def run(seed: int = 0, folds: int = FOLDS, compare: bool = True, chronological: bool = True) -> dict[str, Any]:
+def run(seed: int = 0, folds: int = FOLDS, compare: bool = True, chronological: bool = True,
+        bar: float | None = None) -> dict[str, Any]:
     """The honest figures (``families``/``healthy`` as ``rules_holdout.run`` gives them); with
     ``compare``, rules_holdout's own on the same run (``shipped``); with ``chronological``, each batch
-    read with the signatures of its first look and the fold's models (``chronological``)."""
+    read with the signatures of its first look and the fold's models (``chronological``); ``bar``:
+    every fold's unknown bar (None: each fold's own choice)."""
     from forensics.diagnosis.decision.pair_model import MODEL_DIR
     from forensics.diagnosis.signatures import signature_set
     from forensics.pipeline import load_classifier
@@ -408,7 +420,7 @@ def run(seed: int = 0, folds: int = FOLDS, compare: bool = True, chronological: 
         for k in range(folds):
             fams = sorted(f for f, v in table.items() if v == k)
             t = time.monotonic()
-            fold = make_fold(k, fams, inp, shipped, Path(tmp), seed)
+            fold = make_fold(k, fams, inp, shipped, Path(tmp), seed, bar)
             fit_s += time.monotonic() - t
             t = time.monotonic()
             modes: dict[str, Fold | None] = {"honest": fold}
@@ -552,12 +564,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-compare", action="store_true", help="skip rules_holdout's reading (the shipped models)")
     ap.add_argument("--no-chronological", action="store_true",
                     help="skip the reading of each batch with the signatures of its first look")
+    ap.add_argument("--unknown-below", type=float, metavar="P",
+                    help="one unknown bar for every fold (default: each fold chooses its own as forensics train "
+                         "does); for comparing branches, where a fold's pick on a flat curve moves a few logs")
     args = ap.parse_args(argv)
+    if args.unknown_below is not None and not 0 <= args.unknown_below < 1:
+        print("error: --unknown-below must be in [0, 1)", file=sys.stderr)
+        return 2
     if json_target_refused(args.json):
         return 2
     from forensics.lab.public_corpus import PUBLIC_DIR
 
-    out = run(args.seed, args.folds, compare=not args.no_compare, chronological=not args.no_chronological)
+    out = run(args.seed, args.folds, compare=not args.no_compare, chronological=not args.no_chronological,
+              bar=args.unknown_below)
+    out["unknown_below_fixed"] = args.unknown_below
     out["ledger"] = ledger(out, PUBLIC_DIR)
     print(render(out))
     return write_json(args.json, out) if args.json else 0

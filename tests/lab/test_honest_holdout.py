@@ -190,3 +190,18 @@ def test_the_bar_after_readiness_weighs_only_what_the_detector_reads_after_readi
     # no healthy log of the training groups is over the bar it set from their held-out scores alone
     sc = dt.held_out_scores(w, b, [g for g in hh.training(logs, {"fam0"})])
     assert len(sc["healthy_up"]) == len([g for g in up_healthy if g.group != "fam0"])
+
+
+def test_a_fixed_bar_is_every_folds_bar_and_skips_the_inner_folds(monkeypatch):
+    # --unknown-below: branches compared without each fold's pick on a flat curve moving it.
+    rows, held = _rows(FAMILIES) + _rows(["project:cpu"]), _rows(FAMILIES)
+    picked: list[int] = []
+    monkeypatch.setattr(dt, "fit_unknown_below", lambda got: picked.append(1) or (0.5, []))
+    data = hh.fit_label(rows, held, {"fam1"}, {"meta": {"ships": {"label": True}}}, seed=0, bar=0.25)
+    assert data["unknown_below"] == 0.25 and not picked
+    assert hh.fit_label(rows, held, {"fam1"}, {}, seed=0)["unknown_below"] == 0.5 and picked
+
+
+def test_a_fixed_bar_outside_zero_to_one_is_refused(capsys):
+    assert hh.main(["--unknown-below", "1.5"]) == 2
+    assert "--unknown-below" in capsys.readouterr().err

@@ -1,0 +1,32 @@
+"""An application stamp that prints its zone (``+08:00``, ``-0500``) is that zone's time: read
+as UTC it put a Python-logging line eight hours away from the journald or Rust (``Z``) lines
+beside it (clock13's leftover)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from forensics.events.prefixes import split_prefix
+
+UTC = timezone.utc
+
+
+@pytest.mark.parametrize("line, want", [
+    ("2025-03-27 19:09:32,123+08:00 - vllm.engine - ERROR - boom", datetime(2025, 3, 27, 11, 9, 32, 123000, UTC)),
+    ("2025-03-27T19:09:32.5-0500 ERROR worker: boom", datetime(2025, 3, 28, 0, 9, 32, 500000, UTC)),
+    ("2025-03-27T19:09:32+05:45 INFO ready", datetime(2025, 3, 27, 13, 24, 32, tzinfo=UTC)),
+    ("2025-03-27T19:09:32Z ERROR boom", datetime(2025, 3, 27, 19, 9, 32, tzinfo=UTC)),
+    ("2025-03-27 19:09:32 - vllm - INFO - no zone printed", datetime(2025, 3, 27, 19, 9, 32, tzinfo=UTC)),
+])
+def test_a_printed_offset_moves_the_stamp_to_utc(line, want):
+    p = split_prefix(line, 2025)
+    assert p.app_ts == want
+    assert not p.text[:1].isdigit()  # the stamp and its zone are peeled off the message
+
+
+def test_the_zone_does_not_change_what_the_line_says():
+    zoned, plain = (split_prefix(t, 2025) for t in (
+        "2025-03-27 19:09:32,123+08:00 - vllm.engine - ERROR - CUDA out of memory",
+        "2025-03-27 19:09:32,123 - vllm.engine - ERROR - CUDA out of memory"))
+    assert (zoned.text, zoned.level, zoned.logger) == (plain.text, plain.level, plain.logger)

@@ -1,0 +1,55 @@
+"""The blind second reading (``forensics.lab.agreement``): the record is whole and the figures
+are what its rows say."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from forensics.diagnosis.taxonomy import LABELS
+from forensics.lab import agreement as ag
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _row(first: str, second: str, decision: str = "", verdict: str = "failed", phase: str = "launch",
+         log: str = "batch-01/001.log") -> dict[str, str]:
+    return {"group": "A", "blind": "001", "log": log, "first_verdict": verdict, "second_verdict": verdict,
+            "first_label": first, "second_label": second, "first_phase": phase, "second_phase": phase,
+            "first_early_warning": "", "second_early_warning": "",
+            "verdict_decision": "", "label_decision": decision, "phase_decision": "", "adjudication_reason": ""}
+
+
+def test_the_record_is_whole():
+    rows = ag.load()
+    assert len(rows) >= 100 and len({r["log"] for r in rows}) == len(rows)  # each log read once
+    for r in rows:
+        assert (REPO / "corpora" / "public" / r["log"]).is_file()
+        for f in ag.FIELDS:  # every difference was adjudicated, and only differences were
+            differs = r[f"first_{f}"] != r[f"second_{f}"]
+            assert bool(r[f"{f}_decision"]) == differs, (r["log"], f)
+            assert r[f"{f}_decision"] in ("", "first", "second", "both", "neither")
+        for side in ("first", "second"):
+            assert r[f"{side}_label"] in LABELS or (r[f"{side}_label"] == "" and r[f"{side}_verdict"] != "failed")
+
+
+def test_the_figures_count_agreement_and_what_stands():
+    rows = [_row("gpu.out-of-memory", "gpu.out-of-memory"), _row("dist.nccl", "unknown", "both"),
+            _row("config.model-load", "unknown", "second"), _row("", "", verdict="ready", phase="ready")]
+    fig = ag.figures(rows)
+    assert fig["label_failures"] == {"agree": 1, "of": 3, "share": round(1 / 3, 4)}
+    assert fig["label_stands"]["agree"] == 2 and fig["healthy"] == 1
+    assert fig["decisions"]["label"] == {"both": 1, "second": 1}
+
+
+def test_the_answers_are_set_beside_both_readings():
+    rows = [_row("gpu.out-of-memory", "gpu.out-of-memory", log="batch-01/001.log"),
+            _row("dist.nccl", "unknown", "both", log="batch-01/002.log")]
+    holdout = {"families": {"x": {"cases": [{"path": "/w/corpora/public/batch-01/001.log", "answer": "gpu.out-of-memory"},
+                                            {"path": "/w/corpora/public/batch-01/002.log", "answer": "unknown"}]}}}
+    got = ag.against_holdout(rows, holdout)
+    assert got["right_first"]["agree"] == 1 and got["right_second"]["agree"] == 2 and got["right_either"]["agree"] == 2
+    assert got["right_where_readers_agree"]["agree"] == 1 and got["right_where_readers_split"]["agree"] == 0
+
+
+def test_an_unreadable_record_is_exit_2(tmp_path, capsys):
+    assert ag.main(["--readings", str(tmp_path / "missing.csv")]) == 2
+    assert capsys.readouterr().err.startswith("error:")
