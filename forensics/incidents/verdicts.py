@@ -36,6 +36,16 @@ def died(inc: Incident, after_line: int) -> bool:
 
 # Frames only a request handler runs: ASGI/web stacks, vLLM's and SGLang's serving
 # modules, LMDeploy's request path (api_server, async_engine.generate), Xinference's REST API.
+# Starlette runs an app's start-up handlers (where many servers load their model) through its
+# router's lifespan; uvicorn drives it from uvicorn/lifespan/. Such a traceback is a start-up's:
+# its frames are Starlette's but it answers no request ("Application startup failed" follows).
+_LIFESPAN_FUNCTIONS = frozenset(("lifespan", "startup", "_run_lifespan", "merged_lifespan"))
+
+
+def _is_lifespan(file: str, function: str) -> bool:
+    return "uvicorn/lifespan/" in file or (file.endswith("starlette/routing.py") and function in _LIFESPAN_FUNCTIONS)
+
+
 _REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web"
                              r"|lmdeploy/serve/openai/|lmdeploy/serve/(core/)?async_engine\.py|xinference/api/restful_api\.py"
                              # TorchServe's worker runs each inference through its service's predict
@@ -77,6 +87,8 @@ def request_level(ev: Event) -> bool:
     frames = list(ev.data.get("frames") or ())
     for exc in ev.data.get("chain") or ():
         frames.extend(exc.frames)
+    if any(_is_lifespan(f.file, f.function) for f in frames):
+        return False  # the app's start-up (model loading in a lifespan handler), not a request
     # A "<module>" frame is an import (the server's modules loading at start-up), not a request.
     return any(_REQUEST_FRAMES.search(f.file) and f.function != "<module>" or
                f.function in _SOCKETSERVER_REQUEST and f.file.endswith(_SOCKETSERVER_FILES) for f in frames)
