@@ -141,11 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rows = load(args.readings)
         holdout = json.loads(args.holdout.read_text(encoding="utf-8")) if args.holdout else None
+        if holdout is not None and not (isinstance(holdout, dict) and isinstance(holdout.get("families"), dict)):
+            raise ValueError(f"{args.holdout} is not a rules_holdout / honest_holdout --json (no 'families')")
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     fig = figures(rows)
-    print(render(fig, against_holdout(rows, holdout) if holdout else None))
+    print(render(fig, against_holdout(rows, holdout) if holdout is not None else None))
     return 0
 
 

@@ -50,6 +50,10 @@ def test_the_answers_are_set_beside_both_readings():
     assert got["right_where_readers_agree"]["agree"] == 1 and got["right_where_readers_split"]["agree"] == 0
 
 
-def test_an_unreadable_record_is_exit_2(tmp_path, capsys):
+def test_an_unreadable_record_or_holdout_is_exit_2(tmp_path, capsys):
     assert ag.main(["--readings", str(tmp_path / "missing.csv")]) == 2
     assert capsys.readouterr().err.startswith("error:")
+    for text in ("{}", "[1]", "not json"):
+        (tmp_path / "h.json").write_text(text)
+        assert ag.main(["--holdout", str(tmp_path / "h.json")]) == 2
+        assert capsys.readouterr().err.startswith("error:")
