@@ -76,23 +76,43 @@ def early_warning_agreement(failed: list[dict[str, str]]) -> dict[str, int]:
     return {"first": len(first), "second": len(second), "both": len(both), "same_line": same}
 
 
-def against_holdout(rows: list[dict[str, str]], holdout: dict[str, Any]) -> dict[str, Any]:
-    """The held-out answers (a ``rules_holdout`` / ``honest_holdout`` ``--json``) on the sampled
-    failures: right by the first reading, by the second, by either; and on the logs both
-    readers label alike against those they split on."""
-    answers, phases = {}, {}
+def holdout_answers(holdout: dict[str, Any]) -> tuple[dict[str, str], dict[str, str | None]]:
+    """Each failure's held-out label and phase, from a ``rules_holdout`` / ``honest_holdout`` ``--json``."""
+    answers: dict[str, str] = {}
+    phases: dict[str, str | None] = {}
     for fam in holdout["families"].values():
         for case in fam.get("cases", ()):
             log = case["path"].split("corpora/public/", 1)[-1]
             answers[log], phases[log] = case["answer"], case.get("phase")
+    return answers, phases
+
+
+def first_look_answers(rows: list[dict[str, str]]) -> tuple[dict[str, str], dict[str, str | None]]:
+    """Each sampled failure's label at its batch's first look (``first-look.json``, hybrid): the first
+    reading's label unless the log is among the misses (then the answer the misses record); no phase."""
+    public = READINGS.parent.parent
+    missed: dict[str, str] = {}
+    for batch in sorted({r["log"].split("/", 1)[0] for r in rows}):
+        look = json.loads((public / batch / "first-look.json").read_text(encoding="utf-8"))
+        for m in look["modes"]["hybrid"]["misses"]:
+            missed[m["source"].split("corpora/public/", 1)[-1]] = m["pred"]
+    answers = {r["log"]: missed.get(r["log"], r["first_label"]) for r in rows if r["first_verdict"] == "failed"}
+    return answers, {}
+
+
+def against_answers(rows: list[dict[str, str]], answers: dict[str, str],
+                    phases: dict[str, str | None]) -> dict[str, Any]:
+    """The answers on the sampled failures: right by the first reading, by the second, by either;
+    and on the logs both readers label alike against those they split on."""
     failed = [r for r in rows if r["first_verdict"] == "failed" and r["log"] in answers]
     agreed = [r for r in failed if r["first_label"] == r["second_label"]]
     split = [r for r in failed if r["first_label"] != r["second_label"]]
     right = lambda rs, f: sum(answers[r["log"]] == r[f"{f}_label"] for r in rs)  # noqa: E731
     same_phase = [r for r in failed if r["first_phase"] == r["second_phase"]]
-    return {"phase_right": _share(sum(phases[r["log"]] == r["first_phase"] for r in failed), len(failed)),
-            "phase_right_where_readers_agree": _share(sum(phases[r["log"]] == r["first_phase"] for r in same_phase),
-                                                      len(same_phase)),
+    return {"phase_right": _share(sum(phases.get(r["log"]) == r["first_phase"] for r in failed),
+                                  len(failed) if phases else 0),
+            "phase_right_where_readers_agree": _share(sum(phases.get(r["log"]) == r["first_phase"] for r in same_phase),
+                                                      len(same_phase) if phases else 0),
             "failures": len(failed),
             "right_first": _share(right(failed, "first"), len(failed)),
             "right_second": _share(right(failed, "second"), len(failed)),
@@ -122,7 +142,7 @@ def render(fig: dict[str, Any], tool: dict[str, Any] | None) -> str:
         lines.append(f"adjudicated {f:<8} " + ", ".join(f"{k} {v}" for k, v in sorted(d.items())))
     lines.append("label splits: " + "; ".join(f"{k} x{v}" for k, v in fig["label_pairs"]))
     if tool:
-        lines += [f"held-out answers on the {tool['failures']} failures:",
+        lines += [f"answers on the {tool['failures']} failures:",
                   f"  right by the first reading   {_pct(tool['right_first'])}",
                   f"  right by the second reading  {_pct(tool['right_second'])}",
                   f"  right by either              {_pct(tool['right_either'])}",
@@ -137,15 +157,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m forensics.lab.agreement", description=__doc__.splitlines()[0])
     ap.add_argument("--readings", type=Path, default=READINGS)
     ap.add_argument("--holdout", type=Path, help="a rules_holdout / honest_holdout --json to set the answers beside")
+    ap.add_argument("--first-looks", action="store_true",
+                    help="set the batches' first-look answers beside (first-look.json of each sampled batch)")
     args = ap.parse_args(argv)
     try:
         rows = load(args.readings)
         holdout = json.loads(args.holdout.read_text(encoding="utf-8")) if args.holdout else None
-    except (OSError, ValueError) as exc:
+        if holdout is not None and not (isinstance(holdout, dict) and isinstance(holdout.get("families"), dict)):
+            raise ValueError(f"{args.holdout} is not a rules_holdout / honest_holdout --json (no 'families')")
+        got = holdout_answers(holdout) if holdout is not None else first_look_answers(rows) if args.first_looks else None
+    except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     fig = figures(rows)
-    print(render(fig, against_holdout(rows, holdout) if holdout else None))
+    print(render(fig, against_answers(rows, *got) if got else None))
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from forensics.diagnosis.taxonomy import LABELS
 from forensics.lab import agreement as ag
 
@@ -18,8 +20,12 @@ def _row(first: str, second: str, decision: str = "", verdict: str = "failed", p
             "verdict_decision": "", "label_decision": decision, "phase_decision": "", "adjudication_reason": ""}
 
 
-def test_the_record_is_whole():
-    rows = ag.load()
+RECORDS = (ag.READINGS, ag.READINGS.with_name("readings-84-91.csv"))
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda p: p.name)
+def test_the_record_is_whole(record):
+    rows = ag.load(record)
     assert len(rows) >= 100 and len({r["log"] for r in rows}) == len(rows)  # each log read once
     for r in rows:
         assert (REPO / "corpora" / "public" / r["log"]).is_file()
@@ -45,11 +51,25 @@ def test_the_answers_are_set_beside_both_readings():
             _row("dist.nccl", "unknown", "both", log="batch-01/002.log")]
     holdout = {"families": {"x": {"cases": [{"path": "/w/corpora/public/batch-01/001.log", "answer": "gpu.out-of-memory"},
                                             {"path": "/w/corpora/public/batch-01/002.log", "answer": "unknown"}]}}}
-    got = ag.against_holdout(rows, holdout)
+    got = ag.against_answers(rows, *ag.holdout_answers(holdout))
     assert got["right_first"]["agree"] == 1 and got["right_second"]["agree"] == 2 and got["right_either"]["agree"] == 2
     assert got["right_where_readers_agree"]["agree"] == 1 and got["right_where_readers_split"]["agree"] == 0
 
 
-def test_an_unreadable_record_is_exit_2(tmp_path, capsys):
+def test_an_unreadable_record_or_holdout_is_exit_2(tmp_path, capsys):
     assert ag.main(["--readings", str(tmp_path / "missing.csv")]) == 2
     assert capsys.readouterr().err.startswith("error:")
+    for text in ("{}", "[1]", "not json"):
+        (tmp_path / "h.json").write_text(text)
+        assert ag.main(["--holdout", str(tmp_path / "h.json")]) == 2
+        assert capsys.readouterr().err.startswith("error:")
+
+
+def test_the_first_looks_answers_are_the_ledgers():
+    # batches 84-91 read a second time: their first looks' misses are the only answers not the label
+    rows = ag.load(RECORDS[1])
+    answers, _ = ag.first_look_answers(rows)
+    failed = [r for r in rows if r["first_verdict"] == "failed"]
+    assert len(answers) == len(failed) == 139
+    right = sum(answers[r["log"]] == r["first_label"] for r in failed)
+    assert right == 70  # the ledger's rows for batches 84-91 (hybrid top-1) add up to 70 of 139
