@@ -152,12 +152,7 @@ def _findings(inc: Incident) -> _Findings:
     deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
                  if not outcome.crash_report_stack(t, deaths)]
-    # The log ends on error-level lines before the server was ever ready (and
-    # nobody asked it to stop): that error is the last thing the process said.
-    tail = outcome.ends_in_error(inc)
-    if tail is not None and (inc.ready_line is not None or inc.stop_requested_line is not None
-                             or inc.shutdown_line is not None or verdicts.echoes_a_stop(inc, tail.line)):
-        tail = None
+    tail = _ends_in_error(inc)
     exit_failed = verdicts.exit_failed(inc)
     if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
         # Only where nothing else ended it: a later failure is what the deadline warned of.
@@ -167,6 +162,19 @@ def _findings(inc: Incident) -> _Findings:
         if tail is not None and verdicts.echoes_a_stop(inc, tail.line):
             tail = None  # what it read is a parent's report of an operator's stop
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
+
+
+def _ends_in_error(inc: Incident) -> Event | None:
+    """The log ends on error-level lines before the server was ever ready (and nobody asked it to
+    stop): that error is the last thing the process said. A shutdown it logged right after such a
+    line is the program cleaning up before it exits on that error (llama.cpp's server: 'E ... couldn't
+    bind HTTP server socket', 'I ... cleaning up before exit...', 'E ... exiting due to HTTP server
+    error'), not an operator's stop, which comes after quiet lines."""
+    tail = outcome.ends_in_error(inc)
+    if tail is None or inc.ready_line is not None or inc.stop_requested_line is not None \
+            or verdicts.echoes_a_stop(inc, tail.line):
+        return None
+    return None if inc.shutdown_line is not None and not death.cleanup_of_a_failure(inc) else tail
 
 
 def _healthy_phase(inc: Incident, verdict: str) -> str | None:

@@ -237,13 +237,13 @@ def consulted_up(inc: Any) -> bool:
     answered (its worker's death, reported by the server that lives on; a runtime's error with no
     progress after it). It is read against its own bar, learned from healthy logs after readiness."""
     return (inc.ready_line is not None or verdicts.answered_requests(inc)) \
-        and inc.stop_requested_line is None and (inc.shutdown_line is None or _cleanup_of_a_failure(inc))
+        and inc.stop_requested_line is None and (inc.shutdown_line is None or cleanup_of_a_failure(inc))
 
 
 _CLEANUP_SPAN = 3  # lines: a program that exits on an error cleans up right after saying so
 
 
-def _cleanup_of_a_failure(inc: Any) -> bool:
+def cleanup_of_a_failure(inc: Any) -> bool:
     """The shutdown the lifetime logged came right after a line worded like a failure: a program cleaning up
     before it exits on that error (llama.cpp's server: 'failed to create_context', then 'cleaning up
     before exit'), not an operator's stop, which comes after quiet lines."""
