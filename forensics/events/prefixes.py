@@ -9,6 +9,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
+from forensics.envelope.clock import MAX_OFFSET
 from forensics.events.tables import joined, load_table
 from forensics.ingest.values import pid_value
 
@@ -78,9 +79,13 @@ def _zoned(ts: datetime | None, tz: str | None) -> datetime | None:
     stamp that says its zone is that zone's time, not UTC's ("Z" and no offset: as read)."""
     if ts is None or not tz or tz == "Z":
         return ts
-    sign = -1 if tz[0] == "-" else 1
-    minutes = sign * (int(tz[1:3]) * 60 + int(tz[-2:]))
-    return ts - timedelta(minutes=minutes)
+    hours, minutes = int(tz[1:3]), int(tz[-2:])
+    if minutes >= 60 or (hours * 60 + minutes) * 60 > MAX_OFFSET:
+        return ts  # no zone is that far from UTC ("+99:99"): not an offset, the stamp as printed
+    try:
+        return ts - timedelta(minutes=(hours * 60 + minutes) * (-1 if tz[0] == "-" else 1))
+    except OverflowError:  # moved past year 1 or 9999: the stamp as printed rather than a crash
+        return ts
 
 
 _MD_CACHE: dict[tuple[int, str, str], datetime | None] = {}

@@ -30,3 +30,19 @@ def test_the_zone_does_not_change_what_the_line_says():
         "2025-03-27 19:09:32,123+08:00 - vllm.engine - ERROR - CUDA out of memory",
         "2025-03-27 19:09:32,123 - vllm.engine - ERROR - CUDA out of memory"))
     assert (zoned.text, zoned.level, zoned.logger) == (plain.text, plain.level, plain.logger)
+
+
+@pytest.mark.parametrize("line, want", [
+    # no zone is 99 hours and 99 minutes (or a whole day) from UTC: not an offset, the stamp as printed
+    ("2025-03-27 19:09:32,123+99:99 - vllm.engine - ERROR - boom", datetime(2025, 3, 27, 19, 9, 32, 123000, UTC)),
+    ("2025-03-27 19:09:32,123+2400 - vllm.engine - ERROR - boom", datetime(2025, 3, 27, 19, 9, 32, 123000, UTC)),
+    ("2025-03-27 19:09:32,123+14:00 - vllm.engine - ERROR - boom", datetime(2025, 3, 27, 5, 9, 32, 123000, UTC)),
+    ("2025-03-27 19:09:32,123-12:00 - vllm.engine - ERROR - boom", datetime(2025, 3, 28, 7, 9, 32, 123000, UTC)),
+    ("2025-12-31 23:30:00,000-05:00 - vllm.engine - ERROR - boom", datetime(2026, 1, 1, 4, 30, tzinfo=UTC)),
+    # a valid offset that moves the stamp past what a datetime holds: the stamp as printed, no crash
+    ("0001-01-01 00:30:00,000+05:30 - vllm.engine - ERROR - boom", datetime(1, 1, 1, 0, 30, tzinfo=UTC)),
+    ("9999-12-31 23:30:00,000-05:00 - vllm.engine - ERROR - boom", datetime(9999, 12, 31, 23, 30, tzinfo=UTC)),
+])
+def test_an_offset_no_zone_has_or_past_the_calendar_leaves_the_stamp_as_printed(line, want):
+    p = split_prefix(line, 2025)
+    assert p.app_ts == want and p.text == "boom"
