@@ -380,8 +380,10 @@ def _went_past(inc: Incident, ev: Event, at: str | None, reached: int | None = N
 
 
 # A shell's job report of a kill from outside (bash: "line N: PID Killed  CMD", SIGKILL; "Terminated",
-# SIGTERM), not of a crash (a segfault or an abort is the program's own failure).
-_SHELL_KILL = re.compile(r"^(?:\S+: )?line \d+: +\d+ (?:Killed|Terminated)\b|^(?:\[\d+\][+-]? +)?(?:Killed|Terminated)(?: {2,}\S|$)")
+# SIGTERM; zsh's own words: "zsh: killed  CMD"), not of a crash (a segfault or an abort is the
+# program's own failure).
+_SHELL_KILL = re.compile(r"^(?:\S+: )?line \d+: +\d+ (?:Killed|Terminated)\b|^(?:\[\d+\][+-]? +)?(?:Killed|Terminated)(?: {2,}\S|$)"
+                         r"|^zsh: (?:killed|terminated) +\S")
 
 
 def killed_while_up(inc: Incident, ev: Event) -> bool:

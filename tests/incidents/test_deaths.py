@@ -207,6 +207,15 @@ def test_a_shell_kill_after_readiness_with_nothing_wrong_since_is_no_failure():
     assert d["verdict"] == "ready" and d["phase"] == "ready"
 
 
+@pytest.mark.parametrize("kill", ["zsh: killed     vllm serve m", "zsh: terminated  vllm serve m"])
+def test_zshs_report_of_a_kill_after_readiness_is_read_as_bashs(kill):
+    # zsh words a job's end in lowercase ("zsh: killed  CMD"): the same kill from outside as bash's
+    # "line N: PID Killed  CMD", no failure while up; before readiness it stays one.
+    assert _run(_UP + [kill])["verdict"] == "ready"
+    loading = VLLM_START + ["INFO 07-01 09:39:00 [gpu_model_runner.py:2602] Starting to load model m..."]
+    assert _run(loading + ["zsh: killed     vllm serve m"])["verdict"] == "failed"
+
+
 def test_a_shell_kill_after_an_error_while_up_or_before_readiness_stays_a_failure():
     err = "ERROR 07-01 09:41:21 [core.py:200] EngineCore encountered a fatal error: CUDA error: an illegal memory access was encountered"
     assert _run(_UP + [err, _SHELL_KILL])["verdict"] == "failed"
