@@ -27,9 +27,18 @@ READINGS = Path(__file__).resolve().parents[2] / "corpora" / "public" / "agreeme
 FIELDS = ("verdict", "label", "phase")
 
 
+COLUMNS = ("log", *(f"{side}_{f}" for side in ("first", "second") for f in (*FIELDS, "early_warning")),
+           *(f"{f}_decision" for f in FIELDS))
+
+
 def load(path: Path = READINGS) -> list[dict[str, str]]:
+    """The record's rows; ValueError where a column the figures read is missing."""
     with path.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh))
+        reader = csv.DictReader(fh)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+        if missing:
+            raise ValueError(f"{path} is not a record of readings (no column {', '.join(missing)})")
+        return list(reader)
 
 
 def _share(n: int, d: int) -> dict[str, Any]:
@@ -81,7 +90,12 @@ def holdout_answers(holdout: dict[str, Any]) -> tuple[dict[str, str], dict[str, 
     answers: dict[str, str] = {}
     phases: dict[str, str | None] = {}
     for fam in holdout["families"].values():
-        for case in fam.get("cases", ()):
+        cases = fam.get("cases", ()) if isinstance(fam, dict) else None
+        if not isinstance(cases, (list, tuple)) or not all(
+                isinstance(c, dict) and isinstance(c.get("path"), str) and isinstance(c.get("answer"), str)
+                for c in cases):
+            raise ValueError("a family of the holdout has no list of cases with a path and an answer")
+        for case in cases:
             log = case["path"].split("corpora/public/", 1)[-1]
             answers[log], phases[log] = case["answer"], case.get("phase")
     return answers, phases
@@ -166,10 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         if holdout is not None and not (isinstance(holdout, dict) and isinstance(holdout.get("families"), dict)):
             raise ValueError(f"{args.holdout} is not a rules_holdout / honest_holdout --json (no 'families')")
         got = holdout_answers(holdout) if holdout is not None else first_look_answers(rows) if args.first_looks else None
+        fig = figures(rows)  # reads each early warning's log: a row naming no corpus file is an error here
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    fig = figures(rows)
     print(render(fig, against_answers(rows, *got) if got else None))
     return 0
 

@@ -73,3 +73,20 @@ def test_the_first_looks_answers_are_the_ledgers():
     assert len(answers) == len(failed) == 139
     right = sum(answers[r["log"]] == r["first_label"] for r in failed)
     assert right == 70  # the ledger's rows for batches 84-91 (hybrid top-1) add up to 70 of 139
+
+
+def test_a_record_or_holdout_of_the_wrong_shape_is_exit_2_not_a_traceback(tmp_path, capsys):
+    # a CSV without the record's columns, a row naming a log not in the corpus, a holdout whose
+    # families or cases are not objects: one line on stderr and exit 2
+    (tmp_path / "cols.csv").write_text("a,b\n1,2\n")
+    row = {**_row("gpu.out-of-memory", "gpu.out-of-memory", log="batch-00/missing.log"),
+           "first_early_warning": "x", "second_early_warning": "x"}
+    (tmp_path / "missing.csv").write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
+    for readings in ("cols.csv", "missing.csv"):
+        assert ag.main(["--readings", str(tmp_path / readings)]) == 2
+        assert capsys.readouterr().err.startswith("error:")
+    for text in ('{"families": {"x": 5}}', '{"families": {"x": {"cases": [{"path": 3, "answer": "x"}]}}}',
+                 '{"families": {"x": {"cases": [7]}}}'):
+        (tmp_path / "h.json").write_text(text)
+        assert ag.main(["--holdout", str(tmp_path / "h.json")]) == 2
+        assert capsys.readouterr().err.startswith("error:")
