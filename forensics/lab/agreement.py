@@ -170,9 +170,10 @@ def render(fig: dict[str, Any], tool: dict[str, Any] | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m forensics.lab.agreement", description=__doc__.splitlines()[0])
     ap.add_argument("--readings", type=Path, default=READINGS)
-    ap.add_argument("--holdout", type=Path, help="a rules_holdout / honest_holdout --json to set the answers beside")
-    ap.add_argument("--first-looks", action="store_true",
-                    help="set the batches' first-look answers beside (first-look.json of each sampled batch)")
+    answers = ap.add_mutually_exclusive_group()  # one set of answers beside the readings, never one dropped
+    answers.add_argument("--holdout", type=Path, help="a rules_holdout / honest_holdout --json to set the answers beside")
+    answers.add_argument("--first-looks", action="store_true",
+                         help="set the batches' first-look answers beside (first-look.json of each sampled batch)")
     args = ap.parse_args(argv)
     try:
         rows = load(args.readings)

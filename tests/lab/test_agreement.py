@@ -90,3 +90,10 @@ def test_a_record_or_holdout_of_the_wrong_shape_is_exit_2_not_a_traceback(tmp_pa
         (tmp_path / "h.json").write_text(text)
         assert ag.main(["--holdout", str(tmp_path / "h.json")]) == 2
         assert capsys.readouterr().err.startswith("error:")
+
+
+def test_holdout_and_first_looks_together_are_refused_not_one_silently_dropped(tmp_path, capsys):
+    (tmp_path / "h.json").write_text('{"families": {}}')
+    with pytest.raises(SystemExit) as exc:
+        ag.main(["--holdout", str(tmp_path / "h.json"), "--first-looks"])
+    assert exc.value.code == 2 and "not allowed with" in capsys.readouterr().err
