@@ -34,8 +34,6 @@ def died(inc: Incident, after_line: int) -> bool:
     return any(h.line > after_line for h in inc.wrapper_hits)
 
 
-# Frames only a request handler runs: ASGI/web stacks, vLLM's and SGLang's serving
-# modules, LMDeploy's request path (api_server, async_engine.generate), Xinference's REST API.
 # Starlette runs an app's start-up handlers (where many servers load their model) through its
 # router's lifespan; uvicorn drives it from uvicorn/lifespan/. Such a traceback is a start-up's:
 # its frames are Starlette's but it answers no request ("Application startup failed" follows).
@@ -46,6 +44,8 @@ def _is_lifespan(file: str, function: str) -> bool:
     return "uvicorn/lifespan/" in file or (file.endswith("starlette/routing.py") and function in _LIFESPAN_FUNCTIONS)
 
 
+# Frames only a request handler runs: ASGI/web stacks, vLLM's and SGLang's serving
+# modules, LMDeploy's request path (api_server, async_engine.generate), Xinference's REST API.
 _REQUEST_FRAMES = re.compile(r"starlette/|fastapi/|uvicorn/protocols/|/entrypoints/openai/serving_|/entrypoints/http_server\.py|aiohttp/web"
                              r"|lmdeploy/serve/openai/|lmdeploy/serve/(core/)?async_engine\.py|xinference/api/restful_api\.py"
                              # TorchServe's worker runs each inference through its service's predict
