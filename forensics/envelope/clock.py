@@ -10,7 +10,6 @@ zone abbreviations) print the wall-clock time of the host that ran
 from __future__ import annotations
 
 import os
-import re
 from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Callable, Iterable
@@ -22,9 +21,6 @@ UTC = timezone.utc
 ENV = "FORENSICS_TZ"
 # An ISO-8601 time as journald (``short-iso``) and docker (``--timestamps``) print it.
 TS_ISO = r"(?P<iso>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
-# A date and time that says its zone, as an application prefix prints it (Rust
-# tracing "2025-03-27T13:39:28.695813Z", Python logging with %z).
-ZONED = re.compile(r"(?P<d>\d{4}-\d\d-\d\d)[ T](?P<t>\d\d:\d\d:\d\d)(?:[.,](?P<f>\d{1,9}))?(?P<z>Z|[+-]\d\d:?\d\d)(?!\d)")
 QUARTER = 900  # seconds: zones are whole quarters of an hour from UTC
 MAX_OFFSET = 14 * 3600  # the farthest a zone is from UTC (Pacific/Kiritimati, +14:00)
 
@@ -165,12 +161,13 @@ def naive_offset(naive: datetime, aware: datetime) -> int | None:
 
 
 def infer_offset(records: Iterable[Any], fmt: str,
-                 app_stamp: Callable[[str], tuple[datetime | None, str]]) -> int | None:
+                 app_stamp: Callable[[str], tuple[datetime | None, bool]]) -> int | None:
     """The zone of a clock printed without one, from its first stamp next to (on
     the same line as, or on the line beside) a stamp that says its zone: two
     processes printing at about the same moment (``naive_offset``). None when
     the records hold one kind of clock only. ``app_stamp``: a message's
-    application stamp and the prefix text it was read from."""
+    application stamp (UTC where it printed its zone) and whether it did
+    (the prefix reader's ``app_zoned``: the stamp is read once)."""
     zone, naive_env = log_zone(), fmt.split("+")[0] in ("short", "short-precise")
     prev: tuple[datetime, bool] | None = None
     for rec in records:
@@ -178,24 +175,14 @@ def infer_offset(records: Iterable[Any], fmt: str,
         if rec.ts is not None and fmt not in ("short-monotonic", "short-delta"):  # seconds since boot: no clock
             stamps.append((rec.ts.astimezone(zone).replace(tzinfo=UTC), False) if naive_env else (rec.ts, True))
         if rec.marker is None:
-            ts, header = app_stamp(rec.text)
+            ts, zoned = app_stamp(rec.text)
             if ts is not None:
-                aware = zoned_stamp(header)
-                stamps.append((aware, True) if aware is not None else (ts, False))
+                stamps.append((ts, zoned))
         for stamp in stamps:
             if prev is not None and prev[1] != stamp[1]:
                 return naive_offset(prev[0], stamp[0]) if stamp[1] else naive_offset(stamp[0], prev[0])
             prev = stamp
     return None
-
-
-def zoned_stamp(text: str) -> datetime | None:
-    """The UTC time of the first stamp in ``text`` that says its zone, or None."""
-    m = ZONED.search(text)
-    if m is None:
-        return None
-    frac = m.group("f")
-    return parse_iso(f"{m.group('d')}T{m.group('t')}{'.' + frac if frac else ''}{m.group('z')}")
 
 
 def _month_from_digits(mon: str) -> int | None:

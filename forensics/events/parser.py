@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator
 from mypy_extensions import mypyc_attr
 
 from forensics.envelope.clock import ENV as TZ_ENV
-from forensics.envelope.clock import ZONED, Clock, infer_offset
+from forensics.envelope.clock import Clock, infer_offset
 from forensics.envelope.readers import iter_records
 from forensics.envelope.record import Record
 from forensics.envelope.sniff import detect_format
@@ -232,7 +232,7 @@ class EventParser:
     def _app_time(self, pfx) -> datetime | None:  # type: ignore[no-untyped-def]
         """A prefix's time; one printed without a zone is read in ``Clock.app_zone``."""
         ts = pfx.app_ts
-        if ts is not None and self._app_zone is not None and ZONED.search(pfx.header or "") is None:
+        if ts is not None and self._app_zone is not None and not pfx.app_zoned:
             return ts.replace(tzinfo=self._app_zone).astimezone(timezone.utc)
         return ts
 
@@ -386,9 +386,9 @@ def plan_source(sample: list[tuple[int, str]], input_format: str = "auto", mtime
     return SourcePlan(fmt, clock.year, wrappers, offset)
 
 
-def _app_stamp(text: str, year: int) -> tuple[datetime | None, str]:
+def _app_stamp(text: str, year: int) -> tuple[datetime | None, bool]:
     pfx = peel_prefix(text, year)[1]
-    return pfx.app_ts, pfx.header or ""
+    return pfx.app_ts, pfx.app_zoned
 
 
 def _year_from_end(sample: list[tuple[int, str]], fmt: str, mtime: float | None) -> int:

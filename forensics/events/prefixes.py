@@ -32,6 +32,7 @@ class Prefix:
     has are ever assigned."""
 
     app_ts: datetime | None = None
+    app_zoned: bool = False  # the stamp printed a zone (app_ts is then its UTC time already)
     rank: str | None = None
     level: str | None = None
     logger: str | None = None
@@ -74,16 +75,21 @@ def _dt_parse(d: str, ms: str | None) -> datetime | None:
     return dt.replace(tzinfo=UTC)
 
 
-def _zoned(ts: datetime | None, tz: str | None) -> datetime | None:
-    """``ts`` (read as UTC) moved by the numeric offset printed after it (``+08:00``, ``-0500``): a
-    stamp that says its zone is that zone's time, not UTC's ("Z" and no offset: as read)."""
-    if ts is None or not tz or tz == "Z":
-        return ts
+def _offset_minutes(tz: str) -> int | None:
+    """Minutes east of UTC of a printed zone ("Z", ``+08:00``, ``-0500``); None for one no zone is
+    ("+99:99": past 14 hours or 59 minutes)."""
+    if tz == "Z":
+        return 0
     hours, minutes = int(tz[1:3]), int(tz[-2:])
     if minutes >= 60 or (hours * 60 + minutes) * 60 > MAX_OFFSET:
-        return ts  # no zone is that far from UTC ("+99:99"): not an offset, the stamp as printed
+        return None
+    return (hours * 60 + minutes) * (-1 if tz[0] == "-" else 1)
+
+
+def _zoned(ts: datetime, minutes: int) -> datetime:
+    """``ts`` (read as UTC) as the UTC time of a stamp ``minutes`` east of UTC."""
     try:
-        return ts - timedelta(minutes=(hours * 60 + minutes) * (-1 if tz[0] == "-" else 1))
+        return ts - timedelta(minutes=minutes)
     except OverflowError:  # moved past year 1 or 9999: the stamp as printed rather than a crash
         return ts
 
@@ -121,7 +127,7 @@ def split_prefix(text: str, year: int) -> Prefix:
     if p.header is not None and _SHARED.get(p.header) is p:  # a shared one: copy it
         q = Prefix(msg)
         # Field by field (no __dict__: the compiled Prefix has slots).
-        q.app_ts, q.rank, q.level, q.logger = p.app_ts, p.rank, p.level, p.logger
+        q.app_ts, q.app_zoned, q.rank, q.level, q.logger = p.app_ts, p.app_zoned, p.rank, p.level, p.logger
         q.proc, q.proc_pid, q.dialect, q.header = p.proc, p.proc_pid, p.dialect, p.header
         return q
     return p
@@ -402,7 +408,14 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     if m is None:
         return _peel_llama_log(p, t)
     if p.app_ts is None:
-        p.app_ts = _zoned(_dt(m.group("d"), m.group("ms")), m.group("tz"))
+        ts = _dt(m.group("d"), m.group("ms"))
+        tz = m.group("tz")
+        minutes = _offset_minutes(tz) if tz and ts is not None else None
+        if ts is not None and minutes is not None:
+            # A stamp that says its zone is that zone's time, not UTC's; the clock and the
+            # offset inference read ``app_zoned`` instead of parsing the stamp again.
+            ts, p.app_zoned = _zoned(ts, minutes), True
+        p.app_ts = ts
     lvl = m.group("lvl") or m.group("lvl2") or m.group("lvl3")
     if m.group("lvl4") and m.group("logger4") != "MODEL_LOG":
         # (TorchServe relays a worker's stdout at INFO and its stderr at WARN, whatever they say)

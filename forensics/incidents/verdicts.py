@@ -37,7 +37,7 @@ def died(inc: Incident, after_line: int) -> bool:
 # Starlette runs an app's start-up handlers (where many servers load their model) through its
 # router's lifespan; uvicorn drives it from uvicorn/lifespan/. Such a traceback is a start-up's:
 # its frames are Starlette's but it answers no request ("Application startup failed" follows).
-_LIFESPAN_FUNCTIONS = frozenset(("lifespan", "startup", "_run_lifespan", "merged_lifespan"))
+_LIFESPAN_FUNCTIONS = frozenset(("lifespan", "startup", "_run_lifespan"))
 
 
 def _is_lifespan(file: str, function: str) -> bool:

@@ -68,11 +68,11 @@ def figures(rows: list[dict[str, str]]) -> dict[str, Any]:
     return out
 
 
-def _line_of(log: str, text: str) -> int | None:
-    """The first line of ``log`` (a corpus file) holding ``text``."""
+def _first_lines(log: str, *texts: str) -> list[int | None]:
+    """For each of ``texts``, the first line of ``log`` (a corpus file) holding it (the file read once)."""
     path = READINGS.parent.parent / log
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        return next((n for n, line in enumerate(fh, 1) if text in line), None)
+    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")  # as iterating the file reads lines
+    return [next((n for n, line in enumerate(lines, 1) if text in line), None) for text in texts]
 
 
 def early_warning_agreement(failed: list[dict[str, str]]) -> dict[str, int]:
@@ -80,8 +80,10 @@ def early_warning_agreement(failed: list[dict[str, str]]) -> dict[str, int]:
     first = [r for r in failed if r["first_early_warning"]]
     second = [r for r in failed if r["second_early_warning"]]
     both = [r for r in first if r["second_early_warning"]]
-    same = sum(_line_of(r["log"], r["first_early_warning"]) == _line_of(r["log"], r["second_early_warning"])
-               for r in both)
+    same = 0
+    for r in both:
+        first_line, second_line = _first_lines(r["log"], r["first_early_warning"], r["second_early_warning"])
+        same += first_line == second_line
     return {"first": len(first), "second": len(second), "both": len(both), "same_line": same}
 
 
