@@ -410,7 +410,7 @@ def _peel_pylog(p: Prefix, t: str, year: int) -> tuple[int, bool]:
     if p.app_ts is None:
         ts = _dt(m.group("d"), m.group("ms"))
         tz = m.group("tz")
-        minutes = _offset_minutes(tz) if tz and ts is not None else None
+        minutes = _offset_minutes(tz.lstrip()) if tz and ts is not None else None
         if ts is not None and minutes is not None:
             # A stamp that says its zone is that zone's time, not UTC's; the clock and the
             # offset inference read ``app_zoned`` instead of parsing the stamp again.

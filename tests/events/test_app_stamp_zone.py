@@ -46,3 +46,15 @@ def test_the_zone_does_not_change_what_the_line_says():
 def test_an_offset_no_zone_has_or_past_the_calendar_leaves_the_stamp_as_printed(line, want):
     p = split_prefix(line, 2025)
     assert p.app_ts == want and p.text == "boom"
+
+
+@pytest.mark.parametrize("line, want, text", [
+    # a zone after a space (Go's "2006-01-02 15:04:05 -0700", "%(asctime)s %z") before a logger or a level
+    ("2025-03-27 19:09:32 -0500 - app - ERROR - boom", datetime(2025, 3, 28, 0, 9, 32, tzinfo=UTC), "boom"),
+    ("2025-03-27 19:09:32 +0800 ERROR boom", datetime(2025, 3, 27, 11, 9, 32, tzinfo=UTC), "boom"),
+    # a number that starts the message is not a zone
+    ("2025-03-27 19:09:32 -1234 tokens dropped", datetime(2025, 3, 27, 19, 9, 32, tzinfo=UTC), "-1234 tokens dropped"),
+])
+def test_a_zone_printed_after_a_space_is_read_only_before_a_logger_or_a_level(line, want, text):
+    p = split_prefix(line, 2025)
+    assert (p.app_ts, p.text) == (want, text)
