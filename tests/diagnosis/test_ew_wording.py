@@ -101,3 +101,16 @@ def test_an_amd_gpu_run_with_another_generations_isa_is_news_at_any_level() -> N
     assert d is not None and "isa-of-another-generation" in d["why"] and "gpu.illegal-access" in d["predicts"]
     same = "  Device 0: AMD Radeon RX 6700 XT, gfx1030 (0x1030), VMM: no, Wave Size: 32"
     assert live_decision(Event(kinds.MESSAGE, 3, same), base=EMPTY) is None
+
+
+def test_a_refused_allocation_is_news_live_and_a_fatal_one_is_no_class() -> None:
+    from forensics.diagnosis.early_warnings.live import live_decision
+    from forensics.events import types as kinds
+    from forensics.events.types import Event
+
+    # LMCache v1's local CPU backend, at WARNING: the engine goes on; what it could not place runs out next
+    line = ("[2026-01-01 00:00:00,000] LMCache WARNING: Failed to allocate memory for tensor(torch.Size([2, 32, 16, "
+            "128]), torch.bfloat16) because no memory is available")
+    got = live_decision(Event(kinds.LOG, 5, line, None, level="WARNING"))
+    assert got is not None and "allocation-refused" in got["why"] and "gpu.out-of-memory" in got["predicts"]
+    assert wording_class("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB") is None
