@@ -252,8 +252,8 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
-    result["evidence"] = evidence_offered.settle(learned.rank_evidence(result["evidence"] + offered, inc)
-                                                 if classifier is not None else result["evidence"])
+    result["evidence"] = evidence_offered.settle(learned.rank_evidence(evidence_offered.wrapped_first(
+        result["evidence"] + offered), inc)) if classifier is not None else result["evidence"]
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near, phase),

@@ -22,6 +22,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
+from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, WARNING_WORD, clip_message
 
 OFFER_BEFORE = 6  # lines before a listed line searched (the error a restatement follows)
@@ -277,6 +278,56 @@ def detail_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
                     not WARNING_WORD.search(nxt[:200]):
                 evidence[0]["text"] = clip_message(text.rstrip() + " " + nxt)
             return
+
+
+# An exception that wraps another and names the wrapped one's type in parentheses (Ray's
+# "ray.exceptions.RayTaskError(ValueError): ray::Worker.method() (pid=..., ip=...)"): its own message
+# says where the task ran; the wrapped exception's line, printed with the remote traceback, says what.
+_WRAPS = re.compile(r"^\s*(?:[\w.]+\.)?\w+\((\w+(?:Error|Exception|Exit|Interrupt))\)(?::|$)")
+_RAISED = re.compile(r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt))(?:\[\w+\])?: \S")
+
+
+# "See stack trace (above) for the root cause" (vLLM's EngineDeadError), "see the log above": a
+# pointer to an error printed earlier, in the words POINTS_ABOVE leaves out.
+_SEE_ABOVE = re.compile(r"(?i)\bsee\b[^.\n]{0,40}\babove\b")
+
+
+def _restates(text: str) -> bool:
+    """A line in the words of a wrapper: a start-up summary, a pointer to the error above, a lost
+    peer or an ended process, an exception that names another it wraps."""
+    return bool(STARTUP_FAILED.search(text[:600]) or POINTS_ABOVE.search(text[:600]) or _SEE_ABOVE.search(text[:600]) or
+                outcome.CONSEQUENCE.search(text[:600]) or _WRAPS.match(text))
+
+
+def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A wrapper listed first gives way to the exception it wrapped: one that names the wrapped
+    exception's type (``RayTaskError(ValueError)``) to the line of that exception among the
+    candidates; a start-up summary or a wrapper line ("EngineCore failed to start.") to the first
+    exception line of a traceback offered beside it that is no wrapper itself. The wrapper stays
+    behind it. (``evidence``: the listed lines, then the offered ones; changed in place.)"""
+    if len(evidence) < 2:
+        return evidence
+    lead = evidence[0]
+    text = str(lead.get("text") or "")
+    named = _WRAPS.match(text)
+    summary = named is None and (lead.get("role") == "wrapper" or STARTUP_FAILED.search(text[:300]) is not None)
+    pick: int | None = None
+    for j, e in enumerate(evidence[1:], 1):
+        said = str(e.get("text") or "")
+        raised = _RAISED.match(said)
+        if raised is None or _restates(said) or not isinstance(e.get("line"), int):
+            continue
+        if (named is not None and raised.group(1) == named.group(1)) or \
+                (summary and e.get("offer") in ("exception", "chain")):
+            pick = j
+            break
+    if pick is None:
+        return evidence
+    proof = evidence.pop(pick)
+    if lead.get("role") in ("cause", "fatal"):
+        lead["role"] = "wrapper"
+    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
+    return evidence
 
 
 def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:

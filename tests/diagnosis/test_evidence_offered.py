@@ -186,3 +186,51 @@ def test_a_carrier_that_ends_where_the_traceback_begins_names_nothing():
     assert evidence_offered.carried_message(tb) is None
     tb = Event("traceback", 1, "x", data={"carrier": "ERROR Error starting worker: start failed,"})
     assert evidence_offered.carried_message(tb) == "ERROR Error starting worker: start failed"
+
+
+# Ray re-raises a task's exception in the caller as RayTaskError(<its type>), its message where the
+# task ran; the remote traceback follows it, ending in the task's own exception line.
+_RAY = ["INFO 05-02 10:01:11 ray_gpu_executor.py:120] Initializing the Ray cluster with 2 workers.",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/executor/ray_gpu_executor.py", line 391, in _run_workers',
+        "    ray_worker_outputs = ray.get(ray_worker_outputs)",
+        '  File "/usr/local/lib/python3.10/dist-packages/ray/_private/worker.py", line 2667, in get',
+        "    raise value.as_instanceof_cause()",
+        "ray.exceptions.RayTaskError(ValueError): ray::RayWorkerWrapper.execute_method() (pid=5974, ip=10.0.0.2, "
+        "actor_id=8d2f, repr=<vllm.executor.ray_utils.RayWorkerWrapper object at 0x7f3b2c>)",
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker_base.py", line 383, in execute_method',
+        "    raise e",
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py", line 123, in init_device',
+        '    raise ValueError(f"Expected a cuda device, but got: {self.device}")',
+        "ValueError: Expected a cuda device, but got: npu:0"]
+
+
+def test_a_ray_task_error_gives_way_to_the_exception_it_wraps():
+    d = _run(_RAY)
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0] == {"line": 12, "text": "ValueError: Expected a cuda device, but got: npu:0", "role": "cause"}
+    assert d["evidence"][1]["text"].startswith("ray.exceptions.RayTaskError(ValueError)")
+    assert d["evidence"][1]["role"] == "wrapper"
+
+
+def test_a_wrapper_keeps_its_place_when_no_candidate_is_the_type_it_names():
+    ev = [{"line": 7, "text": "ray.exceptions.RayTaskError(ValueError): ray::Worker.run() (pid=5, ip=10.0.0.2)",
+           "role": "cause"},
+          {"line": 3, "text": "RuntimeError: CUDA error: out of memory", "role": "offered", "offer": "exception"}]
+    assert evidence_offered.wrapped_first([dict(e) for e in ev]) == ev
+
+
+def test_a_start_up_summary_gives_way_to_an_offered_exception_but_not_to_another_wrapper():
+    lead = {"line": 13, "text": "EngineCore failed to start.", "role": "wrapper"}
+    dead = {"line": 90, "text": "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack "
+                                "trace (above) for the root cause.", "role": "offered", "offer": "chain"}
+    key = {"line": 103, "text": "KeyError: 'layers.0.mlp.gate_up_proj.deq_scale'", "role": "offered",
+           "offer": "exception"}
+    assert evidence_offered.wrapped_first([dict(lead), dict(dead)]) == [lead, dead]
+    got = evidence_offered.wrapped_first([dict(lead), dict(dead), dict(key)])
+    assert got[0] == {"line": 103, "text": key["text"], "role": "cause"}
+    assert got[1] == lead
+    # an error line a program logged (not an exception) is left to the ranker
+    logged = {"line": 12, "text": "[ERROR] 2025-07-30-10:15:05 ERR01100 OPS call acl api failed", "role": "offered",
+              "offer": "error"}
+    assert evidence_offered.wrapped_first([dict(lead), logged])[0] == lead
