@@ -149,14 +149,18 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"\bwhich has no loaded version\b|"
         # TensorRT deserialising a model's engine file.
         r"Serialization assertion|\bdeserializ\w+ (?:the )?(?:cuda )?engine\b|"
+        # (TensorRT's runtime refusing an engine built by another release as it deserialises it.)
+        r"\bThe engine plan file is not compatible with this version of TensorRT\b|"
         # TGI's launcher: the weights' download died.
         r"Download process was signaled|"
         # Ollama's scheduler and llama.cpp's loader, LocalAI's backends ("Fails: could not load model").
         r"error loading llama server|llama runner process has terminated|timed out waiting for llama runner to start|"
         # (Ollama's scheduler once a model's load failed: server/sched.go Scheduler.load "Load failed".)
         r"\bmsg=\"Load failed\" model=|"
-        r"model requires more system memory|model request too large for system|\bfailed to load model\b|"
-        r"\b(?:could not|unable to) load model\b|\berror loading model\b|"
+        # (A program's own words, capitalised or not at the start of its message: "Failed to load model
+        # [sam]: ...", "Error loading model", "Unable to load the model".)
+        r"model requires more system memory|model request too large for system|\b[Ff]ailed to load (?:the )?model\b|"
+        r"\b(?:[Cc]ould not|[Uu]nable to) load (?:the )?model\b|\b[Ee]rror loading (?:the )?model\b|"
         # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
         r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
     # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers

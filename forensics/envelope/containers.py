@@ -64,6 +64,7 @@ def jsonl_records(lines: Iterable[tuple[int, str]], clock: Any = None, merge: bo
         host = obj.get("host") or obj.get("hostname") or (k8s.get("pod_name") if isinstance(k8s, dict) else None)
         stream = obj.get("stream") if isinstance(obj.get("stream"), str) else None
         host = host if isinstance(host, str) else None
+        msg = msg + access_fields(obj, msg)
         if "\\u" in raw:  # lone surrogates from JSON escapes
             msg, host, stream = (None if v is None else no_surrogates(v) for v in (msg, host, stream))
         parts = msg.rstrip("\n").split("\n")
@@ -71,6 +72,30 @@ def jsonl_records(lines: Iterable[tuple[int, str]], clock: Any = None, merge: bo
             if i and not part.strip():
                 continue
             yield Record(n, clean_message(part), ts, host, stream, None, cont=i > 0)
+
+
+# An HTTP request a program logs as a JSON record: its method, its path and the status it answered
+# with as fields beside a bare message (llama.cpp's server before 2025, also inside llamafile and
+# Ollama's runner: {"function":"log_server_request","msg":"request","method":"GET","path":"/health",
+# "status":200}; zap's, structlog's and logrus' access middlewares). The message alone ("request")
+# says nothing; written after it as key=value fields, the way the same servers print them as text
+# ("request | method=\"GET\" path=\"/health\" status=200"), the phase markers read them (phases.yaml).
+_HTTP_METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"))
+_PATH_KEYS = ("path", "url", "uri", "route")
+_STATUS_KEYS = ("status", "status_code")
+_PATH = re.compile(r'/[^\s"]{0,200}')
+
+
+def access_fields(obj: dict, msg: str) -> str:
+    """`` | method="M" path="/p" status=N`` for a JSON record of an HTTP request answered, else ""."""
+    method = obj.get("method")
+    path = next((obj[k] for k in _PATH_KEYS if isinstance(obj.get(k), str)), None)
+    status = next((obj[k] for k in _STATUS_KEYS if isinstance(obj.get(k), int) and not isinstance(obj.get(k), bool)),
+                  None)
+    if method not in _HTTP_METHODS or path is None or _PATH.fullmatch(path) is None or status is None \
+            or not 100 <= status <= 599 or "method=" in msg:
+        return ""
+    return f' | method="{method}" path="{path}" status={status}'
 
 
 def _jsonl_time(obj: dict) -> datetime | None:
