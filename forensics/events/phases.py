@@ -38,7 +38,7 @@ _KEYWORDS = (
     "Loading model weights", "Loading the model ", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
     "Model artifacts downloaded", "loading: ", "TRITONBACKEND_Model", "llama_model_loader: loaded",
     "loading model", "llm_load_", "load_tensors: ", "print_info: file format",
-    "Model loading took", "Loaded engine size: ", "TRTGptModel max", "Successfully loaded huggingface model", "starting llama server", "starting runner", "llama runner to start", "starting llama runner", "_model_load", "Loading ", "ready in ", "successfully loaded", "KV Cache is allocated",
+    "Model loading took", "Loaded engine size: ", "TRTGptModel max", "Fetching ", "checkpoint shards", "Some weights of ", "Reading SavedModel", "kv self size", "Successfully loaded huggingface model", "starting llama server", "starting runner", "llama runner to start", "starting llama runner", "_model_load", "Loading ", "ready in ", "successfully loaded", "KV Cache is allocated",
     "Memory pool end", "# GPU blocks", "GPU KV cache size", "Available KV cache memory", "Maximum concurrency",
     "# cpu blocks", "memory capacity is unbalanced", "[MemUsageChange] Allocated", "IExecutionContext creation", ": n_ctx", "graph splits = ", "ummy run", "in memory usage profiling", "Peak memory during", "Estimated max memory in KV", "CUDA graph instances", "CUDA graph warmup", "constructing llama_context", "whisper_init_state: ", "DeepGEMM",
     "Compiling num tokens", "Compilation finished in", "Engine generation completed", "Autotuning process", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
