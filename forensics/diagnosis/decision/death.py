@@ -288,7 +288,10 @@ def answers_failing_since(inc: Any) -> Any:
     if last is None or not 500 <= last[1] < 600 or last[1] == 504:
         return None  # 504: a gateway's timeout waiting on another server, not this one failing
     for ev in reversed(inc.error_lines):
-        if ev.line >= last[0] or not unhandled(ev) or verdicts.bystander(ev) or verdicts.replied_error(ev):
+        if ev.line >= last[0] or not unhandled(ev) or verdicts.bystander(ev) or verdicts.replied_error(ev) \
+                or not (ev.kind == kinds.TRACEBACK or outcome.is_error(ev) or ev.line < (inc.ready_line or 0)):
+            # After readiness only an error-level line (its level, its logger's error wording): a line that
+            # merely uses an alarm word there is a request's or a bystander's. Before it, the start-up's own.
             continue
         if verdicts.request_level(ev) or verdicts.asgi_report_before(inc, ev.line) or _stop_exception(ev.text):
             return None  # the last error is one request's: the server went on after it
