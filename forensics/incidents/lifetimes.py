@@ -88,6 +88,10 @@ class Incident:
     last_progress_ts: datetime | None = None
     last_progress_line: int = 0
     last_activity_line: int = 0  # last serving activity (access / batch stats)
+    # The last HTTP answer (line, status) and the line of the last 2xx one: a server whose answers
+    # turned to 5xx after an error still listens but no longer serves (diagnosis.decision.death).
+    last_answer: tuple[int, int] | None = None
+    last_ok_line: int = 0
     failure_hits: list[Hit] = field(default_factory=list)
     precursor_hits: list[Hit] = field(default_factory=list)
     wrapper_hits: list[Hit] = field(default_factory=list)
@@ -279,6 +283,11 @@ class IncidentBuilder:
         elif became:
             self._enter(inc, "ready", ev)
         inc.last_activity_line = ev.line
+        status = ev.data.get("status")
+        if isinstance(status, int):
+            inc.last_answer = (ev.line, status)
+            if 200 <= status < 300:
+                inc.last_ok_line = ev.line
 
     def _ready(self, inc: Incident, ev: Event) -> None:
         if inc.ready_line is None:

@@ -269,7 +269,36 @@ def died_at(inc: Any) -> Any:
         p = model.score(ev.text)
         if p >= best_p:
             best, best_p = ev, p
+    if best is None and up:
+        best = answers_failing_since(inc)
     return _framed_message(inc, best) if best is not None and _NATIVE_FRAME.match(best.text) else best
+
+
+_OWN_REQUEST_GAP = 2  # lines between a request's traceback and the access line of its answer
+
+
+def answers_failing_since(inc: Any) -> Any:
+    """The error after which a server that still listens answered only 5xx, or None: its last error-level
+    line that is no one request's (a request handler's traceback, an error sent back to one client, a
+    bystander's), when no 2xx answer came after it and its last answer is a 5xx. HTTP's status classes
+    are true of any server: the model that failed to load behind a server that still listens, an engine
+    whose decode fails on every request, answer 500 to everything after it (taxonomy: a request's error
+    the server survives is one it went on answering 2xx after)."""
+    last = getattr(inc, "last_answer", None)
+    if last is None or not 500 <= last[1] < 600 or last[1] == 504:
+        return None  # 504: a gateway's timeout waiting on another server, not this one failing
+    for ev in reversed(inc.error_lines):
+        if ev.line >= last[0] or not unhandled(ev) or verdicts.bystander(ev) or verdicts.replied_error(ev) \
+                or not (ev.kind == kinds.TRACEBACK or outcome.is_error(ev) or ev.line < (inc.ready_line or 0)):
+            # After readiness only an error-level line (its level, its logger's error wording): a line that
+            # merely uses an alarm word there is a request's or a bystander's. Before it, the start-up's own.
+            continue
+        if verdicts.request_level(ev) or verdicts.asgi_report_before(inc, ev.line) or _stop_exception(ev.text):
+            return None  # the last error is one request's: the server went on after it
+        if ev.kind == kinds.TRACEBACK and (ev.end_line or ev.line) >= last[0] - _OWN_REQUEST_GAP:
+            return None  # a handler's exception the framework logged just before its 500: that request's
+        return ev if ev.line > inc.last_ok_line and ev.line not in {h.event.line for h in inc.precursor_hits} else None
+    return None
 
 
 # A C++ backtrace line (torch's c10::Error: "Exception raised from F at FILE:LINE (most recent
