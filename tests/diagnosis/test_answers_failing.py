@@ -52,3 +52,12 @@ def test_one_requests_exception_logged_just_before_its_500_is_no_death(tmp_path)
     # the same error well before its 500s, nothing served in between: the server no longer serves
     quiet = [f'INFO:     127.0.0.1:4478{k} - "GET /v1/models HTTP/1.1" 500 Internal Server Error' for k in range(3)]
     assert _diagnose(tmp_path, up + [_LOAD_ERROR] + quiet)["verdict"] == "failed"
+
+
+def test_a_request_for_what_the_server_does_not_implement_is_no_death(tmp_path):
+    # a start-up error the server came up past, then one request answered 501 (a route's feature it
+    # does not have) or 505: the answer is about the request, as a 404 would be
+    for status in (501, 505):
+        res = _diagnose(tmp_path, [_LOAD_ERROR] + _FLASK + [_answer(status)])
+        assert res["verdict"] != "failed", status
+    assert _diagnose(tmp_path, [_LOAD_ERROR] + _FLASK + [_answer(503)])["verdict"] == "failed"
