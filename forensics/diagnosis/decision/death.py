@@ -291,6 +291,8 @@ def answers_failing_since(inc: Any) -> Any:
     last = getattr(inc, "last_answer", None)
     if last is None or not 500 <= last[1] < 600 or last[1] in _NOT_FAILING_5XX:
         return None
+    if (inc.shutdown_line is not None and last[0] > inc.shutdown_line) or verdicts.after_stop_request(inc, last[0]):
+        return None  # a server that drains as it stops answers 503 on purpose (its readiness withdrawn)
     for ev in reversed(inc.error_lines):
         if ev.line >= last[0] or not unhandled(ev) or verdicts.bystander(ev) or verdicts.replied_error(ev) \
                 or not (ev.kind == kinds.TRACEBACK or outcome.is_error(ev) or ev.line < (inc.ready_line or 0)):
