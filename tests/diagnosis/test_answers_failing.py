@@ -52,3 +52,25 @@ def test_one_requests_exception_logged_just_before_its_500_is_no_death(tmp_path)
     # the same error well before its 500s, nothing served in between: the server no longer serves
     quiet = [f'INFO:     127.0.0.1:4478{k} - "GET /v1/models HTTP/1.1" 500 Internal Server Error' for k in range(3)]
     assert _diagnose(tmp_path, up + [_LOAD_ERROR] + quiet)["verdict"] == "failed"
+
+
+def test_a_request_for_what_the_server_does_not_implement_is_no_death(tmp_path):
+    # a start-up error the server came up past, then one request answered 501 (a route's feature it
+    # does not have) or 505: the answer is about the request, as a 404 would be
+    for status in (501, 505):
+        res = _diagnose(tmp_path, [_LOAD_ERROR] + _FLASK + [_answer(status)])
+        assert res["verdict"] != "failed", status
+    assert _diagnose(tmp_path, [_LOAD_ERROR] + _FLASK + [_answer(503)])["verdict"] == "failed"
+
+
+def test_a_503_while_the_server_shuts_down_is_no_death(tmp_path):
+    # served, an error it went on past, then a graceful stop: a probe answered 503 while it drains
+    up = ["INFO:     Started server process [4242]", "INFO:     Waiting for application startup.",
+          "INFO:     Application startup complete.",
+          "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+          'INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+    stop = ["INFO:     Shutting down", 'INFO:     127.0.0.1:51299 - "GET /health HTTP/1.1" 503 Service Unavailable',
+            "INFO:     Waiting for application shutdown.", "INFO:     Application shutdown complete.",
+            "INFO:     Finished server process [4242]"]
+    res = _diagnose(tmp_path, up + [_LOAD_ERROR] + stop)
+    assert res["verdict"] != "failed"

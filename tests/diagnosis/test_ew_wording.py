@@ -114,3 +114,12 @@ def test_a_refused_allocation_is_news_live_and_a_fatal_one_is_no_class() -> None
     got = live_decision(Event(kinds.LOG, 5, line, None, level="WARNING"))
     assert got is not None and "allocation-refused" in got["why"] and "gpu.out-of-memory" in got["predicts"]
     assert wording_class("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB") is None
+
+
+def test_a_status_name_of_several_words_is_a_refused_allocation() -> None:
+    # the status name alone, as a pool's warning carries it: CNMeM's and the CUDA driver's names have
+    # more than one word before _OUT_OF_MEMORY
+    for name in ("CNMEM_STATUS_OUT_OF_MEMORY", "CUDA_ERROR_OUT_OF_MEMORY"):
+        got = wording_class(f"W0101 00:00:00.000000 1 memory.cc:212] pool exhausted: {name}, falling back")
+        assert got is not None and got[0] == "allocation-refused", name
+    assert wording_class("W0101 memory.cc:212] cuda_out_of_memory_handler installed") is None

@@ -54,6 +54,10 @@ def test_an_offset_no_zone_has_or_past_the_calendar_leaves_the_stamp_as_printed(
     ("2025-03-27 19:09:32 +0800 ERROR boom", datetime(2025, 3, 27, 11, 9, 32, tzinfo=UTC), "boom"),
     # a number that starts the message is not a zone
     ("2025-03-27 19:09:32 -1234 tokens dropped", datetime(2025, 3, 27, 19, 9, 32, tzinfo=UTC), "-1234 tokens dropped"),
+    # ... nor is one before a capitalised word that is no level
+    ("2025-03-27 19:09:32 +1000 NCCL rings built", datetime(2025, 3, 27, 19, 9, 32, tzinfo=UTC), "+1000 NCCL rings built"),
+    ("2025-03-27 19:09:32,123 +1024 BLOCKS allocated", datetime(2025, 3, 27, 19, 9, 32, 123000, tzinfo=UTC),
+     "+1024 BLOCKS allocated"),
 ])
 def test_a_zone_printed_after_a_space_is_read_only_before_a_logger_or_a_level(line, want, text):
     p = split_prefix(line, 2025)

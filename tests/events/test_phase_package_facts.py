@@ -20,6 +20,8 @@ def test_served_then_ctrl_c_is_shutdown():
     assert classify_text(_SERVED)["phase"] == "serving"
     out = classify_text(_SERVED + "^C\n")
     assert (out["verdict"], out["phase"]) == ("ready", "shutdown")
+    out = classify_text(_SERVED + "^C^C\n")  # pressed twice before it exits: one line of echoes
+    assert (out["verdict"], out["phase"]) == ("ready", "shutdown")
 
 
 def test_ctrl_c_during_start_up_is_not_shutdown():

@@ -275,6 +275,10 @@ def died_at(inc: Any) -> Any:
 
 
 _OWN_REQUEST_GAP = 2  # lines between a request's traceback and the access line of its answer
+# 5xx answers that say nothing of this server's health (RFC 9110 15.6): 504, a gateway's timeout waiting
+# on another server; 501 and 505, a request for a method, a route's feature or an HTTP version the
+# server does not implement (the client asked for what it never had, as a 404 would say).
+_NOT_FAILING_5XX = frozenset((501, 504, 505))
 
 
 def answers_failing_since(inc: Any) -> Any:
@@ -285,8 +289,10 @@ def answers_failing_since(inc: Any) -> Any:
     whose decode fails on every request, answer 500 to everything after it (taxonomy: a request's error
     the server survives is one it went on answering 2xx after)."""
     last = getattr(inc, "last_answer", None)
-    if last is None or not 500 <= last[1] < 600 or last[1] == 504:
-        return None  # 504: a gateway's timeout waiting on another server, not this one failing
+    if last is None or not 500 <= last[1] < 600 or last[1] in _NOT_FAILING_5XX:
+        return None
+    if (inc.shutdown_line is not None and last[0] > inc.shutdown_line) or verdicts.after_stop_request(inc, last[0]):
+        return None  # a server that drains as it stops answers 503 on purpose (its readiness withdrawn)
     for ev in reversed(inc.error_lines):
         if ev.line >= last[0] or not unhandled(ev) or verdicts.bystander(ev) or verdicts.replied_error(ev) \
                 or not (ev.kind == kinds.TRACEBACK or outcome.is_error(ev) or ev.line < (inc.ready_line or 0)):
