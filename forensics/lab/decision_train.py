@@ -929,22 +929,24 @@ def _max_score(weights: dict[str, float], bias: float, texts: list[str]) -> floa
 # 16 lines after vLLM's harmless 'Unable to poll TPU GCE Metadata' ERROR, batch-58/001) scored 0.964
 # held out where the next healthy family's best was 0.524, and took detection held out from 49 to 34
 # of 63. A threshold that lets one healthy log through must buy more than this many deaths.
-# A healthy log over the bar costs five missed deaths. At ten, the 2,126-log corpus put the bar past a
-# cliff (fifteenth session: 0.9932, finding 83 of 181 held-out deaths no rule saw, against 0.6035 finding
-# 145 for 8 more of 296 healthy start-ups over it; rules_holdout not called failed 31 -> 99): issue 27's two
-# bars (not called failed <= 1%, healthy called failed 0) pull apart, and "no failure" on a log whose server
-# died is the error the product exists to prevent.
-HEALTHY_COST = 5
+# The bar lets through at most this share of the held-out healthy logs and, under that, detects the most
+# deaths. A cost per healthy log (ten, then five missed deaths) put the bar past a cliff as the corpus grew
+# (fifteenth session: 0.9932, 83 of 181 held-out deaths no rule saw, at ten; 0.6035, 145 of 181 with 11 of 296
+# healthy over, at five, which called the project's reproduced healthy twins failed); a fixed false-alarm
+# share is steady as healthy logs are added: 0.92, 119 of 181 with 8 of 296.
+HEALTHY_SHARE = 0.03
 DEATH_MARGIN = 0.002
 
 
 def death_threshold(healthy: list[float], fatal: list[float]) -> float:
     """The threshold over held-out scores (each healthy log's best line, each failure's proving line)
-    that detects most deaths less ``HEALTHY_COST`` for each healthy log it would call failed; on a
+    that detects the most deaths with at most ``HEALTHY_SHARE`` of the healthy logs over it; on a
     tie the higher one. With no healthy log above a failure this is the highest healthy score plus
     a margin, as before."""
     cands = sorted({min(0.999, h + DEATH_MARGIN) for h in healthy}) or [0.5]
-    return max(cands, key=lambda t: (sum(s >= t for s in fatal) - HEALTHY_COST * sum(h >= t for h in healthy), t))
+    allowed = int(HEALTHY_SHARE * len(healthy))
+    ok = [t for t in cands if sum(h >= t for h in healthy) <= allowed] or [cands[-1]]
+    return max(ok, key=lambda t: (sum(s >= t for s in fatal), t))
 
 
 def consulted_healthy(log: DeathLog) -> bool:

@@ -23,13 +23,11 @@ def _diff(row):
 
 
 # Pairs the tool does not yet separate (first looks in corpora/gpu/README.md: repro8's bad log not called
-# failed, repro9's and e4's good twins called failed): strict, so the test says so the day they are fixed.
+# failed, repro9's good twin called failed; e4's healthy twin is told apart since the fifteenth session's retrain): strict, so the test says so the day they are fixed.
 KNOWN_MISSES = {
     "gpu-pair-ext-stale-lock": "issue 27 item 3: `timeout`'s TERM after 45 s of silence is read as still starting",
     "gpu-pair-jax-prealloc-fallback": "issue 28: XLA's E lines for a failed preallocation (JAX then settles on a smaller "
                                       "region) are read as the failure, so the twin that serves is called failed",
-    "gpu-pair-abi-cxx11-ext": "run e4: a healthy load_inline build (ninja's g++ lines, then the op runs) is called "
-                              "failed (unknown, classifier 0.22, evidence the g++ line)",
 }
 PAIR_PARAMS = [pytest.param(r, id=r["id"], marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[r["id"]]))
                if r["id"] in KNOWN_MISSES else pytest.param(r, id=r["id"]) for r in ROWS]

@@ -42,16 +42,18 @@ def test_a_server_that_answered_a_local_client_is_not_read():
     assert _read_at_run_time(_incidents("batch-11/018.log")) == []
 
 
-def test_one_healthy_outlier_does_not_set_the_threshold_unless_it_costs_more_than_it_buys():
-    from forensics.lab.decision_train import HEALTHY_COST, death_threshold
+def test_the_bar_lets_through_a_fixed_share_of_healthy_logs_and_then_detects_the_most():
+    from forensics.lab.decision_train import HEALTHY_SHARE, death_threshold
 
-    healthy = [0.05, 0.2, 0.52, 0.964]  # held-out best lines; the last an outlier (a TPU host's ERROR)
-    many = [0.6 + 0.01 * i for i in range(HEALTHY_COST + 5)]  # deaths between the two
-    t = death_threshold(healthy, many + [0.99])
-    assert 0.52 < t < 0.6  # 15 deaths bought for one healthy log called failed
-    few = many[:HEALTHY_COST - 1]
-    t = death_threshold(healthy, few + [0.99])
-    assert t > 0.964  # fewer deaths than one healthy log costs: no healthy log above it
+    # held-out best lines of 100 healthy logs, three of them outliers (a TPU host's harmless ERROR ...)
+    healthy = [0.05] * 96 + [0.65, 0.7, 0.8, 0.964]
+    deaths = [0.6 + 0.01 * i for i in range(40)]
+    t = death_threshold(healthy, deaths)
+    assert int(HEALTHY_SHARE * 100) == 3 and 0.65 < t <= 0.652 + 1e-9  # three of four outliers over: the lowest such bar
+    assert death_threshold(healthy[:96] + [0.964], deaths) <= 0.052 + 1e-9  # one outlier: every death found
+    # more outliers than the share: only the highest healthy scores may stay over
+    crowded = [0.05] * 90 + [0.9] * 10
+    assert death_threshold(crowded, [0.95, 0.99]) > 0.9
     assert death_threshold([0.3], [0.9]) == 0.302 and death_threshold([], [0.9]) == 0.5
 
 
