@@ -295,8 +295,9 @@ _SEE_ABOVE = re.compile(r"(?i)\bsee\b[^.\n]{0,40}\babove\b")
 def _restates(text: str) -> bool:
     """A line in the words of a wrapper: a start-up summary, a pointer to the error above, a lost
     peer or an ended process, an exception that names another it wraps."""
-    return bool(STARTUP_FAILED.search(text[:600]) or POINTS_ABOVE.search(text[:600]) or _SEE_ABOVE.search(text[:600]) or
-                outcome.CONSEQUENCE.search(text[:600]) or _WRAPS.match(text))
+    head = text[:600]
+    return bool(STARTUP_FAILED.search(head) or POINTS_ABOVE.search(head) or _SEE_ABOVE.search(head) or
+                outcome.CONSEQUENCE.search(head) or _WRAPS.match(text))
 
 
 def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:

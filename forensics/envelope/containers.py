@@ -88,12 +88,13 @@ _PATH = re.compile(r'/[^\s"]{0,200}')
 
 def access_fields(obj: dict, msg: str) -> str:
     """`` | method="M" path="/p" status=N`` for a JSON record of an HTTP request answered, else ""."""
-    method = obj.get("method")
+    if obj.get("method") not in _HTTP_METHODS:  # (every JSON record passes here: the cheap test first)
+        return ""
+    method = obj["method"]
     path = next((obj[k] for k in _PATH_KEYS if isinstance(obj.get(k), str)), None)
     status = next((obj[k] for k in _STATUS_KEYS if isinstance(obj.get(k), int) and not isinstance(obj.get(k), bool)),
                   None)
-    if method not in _HTTP_METHODS or path is None or _PATH.fullmatch(path) is None or status is None \
-            or not 100 <= status <= 599 or "method=" in msg:
+    if path is None or _PATH.fullmatch(path) is None or status is None or not 100 <= status <= 599 or "method=" in msg:
         return ""
     return f' | method="{method}" path="{path}" status={status}'
 

@@ -924,11 +924,10 @@ def _max_score(weights: dict[str, float], bias: float, texts: list[str]) -> floa
     return max((m.score(t) for t in texts), default=0.0)
 
 
-# A healthy start-up called failed costs as much as this many deaths missed. The threshold was the
-# highest held-out healthy score: one healthy log (a vLLM-on-TPU benchmark client whose excerpt ends
-# 16 lines after vLLM's harmless 'Unable to poll TPU GCE Metadata' ERROR, batch-58/001) scored 0.964
-# held out where the next healthy family's best was 0.524, and took detection held out from 49 to 34
-# of 63. A threshold that lets one healthy log through must buy more than this many deaths.
+# The threshold was once the highest held-out healthy score: one healthy log (a vLLM-on-TPU benchmark
+# client whose excerpt ends 16 lines after vLLM's harmless 'Unable to poll TPU GCE Metadata' ERROR,
+# batch-58/001) scored 0.964 held out where the next healthy family's best was 0.524, and took detection
+# held out from 49 to 34 of 63: a few outliers may stay over the bar.
 # The bar lets through at most this share of the held-out healthy logs and, under that, detects the most
 # deaths. A cost per healthy log (ten, then five missed deaths) put the bar past a cliff as the corpus grew
 # (fifteenth session: 0.9932, 83 of 181 held-out deaths no rule saw, at ten; 0.6035, 145 of 181 with 11 of 296
