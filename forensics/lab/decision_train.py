@@ -415,27 +415,46 @@ def score(pairs: list[tuple[Row, str, float]]) -> dict[str, Any]:
             "unknown": sum(1 for _, lab, _ in pairs if lab == "unknown")}
 
 
-def crossval(rows: list[Row], seed: int = 0, held: list[Row] | None = None) -> dict[str, Any]:
-    """Hold out one public server family at a time: fit on the rest (the project's rows
-    always in), score on it. Also the hand-set rules' answer on the same rows. ``held``: the
-    public rows read without each family's own signatures (``rules_holdout``), scored too
-    (``held_out``), and the ``unknown`` threshold fitted on them (``unknown_curve``)."""
-    families = sorted({r.group for r in rows})
+def held_out_units(rows: list[Row], folds: int | None = None) -> list[set[str]]:
+    """The groups held out together, one unit at a time: each group alone, or with ``folds`` the
+    public families in that many grouped folds balanced by logs (``train.family_folds``) and each
+    project corpus alone (CI's time box: a handful of fits instead of one per family)."""
+    groups = sorted({r.group for r in rows})
+    if not folds:
+        return [{g} for g in groups]
+    from forensics.lab.train import family_folds
+
+    public = [r.group for r in rows if not r.group.startswith("project:")]
+    fold_of = family_folds(public, folds)
+    units: dict[int, set[str]] = defaultdict(set)
+    for fam, k in fold_of.items():
+        units[k].add(fam)
+    return [units[k] for k in sorted(units)] + [{g} for g in groups if g.startswith("project:")]
+
+
+def crossval(rows: list[Row], seed: int = 0, held: list[Row] | None = None,
+             folds: int | None = None) -> dict[str, Any]:
+    """Hold out one public server family at a time (or ``folds`` grouped folds of them): fit on
+    the rest (the project's rows always in), score on it. Also the hand-set rules' answer on the
+    same rows. ``held``: the public rows read without each family's own signatures
+    (``rules_holdout``), scored too (``held_out``), and the ``unknown`` threshold fitted on them
+    (``unknown_curve``)."""
     per: dict[str, Any] = {}
     oof: list[tuple[Row, dict[str, float], Any]] = []
     held_oof: list[tuple[Row, dict[str, float], Any]] = []
-    for fam in families:
-        train = [r for r in rows if r.group != fam]
-        test = [r for r in rows if r.group == fam]
+    for unit in held_out_units(rows, folds):
+        train = [r for r in rows if r.group not in unit]
+        test = [r for r in rows if r.group in unit]
         if len({r.truth for r in train}) < 2 or not test:
             continue
-        fam_held = [r for r in held or () if r.group == fam]
-        train, (test, fam_held) = with_priors(train, test, fam_held)
-        model = label_pair_model(export(fit(train, seed, held=[r for r in held or () if r.group != fam]), train,
-                                        {"version": f"cv-{fam}"}))
+        unit_held = [r for r in held or () if r.group in unit]
+        train, (test, unit_held) = with_priors(train, test, unit_held)
+        model = label_pair_model(export(fit(train, seed, held=[r for r in held or () if r.group not in unit]),
+                                        train, {"version": f"cv-{'+'.join(sorted(unit))[:60]}"}))
         oof += [(r, model.proba(r.inputs), model.calibration) for r in test]
-        held_oof += [(r, model.proba(r.inputs), model.calibration) for r in fam_held]
-        per[fam] = {"phase": phase_score(train, test, seed)}
+        held_oof += [(r, model.proba(r.inputs), model.calibration) for r in unit_held]
+        for fam, got in phase_scores(train, {f: [r for r in test if r.group == f] for f in unit}, seed).items():
+            per[fam] = {"phase": got}
     below, curve = fit_unknown_below(held_oof) if held_oof else (UNKNOWN_BELOW, [])
     out: dict[str, Any] = {"families": per, "unknown_below": below, "unknown_curve": curve}
     for fam, got in _by_group(oof).items():
@@ -572,17 +591,27 @@ def _classifier_answer(r: Row) -> tuple[str, float]:
 
 def phase_score(train: list[Row], test: list[Row], seed: int = 0) -> dict[str, int]:
     """Phase right, learned and by the rules, on ``test`` with the model fitted on ``train``."""
-    test = phase_rows(test)
-    if not test or len(phase_rows(train)) < 10:
-        return {"n": len(test), "learned": 0, "rules": sum(r.phase_inputs.rules == r.phase_truth for r in test)}
+    return phase_scores(train, {"": test}, seed)[""]
+
+
+def phase_scores(train: list[Row], tests: dict[str, list[Row]], seed: int = 0) -> dict[str, dict[str, int]]:
+    """``phase_score`` of each named test set, with one model fitted on ``train``."""
+    tests = {k: phase_rows(t) for k, t in tests.items()}
+
+    def rules(t: list[Row]) -> int:
+        return sum(r.phase_inputs.rules == r.phase_truth for r in t)
+
+    if not any(tests.values()) or len(phase_rows(train)) < 10:
+        return {k: {"n": len(t), "learned": 0, "rules": rules(t)} for k, t in tests.items()}
     from forensics.diagnosis.decision.pair_model import PairModel
     from forensics.lab.phase_train import with_phase_priors
 
-    train, (test,) = with_phase_priors(phase_rows(train), test)
+    names = list(tests)
+    train, primed = with_phase_priors(phase_rows(train), *(tests[k] for k in names))
     model = PairModel(export(fit_phase(train, seed), train, {}, PHASE_FEATURES, 0.0), PHASE_FEATURES,
                       phase_pair_vector)
-    return {"n": len(test), "learned": sum(phase_answer(model, r) == r.phase_truth for r in test),
-            "rules": sum(r.phase_inputs.rules == r.phase_truth for r in test)}
+    return {k: {"n": len(t), "learned": sum(phase_answer(model, r) == r.phase_truth for r in t), "rules": rules(t)}
+            for k, t in zip(names, primed)}
 
 
 def _sum_phase(parts: list[dict[str, int]]) -> dict[str, int]:
@@ -760,12 +789,13 @@ def evidence_first(weights: list[float] | None, rows: list[Row]) -> dict[str, in
     return {"n": n, "learned": ranked, "rules": rules}
 
 
-def evidence_crossval(rows: list[Row], seed: int = 0) -> dict[str, Any]:
+def evidence_crossval(rows: list[Row], seed: int = 0, folds: int | None = None) -> dict[str, Any]:
     per = {}
-    for fam in sorted({r.group for r in rows}):
-        train = [r for r in rows if r.group != fam]
+    for unit in held_out_units(rows, folds):
+        train = [r for r in rows if r.group not in unit]
         w = fit_evidence(train, seed) if len(evidence_rows(train)) >= 10 else None
-        per[fam] = evidence_first(w, [r for r in rows if r.group == fam])
+        for fam in sorted(unit):
+            per[fam] = evidence_first(w, [r for r in rows if r.group == fam])
     pub = [p for f, p in per.items() if not f.startswith("project:")]
     return {"families": per, "overall": {k: sum(p[k] for p in per.values()) for k in ("n", "learned", "rules")},
             "overall_public": {k: sum(p[k] for p in pub) for k in ("n", "learned", "rules")}}
