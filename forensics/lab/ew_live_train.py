@@ -27,6 +27,10 @@ from forensics.atomic import atomic_write_text
 from forensics.diagnosis.early_warnings.live_gate import FEATURES, MODEL_PATH, RECORDER
 
 BUDGET = 0.02  # lines the gate may add per healthy log of the training groups
+# (ew16, measured, not shipped: fitted on a studied two thirds of families, its held-out bar 0.5 -- the
+# same for budgets 0.02-0.03 and for C from 0.01 to 1 -- adds 10 of 157 labelled warnings live and 4 lines
+# on 402 healthy logs in those folds, but 13 of 92 and 43 lines on the 435 healthy logs of the third kept
+# aside: with the rules' own that is 0.13 false live a healthy log, over issue 28's 0.1.)
 MAX_FALSE_LIVE = 0.1  # issue 28: live warnings on healthy logs, rules and gate together, per log
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(4, 20))
 PROJECT = ("corpora/cpu", "corpora/gpu", "corpora/gpu-early-warning", "corpora/seeds")
