@@ -202,11 +202,14 @@ def _survived_up(inc: Any, ev: Any) -> bool:
 
 
 def _last_change(inc: Any, st: Any) -> int:
-    """The line of the last change of phase (the last marker where the lifetime keeps no timeline)."""
-    changes = getattr(inc, "transitions", None)
+    """The line of the last change of phase (the last marker where the lifetime keeps no timeline). Its
+    shutdown is none: a start-up that cleans up after its error (``cleanup_of_a_failure``) died before it."""
+    down = inc.shutdown_line if inc.shutdown_line is not None else math.inf
+    changes = [c for c in getattr(inc, "transitions", None) or () if c[0] < down]
     if changes:
         return int(changes[-1][0])
-    return int(st.markers[-1][0]) if st.markers else 0
+    marks = [m for m in st.markers if m[0] < down]
+    return int(marks[-1][0]) if marks else 0
 
 
 def unhandled(ev: Any) -> bool:
@@ -225,9 +228,12 @@ def _reads_as_failure(ev: Any) -> bool:
 def consulted(inc: Any) -> bool:
     """Whether the detector reads this lifetime at all. A server that became ready (requests it
     answered count: an excerpt that starts mid-serving, or one whose request handler reported a
-    worker's error), or was asked to stop, or shut down, did not die unnoticed."""
-    return inc.ready_line is None and inc.stop_requested_line is None and inc.shutdown_line is None \
-        and not verdicts.answered_requests(inc) \
+    worker's error), or was asked to stop, or shut down, did not die unnoticed; but a shutdown that came
+    right after a line worded like a failure is the start-up cleaning up before it exits on that error
+    (Lemonade's 'Failed to load model' then 'Shutting down server...'; a Ray executor shut down after a
+    placement group could not be had), as ``_ends_in_error`` and ``consulted_up`` read it."""
+    return inc.ready_line is None and inc.stop_requested_line is None \
+        and (inc.shutdown_line is None or cleanup_of_a_failure(inc)) and not verdicts.answered_requests(inc) \
         and not any(verdicts.reported_by_request(inc, tb) for tb, _p, _a in inc.tracebacks)
 
 
