@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -820,10 +821,24 @@ class DeathLog:
     tail_stopped: list[str] | None = None
 
 
+# A healthy label its labeller was unsure of, naming a failure as the other reading ("UNSURE verdict
+# starting; alternative failed ...", "UNSURE: the run may have failed"): an excerpt whose thread says
+# the run failed past the stored part, or a useless run the labeller did not call failed. Its lines
+# are neither a healthy server's (a 0 the detector learns from, a healthy score its bar must stay over)
+# nor a proven death: the detector neither trains nor sets its bar on it.
+_UNSURE_FAILED = re.compile(r"\bUNSURE\b[^()]{0,200}?\b(?:alternative(?:ly)?[:\s]+(?:verdict\s+)?failed"
+                            r"|may have failed)\b|\bUNSURE:\s*failed\b")
+
+
+def unsure_healthy(row: dict[str, str]) -> bool:
+    """A healthy row whose note says it may have failed (``_UNSURE_FAILED``)."""
+    return not row.get("root_cause") and bool(_UNSURE_FAILED.search(row.get("note") or ""))
+
+
 def _log_sources(public: list[Path] | None = None) -> list[tuple[dict[str, str], str]]:
     out: list[tuple[dict[str, str], str]] = []
     for d in public if public is not None else batch_dirs(PUBLIC_DIR):
-        out += [(row, server_family(row.get("server") or "?")) for row in read_labels(d)]
+        out += [(row, server_family(row.get("server") or "?")) for row in read_labels(d) if not unsure_healthy(row)]
     for d in sorted(p.parent for p in (REPO / "corpora").glob("*/labels.csv")):
         out += [(row, f"project:{d.name}") for row in read_labels(d)]
     return out
