@@ -826,8 +826,10 @@ class DeathLog:
 # the run failed past the stored part, or a useless run the labeller did not call failed. Its lines
 # are neither a healthy server's (a 0 the detector learns from, a healthy score its bar must stay over)
 # nor a proven death: the detector neither trains nor sets its bar on it.
+# The sixteenth session's collectors wrote "UNSURE: thread says it failed later" for an excerpt whose
+# thread reports a failure past its last stored line (the same kind).
 _UNSURE_FAILED = re.compile(r"\bUNSURE\b[^()]{0,200}?\b(?:alternative(?:ly)?[:\s]+(?:verdict\s+)?failed"
-                            r"|may have failed)\b|\bUNSURE:\s*failed\b")
+                            r"|may have failed|failed later)\b|\bUNSURE:\s*failed\b")
 
 
 def unsure_healthy(row: dict[str, str]) -> bool:

@@ -258,3 +258,22 @@ def test_a_sycl_exception_exit_after_ollama_was_listening_is_a_death() -> None:
     inc = _run(lines)["incidents"][-1]
     assert inc["verdict"] == "failed"
     assert "PI_ERROR_BUILD_PROGRAM_FAILURE" in inc["evidence"][0]["text"]
+
+
+def test_a_startup_that_shuts_down_right_after_its_error_died_of_it():
+    """Lemonade (corpora/public/batch-86/014): 'Failed to load model', then 'Shutting down server...'
+    and 'Server stopped successfully': the server cleaning up before it exits on its error, not an
+    operator's stop (the sixteenth session; the detector was never consulted on a lifetime that
+    shut down)."""
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[2] / "corpora" / "public" / "batch-86" / "014.log"
+    d = _run(log.read_text(encoding="utf-8").splitlines())
+    assert d["verdict"] == "failed"
+    assert any("Failed to load model" in e["text"] for e in d["evidence"])
+
+
+def test_a_startup_stopped_by_its_operator_after_a_warning_is_still_no_failure():
+    lines = VLLM_START + ["WARNING 01-01 10:00:05 config.py:10 Possibly too large max_model_len",
+                          "^C", "INFO:     Shutting down", "INFO:     Finished server process [1234]"]
+    assert _run(lines)["verdict"] != "failed"
