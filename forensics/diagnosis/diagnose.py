@@ -229,10 +229,12 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         result["classifier"] = {k: clf_answer[k] for k in ("label", "confidence", "candidates", "jit_site") if k in clf_answer}
     predicted = arbitrate.predicted_by_precursors(inc, fail_line) if best is None else None
     decision = arbitrate.decide(inc, best, truncated, rule_conf, clf_answer, predicted, fail_line, fail_ev)
+    result["evidence"], offered = _evidence(inc, best, found, fail_ev, fail_line)
+    _mark_consequences(inc, result, fail_ev, fail_line, best, found.fails, found.fatal_tbs)
     if classifier is not None:
         decision = learned.decide(learned.inputs_of(best, found.fails, rule_conf, truncated, clf_answer, predicted,
                                                     fail_ev, found.wrappers, found.tail, found.exit_failed,
-                                                    inc, fail_line, near),
+                                                    inc, fail_line, near, learned.lead_of(result["evidence"], offered)),
                                   decision, arbitrate.needs_classifier(best, truncated, rule_conf), inc)
     label = decision.label
     if phase is None:
@@ -242,9 +244,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by
     result["candidates"] = decision.candidates
-    result["evidence"], offered = _evidence(inc, best, found, fail_ev, fail_line)
     _explain(result, inc, best, found.fails, fail_ev, truncated, predicted)
-    _mark_consequences(inc, result, fail_ev, fail_line, best, found.fails, found.fatal_tbs)
     fail_ts = _ts_of(best.event if best else fail_ev)
     if best is not None and best.event.level in ("WARNING", "INFO"):
         _fatal_after_warning(inc, result, best, found, label)

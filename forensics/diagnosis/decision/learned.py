@@ -34,8 +34,9 @@ def phase_wanted() -> bool:
 def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
               clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
               tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None,
-              near: list[str] | None = None) -> DecisionInputs:
-    """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed."""
+              near: list[str] | None = None, lead: str | None = None) -> DecisionInputs:
+    """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed (``lead``: the evidence
+    line the ranker puts first, ``lead_of``)."""
     sig = best.signature if best is not None else None
     rivals = tuple(sorted({h.signature.root_cause for h in fails
                            if sig is None or h.signature.root_cause != sig.root_cause}))
@@ -48,7 +49,28 @@ def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: b
         rivals=rivals, n_rules=len({h.signature.id for h in fails}), clf=clf, precursor=predicted,
         truncated=truncated, traceback=fail_ev is not None and fail_ev.kind == kinds.TRACEBACK,
         no_failure_line=fail_ev is None, wrapper=bool(wrappers), ends_in_error=tail is not None,
-        exit_failed=exit_failed, proof=_message_of(_proof(inc, fail_line), near))
+        exit_failed=exit_failed, proof=_message_of(_lead_or_proof(lead, inc, fail_line), near))
+
+
+def lead_of(listed: list[dict[str, Any]], offered: list[dict[str, Any]]) -> str | None:
+    """The text of the line the evidence ranker puts first among the listed and offered lines, as
+    ``rank_evidence`` will order them (on copies, unrecorded: the evidence is ranked for good later)."""
+    from forensics.diagnosis.decision.evidence_rank import rank
+    from forensics.diagnosis.evidence_offered import wrapped_first
+
+    ranked = rank(wrapped_first([dict(e) for e in listed + offered]))
+    return str(ranked[0].get("text") or "") if ranked else None
+
+
+def _lead_or_proof(lead: str | None, inc: Any, fail_line: int | None) -> str | None:
+    """What the label reads: the line the evidence puts first, since a person acts on that line and the
+    ranker learned which line proves a failure (the rules' failure line is often the wrapper or the
+    header a library prints before its message: "EngineCore failed to start.", a Rust panic's
+    location, libc++abi's "terminating due to uncaught exception of type ...:"); the failure line's
+    text where the lead is only a frame or nothing."""
+    if lead and lead.strip() and not _FRAME.match(lead):
+        return lead[:400]
+    return _proof(inc, fail_line)
 
 
 def _proof(inc: Any, fail_line: int | None) -> str | None:
