@@ -274,6 +274,11 @@ def _benign(tb: Event) -> bool:
     return bool(types) and types <= BENIGN_EXC
 
 
+def a_stop(inc: Incident, tb: Event) -> bool:
+    """A traceback that is an operator's stop: every exception a stop's, or frames cut right before one."""
+    return _benign(tb) or _cut_before_a_stop(inc, tb)
+
+
 def _cut_before_a_stop(inc: Incident, tb: Event) -> bool:
     """A traceback with no exception of its own whose exception line, right after it, is a stop's
     (Python 3.11 prints a source line of blanks under a frame, which ends the block: the frames of

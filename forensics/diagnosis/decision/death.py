@@ -255,8 +255,15 @@ def cleanup_of_a_failure(inc: Any) -> bool:
     before exit'), not an operator's stop, which comes after quiet lines."""
     at = inc.shutdown_line
     st = inc.outcome
-    return st is not None and any(at - _CLEANUP_SPAN <= (ev.end_line or ev.line) < at
-                                  and (ev.kind == kinds.TRACEBACK or _reads_as_failure(ev)) for ev in st.recent)
+    if st is None:
+        return False
+    recent = [ev for ev in st.recent if at - _CLEANUP_SPAN <= (ev.end_line or ev.line) < at]
+    # A Ctrl-C'd worker's KeyboardInterrupt among them: the operator stopped it, and the errors
+    # around it (its "Process EngineCore:" header, the front end's "Engine core initialization
+    # failed") report that stop (batch-02/026).
+    if any(ev.kind == kinds.TRACEBACK and verdicts.a_stop(inc, ev) for ev in recent):
+        return False
+    return any(ev.kind == kinds.TRACEBACK or _reads_as_failure(ev) for ev in recent)
 
 
 def died_at(inc: Any) -> Any:
