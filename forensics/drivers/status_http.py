@@ -34,7 +34,11 @@ def parse_address(value: str) -> tuple[str, int]:
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    # A probe answered while the supervisor exits gets its whole answer:
+    # server_close() joins the handler threads (each bounded by the
+    # handler's socket timeout), so none is cut mid-body at exit.
+    daemon_threads = False
+    block_on_close = True
     allow_reuse_address = True
     state: StartupState
 
@@ -51,6 +55,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     server_version = "forensics-run"
     protocol_version = "HTTP/1.0"
+    timeout = 2  # a prober that connects and says nothing cannot hold the supervisor's exit
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         self._answer(body=True)
