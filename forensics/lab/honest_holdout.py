@@ -209,12 +209,10 @@ class Fold:
 def _clear_model_caches() -> None:
     """Forget every loaded model file: a cache keyed by a freed file's ``id`` must not answer
     for the next fold's."""
-    from forensics.diagnosis.decision import death, evidence_rank, pair_model
+    from forensics.diagnosis.decision import pair_model
 
     pair_model._read.cache_clear()
     pair_model._SHIPPED.clear()
-    death._model.cache_clear()
-    evidence_rank._weights.cache_clear()
 
 
 @contextlib.contextmanager

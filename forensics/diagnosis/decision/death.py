@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable
 
-from forensics.diagnosis.decision.pair_model import load
+from forensics.diagnosis.decision.pair_model import built, load
 from forensics.events import types as kinds
 from forensics.events.tables import load_table
 from forensics.incidents import outcome, verdicts
@@ -109,16 +109,10 @@ class LineModel:
         return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
 
 
-@lru_cache(maxsize=4)
-def _model(key: int) -> LineModel | None:
-    data = load("death.json", "FORENSICS_DEATH_MODEL")
-    return LineModel(data) if data is not None else None
-
-
 def death_model() -> LineModel | None:
     """The shipped death detector (``FORENSICS_DEATH_MODEL`` names another; ``off`` turns it off)."""
     data = load("death.json", "FORENSICS_DEATH_MODEL")
-    return _model(id(data)) if data is not None else None
+    return built("death.json", data, LineModel) if data is not None else None
 
 
 def candidates(inc: Any, up: bool = False, end: int | None = None) -> Iterable[Any]:

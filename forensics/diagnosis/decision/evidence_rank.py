@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from forensics.diagnosis import catalogue_features
-from forensics.diagnosis.decision.pair_model import load
+from forensics.diagnosis.decision.pair_model import built, load
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.incidents import outcome
 
@@ -178,10 +178,8 @@ def catalogue_facts(text: str) -> tuple[float, float, float]:
     return float(err), float(any(e.label for e in found)), float(quiet)
 
 
-@lru_cache(maxsize=4)
-def _weights(key: int) -> tuple[float, ...] | None:
-    data = load("evidence.json", "FORENSICS_EVIDENCE_MODEL")
-    if data is None or "role:offered" not in data["features"]:
+def _weights(data: dict[str, Any]) -> tuple[float, ...] | None:
+    if "role:offered" not in data["features"]:
         return None  # a model from before lines were offered never saw them
     by_name = dict(zip(data["features"], (float(w) for w in data["weights"])))
     return tuple(by_name.get(f, 0.0) for f in FEATURES)
@@ -190,7 +188,7 @@ def _weights(key: int) -> tuple[float, ...] | None:
 def ranker() -> tuple[float, ...] | None:
     """The shipped ranker's weights (``FORENSICS_EVIDENCE_MODEL`` names another; ``off`` turns it off)."""
     data = load("evidence.json", "FORENSICS_EVIDENCE_MODEL")
-    return _weights(id(data)) if data is not None else None
+    return built("evidence.json", data, _weights) if data is not None else None
 
 
 def rank(evidence: list[dict[str, Any]], weights: tuple[float, ...] | None = None) -> list[dict[str, Any]]:

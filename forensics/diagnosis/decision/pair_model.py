@@ -9,7 +9,7 @@ import math
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "model"
 
@@ -53,6 +53,9 @@ class PairModel:
         return {c: v / total for c, v in zip(self.classes, e)}
 
 
+T = TypeVar("T")
+
+
 @lru_cache(maxsize=8)
 def _read(path: str) -> dict[str, Any] | None:
     p = Path(path)
@@ -69,7 +72,22 @@ def load(name: str, env: str) -> dict[str, Any] | None:
     return data if data is not None and data.get("active", True) else None
 
 
-_SHIPPED: dict[tuple[str, int], PairModel] = {}
+# (file name, id of its data) -> (that data, what was built from it). The entry holds the data
+# itself: an id is reused once its object is freed (``_read`` keeps 8 files), and a model built from
+# one file must never answer for another (CI once got a freed file's model for the shipped one).
+_SHIPPED: dict[tuple[str, int], tuple[dict[str, Any], Any]] = {}
+_SHIPPED_LIMIT = 32
+
+
+def built(name: str, data: dict[str, Any], make: Callable[[dict[str, Any]], T]) -> T:
+    """``make(data)``, once per file read (``data``: what ``load`` returned)."""
+    key = (name, id(data))
+    hit = _SHIPPED.get(key)
+    if hit is None or hit[0] is not data:
+        if len(_SHIPPED) >= _SHIPPED_LIMIT:
+            _SHIPPED.clear()
+        hit = _SHIPPED[key] = (data, make(data))
+    return hit[1]  # type: ignore[no-any-return]
 
 
 def shipped(name: str, env: str, features: Sequence[str], pair_vector: Callable[[Any, str], list[float]],
@@ -78,7 +96,4 @@ def shipped(name: str, env: str, features: Sequence[str], pair_vector: Callable[
     data = load(name, env)
     if data is None:
         return None
-    key = (name, id(data))
-    if key not in _SHIPPED:
-        _SHIPPED[key] = PairModel(data, features, pair_vector, kind)
-    return _SHIPPED[key]
+    return built(name, data, lambda d: PairModel(d, features, pair_vector, kind))
