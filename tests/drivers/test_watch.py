@@ -37,7 +37,8 @@ class Session:
         self.proc.stdin.flush()
         return time.monotonic()
 
-    def wait_for(self, kind: str, timeout: float = 10.0) -> tuple[float, dict]:
+    def wait_for(self, kind: str, timeout: float = 30.0) -> tuple[float, dict]:
+        # A deadline for liveness, not a speed test: a loaded machine starts watch slowly.
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             for t, ev in self.events:
