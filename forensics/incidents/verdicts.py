@@ -199,7 +199,7 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
     for ev, phase, after_ready in inc.tracebacks:
         if ev.line in matched_lines:
             continue
-        if (_benign(ev) or _cut_before_a_stop(inc, ev)) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
+        if a_stop(inc, ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                             or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):

@@ -207,8 +207,8 @@ class Fold:
 
 
 def _clear_model_caches() -> None:
-    """Forget every loaded model file: a cache keyed by a freed file's ``id`` must not answer
-    for the next fold's."""
+    """Forget every loaded model file between folds (``pair_model.built`` already keeps a freed
+    file's model from answering for another: this only frees the last fold's)."""
     from forensics.diagnosis.decision import pair_model
 
     pair_model._read.cache_clear()
