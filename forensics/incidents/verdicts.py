@@ -320,6 +320,19 @@ def progressed_after(inc: Incident, ev: Event) -> bool:
     return _went_past(inc, ev, at)
 
 
+# Python's warnings module prints "FILE:LINE: CategoryWarning: message" (warnings.formatwarning) and the
+# program goes on: a warning is never raised unless the program asked for ``-W error``, where it becomes an
+# exception and a traceback. So the line is a warning whatever logger level the line carries (none: it goes
+# to stderr bare): torch's "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old"
+# on a CPU-only start-up that goes on, multiprocessing's resource_tracker's notes.
+_PY_WARNING = re.compile(r"(?:^|\s)\S*\.py:\d+: (?:[A-Z]\w*)?Warning: ")
+
+
+def python_warning(ev: Event) -> bool:
+    """The line is Python's warnings module's report of a warning (the program went on past it)."""
+    return ev.kind != kinds.TRACEBACK and "Warning: " in ev.text[:400] and _PY_WARNING.search(ev.text[:400]) is not None
+
+
 def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     """A failure message the program logged at warning level or below (vLLM's
     "Failed to import from vllm._C" on a Neuron or TPU host), after which the same
@@ -328,7 +341,7 @@ def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     another way (``recovered``)."""
     if recovered(inc, ev):
         return True
-    if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG"):
+    if ev.kind == kinds.TRACEBACK or (ev.level not in ("WARNING", "INFO", "DEBUG") and not python_warning(ev)):
         return False
     return _went_past(inc, ev, inc.phase_at(ev.line) or "launch") or _went_on_quietly(inc, ev)  # no marker yet: launching
 
