@@ -111,3 +111,20 @@ def test_a_bracketed_warning_tag_is_below_error_level():
     assert not death.unhandled(death_event("[2026-02-05T07:15:19Z][inference.llama.cpp][W] failed to read current "
                                            "llama.cpp version: open x: The system cannot find the path specified."))
     assert death.unhandled(death_event("[2026-02-05T07:15:19Z][inference.llama.cpp][E] failed to load model"))
+
+
+def test_a_shutdown_right_after_failing_answers_cleans_up_after_a_failure(tmp_path):
+    # vLLM's API server fails the requests in flight once its engine is dead, then shuts itself down;
+    # the device runtime's own error follows as the processes go
+    failing = [f'INFO:     10.0.0.7:5274{k} - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'
+               for k in range(3)]
+    down = ["INFO:     Shutting down",
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:594 'an illegal memory access was encountered'",
+            "INFO:     Waiting for application shutdown.", "INFO:     Application shutdown complete.",
+            "INFO:     Finished server process [1]"]
+    res = _verdict(tmp_path, _UP + failing + down)
+    assert res["verdict"] == "failed" and "illegal memory access" in res["evidence"][0]["text"]
+    # an operator's stop after the server answered 200: the same shutdown is no failure's cleanup
+    [inc] = _incidents(tmp_path, _UP + ['INFO:     10.0.0.7:52750 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+                       + down[:1] + down[2:])
+    assert not death.cleanup_of_a_failure(inc)

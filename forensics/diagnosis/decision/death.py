@@ -272,11 +272,15 @@ _CLEANUP_SPAN = 3  # lines: a program that exits on an error cleans up right aft
 def cleanup_of_a_failure(inc: Any) -> bool:
     """The shutdown the lifetime logged came right after a line worded like a failure: a program cleaning up
     before it exits on that error (llama.cpp's server: 'failed to create_context', then 'cleaning up
-    before exit'), not an operator's stop, which comes after quiet lines."""
+    before exit'), not an operator's stop, which comes after quiet lines. So did one that came right after
+    the server answered 5xx with no 2xx since (vLLM's API server shutting itself down once its engine is
+    dead, after failing the requests in flight)."""
     at = inc.shutdown_line
     st = inc.outcome
     if st is None:
         return False
+    if _failing_right_before(inc, at):
+        return True
     recent = [ev for ev in st.recent if at - _CLEANUP_SPAN <= (ev.end_line or ev.line) < at]
     # A Ctrl-C'd worker's KeyboardInterrupt among them: the operator stopped it, and the errors
     # around it (its "Process EngineCore:" header, the front end's "Engine core initialization
@@ -284,6 +288,15 @@ def cleanup_of_a_failure(inc: Any) -> bool:
     if any(ev.kind == kinds.TRACEBACK and verdicts.a_stop(inc, ev) for ev in recent):
         return False
     return any(ev.kind == kinds.TRACEBACK or _reads_as_failure(ev) for ev in recent)
+
+
+def _failing_right_before(inc: Any, at: int) -> bool:
+    """The server's last answer before line ``at`` came just before it (within ``_CLEANUP_SPAN`` lines)
+    and was a 5xx that says the server failed (not a gateway's timeout, nor a method it never had), with
+    no 2xx after it (HTTP's status classes: ``answers_failing_since``)."""
+    last = getattr(inc, "last_answer", None)
+    return last is not None and at - _CLEANUP_SPAN <= last[0] < at and 500 <= last[1] < 600 \
+        and last[1] not in _NOT_FAILING_5XX and inc.last_ok_line < last[0]
 
 
 def died_at(inc: Any) -> Any:
