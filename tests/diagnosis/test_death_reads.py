@@ -128,3 +128,31 @@ def test_a_shutdown_right_after_failing_answers_cleans_up_after_a_failure(tmp_pa
     [inc] = _incidents(tmp_path, _UP + ['INFO:     10.0.0.7:52750 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
                        + down[:1] + down[2:])
     assert not death.cleanup_of_a_failure(inc)
+
+
+def test_a_stack_printed_to_show_where_a_warning_came_from_is_no_fatal_traceback(tmp_path):
+    banner = ["A module that was compiled using NumPy 1.x cannot be run in",
+              "NumPy 2.4.2 as it may crash. To support both 1.x and 2.x", "",
+              "Traceback (most recent call last):  File \"/usr/local/bin/uvicorn\", line 6, in <module>",
+              "    sys.exit(main())",
+              '  File "/app/app/reranker_service.py", line 26, in <module>',
+              "    import torch",
+              '  File "/usr/local/lib/python3.12/site-packages/torch/nn/modules/transformer.py", line 20, in <module>',
+              "    device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),"]
+    warn = ("/usr/local/lib/python3.12/site-packages/torch/nn/modules/transformer.py:20: UserWarning: Failed to "
+            "initialize NumPy: _ARRAY_API not found (Triggered internally at /pytorch/torch/csrc/utils/tensor_numpy.cpp:84.)")
+    goes_on = ["  device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),",
+               "INFO:     Started server process [1]", "INFO:     Waiting for application startup.",
+               "Loading BGE-Reranker-v2-m3 model"]
+    assert _verdict(tmp_path, banner + [warn] + goes_on)["verdict"] != "failed"
+    # a warning of another place that merely follows the frames says nothing of where they came from
+    other = ("/opt/conda/lib/python3.10/site-packages/huggingface_hub/file_download.py:1132: FutureWarning: "
+             "`resume_download` is deprecated and will be removed in version 1.0.0.")
+    [inc] = _incidents(tmp_path, banner + [other] + goes_on)
+    [tb] = [t for t, _p, _a in inc.tracebacks]
+    assert not verdicts.shows_a_warnings_origin(inc, tb)
+    [inc] = _incidents(tmp_path, banner + [warn] + goes_on)
+    assert verdicts.shows_a_warnings_origin(inc, inc.tracebacks[0][0])
+    # the same frames ending in an exception of their own are the exception's, warning after it or not
+    raised = banner + ["ImportError: numpy.core.multiarray failed to import", warn] + goes_on[:1]
+    assert _verdict(tmp_path, raised)["verdict"] == "failed"
