@@ -37,8 +37,11 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # A package opening its shared library (ctypes.CDLL in llama_cpp's _load_shared_library,
     # TensorRT-LLM's _load_plugin_lib, torch.ops.load_library) or a module being imported
     # (importlib's _load_unlocked): an import, at launch; not one of a weight loader's _load_*
-    # helpers below.
-    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib", re.M)),
+    # helpers below. And the server resolving the model's configuration from its arguments (vLLM's
+    # and SGLang's get_config, which builds the engine's model config before any weight is read; not
+    # transformers' AutoConfig as such, which a loader also calls from inside its load_model).
+    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
+                          r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$", re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
         r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading|"

@@ -319,3 +319,16 @@ def test_the_method_an_executor_says_its_worker_failed_in_names_the_step(method,
     assert phase_infer.phase_of_step(
         f"(VllmWorkerProcess pid=4242) ERROR 05-01 10:00:00 multiproc_worker_utils.py:242] Exception in worker "
         f"VllmWorkerProcess while processing method {method}.") == phase
+
+
+def test_the_server_resolving_the_models_configuration_is_launch_and_a_loader_reading_it_is_the_load():
+    unknown = ("ValueError: The checkpoint you are trying to load has model type `newarch` but Transformers does not "
+               "recognize this architecture. This could be because of an issue with the checkpoint, or because your "
+               "version of Transformers is out of date.")
+    d = _run(_tb([("sglang/srt/managers/scheduler.py", "__init__"), ("sglang/srt/configs/model_config.py", "from_server_args"),
+                  ("sglang/srt/utils/hf_transformers_utils.py", "get_config"),
+                  ("transformers/models/auto/configuration_auto.py", "from_pretrained")], unknown))
+    assert d["phase"] == "launch"
+    d = _run(_tb([("fastchat/serve/model_worker.py", "__init__"), ("fastchat/model/model_adapter.py", "load_model"),
+                  ("transformers/models/auto/configuration_auto.py", "from_pretrained")], unknown))
+    assert d["phase"] == "load-weights"
