@@ -135,6 +135,17 @@ def test_the_resource_tracker_after_a_clean_stop_of_a_ready_server_is_no_failure
     assert _run(lines)["verdict"] != "failed"
 
 
+def test_the_resource_tracker_at_the_exit_of_a_serving_server_is_no_stop_and_no_failure():
+    # (the interpreter's exit, however it ended: the phase it reached stays, taxonomy: shutdown is an operator's stop)
+    lines = VLLM_START + [
+        "INFO:     Application startup complete.",
+        "INFO:     127.0.0.1:43692 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+        LEAK, "  warnings.warn('resource_tracker: There appear to be %d '",
+    ]
+    d = _run(lines)
+    assert d["verdict"] != "failed" and d["phase"] == "serving"
+
+
 TRITON_UP = [
     "I0301 10:00:00.000000 1 server.cc:674] Started server",
     "I0301 10:00:00.100000 1 model_lifecycle.cc:473] loading: llama:1",
