@@ -374,6 +374,12 @@ def phase_of_text(text: str) -> str | None:
     return _catalogue_message_phase(text)
 
 
+def phase_of_words(text: str) -> str | None:
+    """Phase from the message's own words alone (TEXT_PHASES), not the catalogue's function."""
+    i = _TEXT_SET.first(text[:2000])
+    return TEXT_PHASES[i][0] if i is not None else None
+
+
 def phase_of_step(text: str) -> str | None:
     """Phase from what the server says about the step that failed (STEP_PHASES), else from the
     method it names as the one that failed (``_METHOD``)."""

@@ -332,3 +332,15 @@ def test_the_server_resolving_the_models_configuration_is_launch_and_a_loader_re
     d = _run(_tb([("fastchat/serve/model_worker.py", "__init__"), ("fastchat/model/model_adapter.py", "load_model"),
                   ("transformers/models/auto/configuration_auto.py", "from_pretrained")], unknown))
     assert d["phase"] == "load-weights"
+
+
+def test_the_messages_words_name_the_step_before_the_catalogues_guess_at_a_cut_stack():
+    # TGI's shard logging a model constructor's failure over the tail of its stack: the words say the
+    # model was being built (its weights), whatever step the catalogue files the constructor under.
+    d = _run(["2024-01-01T10:00:00.000000Z ERROR text_generation_launcher: Error when initializing model",
+              "    self.model = MixtralModel(config, weights)",
+              f'  File "{SITE}/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 749, in __init__',
+              "    [",
+              f'  File "{SITE}/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 750, in <listcomp>',
+              "    MixtralLayer("])
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
