@@ -27,9 +27,6 @@ PHASE_OF = {name: phase for name, phase, _ in MARKERS}
 # Markers a program prints on a timer while it is up (periodic: true): they say it is still up, so
 # once it serves they are no step back to ready.
 PERIODIC: frozenset[str] = frozenset(row["name"] for row in _TABLE if row.get("periodic"))
-# Markers a process prints as it exits, however it ended (exit_only: true): they mark where it went
-# away, not an operator's stop, so the phase it had reached stays.
-EXIT_ONLY: frozenset[str] = frozenset(row["name"] for row in _TABLE if row.get("exit_only"))
 
 # One alternation of plain literals rejects ordinary lines cheaply (a mixed
 # alternation defeats re's literal-prefix scan and costs ~15 us a line);

@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.bulk import BULK, CLIENT, idle_stats, request_class
-from forensics.events.phases import EXIT_ONLY, PERIODIC, PHASE_ORDER
+from forensics.events.phases import PERIODIC, PHASE_ORDER
 
 MAX_TRACEBACKS = 64
 MAX_HITS = 400
@@ -319,8 +319,6 @@ class IncidentBuilder:
             self._ready(inc, ev)
         if phase == "shutdown":
             inc.shutdown_line = inc.shutdown_line or ev.line
-            if marker in EXIT_ONLY:
-                return  # it went away, and nothing says it was stopped: the phase it had reached stays
             if inc.ready_line is None and inc.phase is not None:
                 return  # killed during start-up: it died in the phase it was in
             # (no step before it at all: an excerpt that begins at the stop is the stop)

@@ -135,17 +135,6 @@ def test_the_resource_tracker_after_a_clean_stop_of_a_ready_server_is_no_failure
     assert _run(lines)["verdict"] != "failed"
 
 
-def test_the_resource_tracker_at_the_exit_of_a_serving_server_is_no_stop_and_no_failure():
-    # (the interpreter's exit, however it ended: the phase it reached stays, taxonomy: shutdown is an operator's stop)
-    lines = VLLM_START + [
-        "INFO:     Application startup complete.",
-        "INFO:     127.0.0.1:43692 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
-        LEAK, "  warnings.warn('resource_tracker: There appear to be %d '",
-    ]
-    d = _run(lines)
-    assert d["verdict"] != "failed" and d["phase"] == "serving"
-
-
 def test_an_excerpt_that_begins_at_the_operators_stop_is_in_the_shutdown_phase():
     lines = ["^C(EngineCore pid=42) INFO 05-26 19:19:56 [core.py:1155] [shutdown] EngineCore: trigger received signal=SIGINT",
              "(APIServer pid=41) INFO 05-26 19:19:56 [launcher.py:100] [shutdown] API server: shutdown triggered"]
