@@ -319,9 +319,8 @@ class IncidentBuilder:
             self._ready(inc, ev)
         if phase == "shutdown":
             inc.shutdown_line = inc.shutdown_line or ev.line
-            if inc.ready_line is None and inc.phase is not None:
+            if inc.ready_line is None:
                 return  # killed during start-up: it died in the phase it was in
-            # (no step before it at all: an excerpt that begins at the stop is the stop)
         self._enter(inc, phase, ev)
 
     def _enter(self, inc: Incident, phase: str, ev: Event) -> None:
