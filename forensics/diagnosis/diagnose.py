@@ -191,6 +191,9 @@ def _healthy_phase(inc: Incident, verdict: str) -> str | None:
     if killed:
         return inc.phase_at(killed[0]) or inc.reached()
     reached = inc.reached()
+    if reached is None and inc.shutdown_line is not None:
+        # No step before the stop at all: an excerpt that begins at the operator's stop is the stop.
+        return "shutdown"
     if reached is None and verdict == "starting":
         return "launch"  # it printed lines and no step past launch (healthy_verdict): it is launching
     return reached

@@ -36,7 +36,7 @@ _KEYWORDS = (
     "Args {", "Init torch distributed", "Init parallel begin", "Initializing distributed environment", "world_size=",
     "Load weight", "Starting to load model", "Loading safetensors", "Multi-thread loading", "Loading weights",
     "Loading model weights", "Loading the model ", "download process", "Starting shard", "Waiting for shard", "Starting model backend",
-    "Model artifacts downloaded", "loading: ", "TRITONBACKEND_Model", "llama_model_loader: loaded",
+    "Model artifacts downloaded", "will fit in available VRAM", "msg=offload", "msg=\"offload", "download_artifacts", "Downloading shards", "Copying contents of", "| READY ", "ModelServer at", "Exporting HTTP/REST API at", "loading: ", "TRITONBACKEND_Model", "llama_model_loader: loaded",
     "loading model", "llm_load_", "load_tensors: ", "print_info: file format",
     "Model loading took", "Loaded engine size: ", "TRTGptModel max", "Fetching ", "checkpoint shards", "Some weights of ", "Reading SavedModel", "kv self size", "Successfully loaded huggingface model", "starting llama server", "starting runner", "llama runner to start", "starting llama runner", "_model_load", "Loading ", "ready in ", "successfully loaded", "KV Cache is allocated",
     "Memory pool end", "# GPU blocks", "GPU KV cache size", "Available KV cache memory", "Maximum concurrency",
