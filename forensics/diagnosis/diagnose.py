@@ -169,12 +169,18 @@ def _ends_in_error(inc: Incident) -> Event | None:
     stop): that error is the last thing the process said. A shutdown it logged right after such a
     line is the program cleaning up before it exits on that error (llama.cpp's server: 'E ... couldn't
     bind HTTP server socket', 'I ... cleaning up before exit...', 'E ... exiting due to HTTP server
-    error'), not an operator's stop, which comes after quiet lines."""
+    error'), not an operator's stop, which comes after quiet lines. So is an error that ends the log
+    after the shutdown: a program that was never ready, cleaned up, and then names the error it exits
+    on as its last word (Triton's 'error: creating server: Internal - failed to load all models' after
+    it unloaded its models; vLLM's 'Got fatal signal from worker processes, shutting down' after its
+    executor shut down). An operator's stop ends on the stop's own lines, not on an error."""
     tail = outcome.ends_in_error(inc)
     if tail is None or inc.ready_line is not None or inc.stop_requested_line is not None \
             or verdicts.echoes_a_stop(inc, tail.line):
         return None
-    return None if inc.shutdown_line is not None and not death.cleanup_of_a_failure(inc) else tail
+    if inc.shutdown_line is None or tail.line > inc.shutdown_line or death.cleanup_of_a_failure(inc):
+        return tail
+    return None
 
 
 def _healthy_phase(inc: Incident, verdict: str) -> str | None:
@@ -185,6 +191,9 @@ def _healthy_phase(inc: Incident, verdict: str) -> str | None:
     if killed:
         return inc.phase_at(killed[0]) or inc.reached()
     reached = inc.reached()
+    if reached is None and inc.shutdown_line is not None:
+        # No step before the stop at all: an excerpt that begins at the operator's stop is the stop.
+        return "shutdown"
     if reached is None and verdict == "starting":
         return "launch"  # it printed lines and no step past launch (healthy_verdict): it is launching
     return reached

@@ -66,6 +66,12 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         return fallback  # a kernel was launched: not launch; where kernels run (phase_priors.typical_phase)
     if best is not None and best.signature.phase:
         return best.signature.phase
+    # The message's own words before the catalogue's functions: the catalogue files a constructor
+    # under the step it usually runs in, the words say which step this one failed in ("Error when
+    # initializing model" over a cut stack of model constructors).
+    worded = phase_infer.phase_of_words(near_text)
+    if worded is not None:
+        return worded
     if ev is not None and ev.kind == kinds.TRACEBACK:
         framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
         if framed is not None:

@@ -37,8 +37,11 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # A package opening its shared library (ctypes.CDLL in llama_cpp's _load_shared_library,
     # TensorRT-LLM's _load_plugin_lib, torch.ops.load_library) or a module being imported
     # (importlib's _load_unlocked): an import, at launch; not one of a weight loader's _load_*
-    # helpers below.
-    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib", re.M)),
+    # helpers below. And the server resolving the model's configuration from its arguments (vLLM's
+    # and SGLang's get_config, which builds the engine's model config before any weight is read; not
+    # transformers' AutoConfig as such, which a loader also calls from inside its load_model).
+    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
+                          r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$", re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
         r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading|"
@@ -51,7 +54,7 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"_compute_inv_freq|_compute_cos_sin_cache)\s", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
-        r"_process_engine_step|handle_generate_request|generate_request|step|\w*forward_thread\w*|sample|_sample|"
+        r"_process_engine_step|handle_generate_request|generate_request|step|start_worker_execution_loop|\w*forward_thread\w*|sample|_sample|"
         r"\w*sampler\w*|forward_decode|decode_step|generate_token|prefill|decode)\s", re.M)),
 ]
 
@@ -122,7 +125,30 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
                            r"(?:an? |the )?(?:inference )?request\b)|\bEngine loop failed\b|\bProcessing Prompt\b|"
                            # A failing message naming the client's request by the id an OpenAI-compatible
                            # server gives it ("cmpl-...", "chatcmpl-..."): ids only client requests get.
-                           r"\b(?:for|of|in) request (?:chat)?cmpl-[0-9a-f]")),
+                           r"\b(?:for|of|in) request (?:chat)?cmpl-[0-9a-f]|"
+                           # vLLM's front end once the engine it was feeding died: V1's EngineDeadError
+                           # (the engine core died after start-up; a start-up death is "Engine core
+                           # initialization failed"), V0's AsyncEngineDeadError and its background loop's
+                           # own timeout, and the stream generators that were answering a client.
+                           r"\b(?:Async)?EngineDeadError\b|\bEngine iteration timed out\b|"
+                           r"\bError in (?:chat )?completion stream generator\b|"
+                           # TensorRT-LLM's executor loop, which steps the requests in flight.
+                           r"\bEncountered an error in forward(?:Async|Sync)? function\b|"
+                           # llama.cpp's server decoding its slots' batch (update_slots, the loop that runs
+                           # the requests) and llama-cpp-python's eval of a prompt.
+                           r"\bupdate_slots ?: failed to decode\b|\bllama_decode returned -?\d|"
+                           # Xinference's model actor, whose inference calls (generate, chat) report an OOM so.
+                           r"\bModel actor is out of memory\b|"
+                           # TGI's and LoRAX's router: its batching loop's span ("batch{batch_size=1}:prefill:")
+                           # and a request that failed while generating (not the warm-up's "warmup{...}:warmup:").
+                           r"\bbatch\{batch_size=\d+\}:(?:prefill|decode)\b|\bRequest failed during generation\b|"
+                           # SGLang's scheduler watchdog, which times a forward batch in its event loop.
+                           r"\bScheduler watchdog timeout\b|\bWatchdog timeout \(self\.watchdog_timeout\b|"
+                           # Prefill/decode disaggregation moving a request's KV cache between instances
+                           # (SGLang's KVPoll states and rooms, vLLM's NIXL handshake with a remote engine,
+                           # done on a request's first transfer): only requests are moved.
+                           r"\bKVPoll\.\w+|\btransfer worker error for room\b|\bDecode instance could be dead\b|"
+                           r"\bHandshake with \S+ failed\b|\bRemote NIXL agent engine ID mismatch\b")),
     # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
     # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
@@ -348,10 +374,27 @@ def phase_of_text(text: str) -> str | None:
     return _catalogue_message_phase(text)
 
 
+def phase_of_words(text: str) -> str | None:
+    """Phase from the message's own words alone (TEXT_PHASES), not the catalogue's function."""
+    i = _TEXT_SET.first(text[:2000])
+    return TEXT_PHASES[i][0] if i is not None else None
+
+
 def phase_of_step(text: str) -> str | None:
-    """Phase from what the server says about the step that failed (STEP_PHASES)."""
+    """Phase from what the server says about the step that failed (STEP_PHASES), else from the
+    method it names as the one that failed (``_METHOD``)."""
     i = _STEP_SET.first(text[:4000])
-    return STEP_PHASES[i][0] if i is not None else None
+    if i is not None:
+        return STEP_PHASES[i][0]
+    m = _METHOD.search(text[:4000])
+    return _function_phase(f"{m.group(1)} -") if m else None
+
+
+# An executor relaying a worker's failure with the method it had asked the worker to run (vLLM V0's
+# multiproc executor: "Exception in worker VllmWorkerProcess while processing method load_model."):
+# the method is a function of the worker, named as FUNCTION_PHASES knows them (load_model,
+# determine_num_available_blocks, start_worker_execution_loop ...).
+_METHOD = re.compile(r"\bwhile processing method (\w+)")
 
 
 def _catalogue() -> Any:

@@ -204,6 +204,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
             continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
+        if shows_a_warnings_origin(inc, ev):
+            continue
         if not relevant(inc, ev.line, after_ready, ev):
             continue
         if after_ready and another_programs(inc, ev):
@@ -320,6 +322,39 @@ def progressed_after(inc: Incident, ev: Event) -> bool:
     return _went_past(inc, ev, at)
 
 
+# Python's warnings module prints "FILE:LINE: CategoryWarning: message" (warnings.formatwarning) and the
+# program goes on: a warning is never raised unless the program asked for ``-W error``, where it becomes an
+# exception and a traceback. So the line is a warning whatever logger level the line carries (none: it goes
+# to stderr bare): torch's "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old"
+# on a CPU-only start-up that goes on, multiprocessing's resource_tracker's notes.
+_PY_WARNING = re.compile(r"(?:^|\s)\S*\.py:\d+: (?:[A-Z]\w*)?Warning: ")
+
+
+def python_warning(ev: Event) -> bool:
+    """The line is Python's warnings module's report of a warning (the program went on past it)."""
+    return ev.kind != kinds.TRACEBACK and "Warning: " in ev.text[:400] and _PY_WARNING.search(ev.text[:400]) is not None
+
+
+_ORIGIN_SPAN = 2  # lines: the warning follows the stack that shows where it came from at once
+
+
+def shows_a_warnings_origin(inc: Incident, tb: Event) -> bool:
+    """A traceback of frames with no exception of its own, right after which Python's warnings module
+    reports a warning at the very FILE:LINE of its last frame: the stack a library printed to show where
+    the warning comes from, not an exception that ended anything (NumPy 2's "A module that was compiled
+    using NumPy 1.x cannot be run in NumPy 2.x" prints the importing stack down to torch's
+    transformer.py line 20, then torch warns "transformer.py:20: UserWarning: Failed to initialize
+    NumPy" and goes on). A warning that names another place (one that merely follows) links nothing."""
+    frames = tb.data.get("frames")
+    if tb.data.get("chain") or not frames or frames[-1].lineno is None:
+        return False
+    at = f"{frames[-1].file}:{frames[-1].lineno}: "
+    end = tb.end_line or tb.line
+    recent = inc.outcome.recent if inc.outcome is not None else ()
+    return any(end < e.line <= end + _ORIGIN_SPAN and python_warning(e) and at in e.text[:400]
+               for seen in (inc.error_lines, inc.warning_lines, recent) for e in seen)
+
+
 def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     """A failure message the program logged at warning level or below (vLLM's
     "Failed to import from vllm._C" on a Neuron or TPU host), after which the same
@@ -328,7 +363,7 @@ def warned_and_went_on(inc: Incident, ev: Event) -> bool:
     another way (``recovered``)."""
     if recovered(inc, ev):
         return True
-    if ev.kind == kinds.TRACEBACK or ev.level not in ("WARNING", "INFO", "DEBUG"):
+    if ev.kind == kinds.TRACEBACK or (ev.level not in ("WARNING", "INFO", "DEBUG") and not python_warning(ev)):
         return False
     return _went_past(inc, ev, inc.phase_at(ev.line) or "launch") or _went_on_quietly(inc, ev)  # no marker yet: launching
 

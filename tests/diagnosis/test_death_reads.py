@@ -5,8 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from forensics.diagnosis.decision import death
+from forensics.events import types as kinds
+from forensics.events.types import Event
+from forensics.incidents import verdicts
 from forensics.ingest.sources import Source
 from forensics.pipeline import diagnose_source
+
+
+def death_event(text: str) -> Event:
+    """One plain line as the parser gives it when no prefix names its level."""
+    return Event(kind=kinds.MESSAGE, line=1, text=text)
 
 
 def _incidents(tmp_path: Path, lines: list[str]) -> list:
@@ -35,3 +43,116 @@ def test_a_stopped_servers_lines_before_its_stop_are_what_the_bar_after_readines
     assert death.stopped_at(inc) is not None and death.candidates(inc, up=True, end=death.stopped_at(inc)) == []
     [inc] = _incidents(tmp_path, _UP)  # never stopped: nothing to read up to
     assert death.stopped_at(inc) is None
+
+
+def _verdict(tmp_path: Path, lines: list[str]) -> dict:
+    p = tmp_path / "server.log"
+    p.write_text("\n".join(lines) + "\n")
+    return diagnose_source(Source(str(p), p), use_classifier=False)
+
+
+_SGLANG_UP = ["[2025-08-02 19:20:00] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
+              "[2025-08-02 19:20:01] The server is fired up and ready to roll!",
+              '[2025-08-02 19:24:24] INFO:     172.16.19.148:48308 - "POST /v1/completions HTTP/1.1" 200 OK']
+
+
+def test_a_watchdog_that_fired_after_readiness_is_where_the_server_died(tmp_path):
+    fired = "[2025-08-02 19:24:30 TP3] Watchdog timeout (self.watchdog_timeout=300)"
+    assert death.says_it_died(death_event(fired))
+    res = _verdict(tmp_path, _SGLANG_UP + [fired])
+    assert res["verdict"] == "failed" and res["evidence"][0]["text"].startswith("Watchdog timeout")
+    # its configuration named at start-up is no watchdog firing
+    assert not death.says_it_died(death_event("[2025-08-02 19:20:00] watchdog_timeout=300, dist_timeout=None"))
+
+
+def test_a_failed_health_check_and_a_router_with_no_backend_left_say_the_service_died():
+    assert death.says_it_died(death_event("[2025-08-29 11:56:28] Health check failed. Server couldn't get a response "
+                                          "from detokenizer for last 20 seconds."))
+    assert death.says_it_died(death_event("Failed to select PD pair error=No available prefill workers"))
+    assert not death.says_it_died(death_event('INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK'))
+
+
+def test_a_dead_engines_exception_in_a_request_handler_is_the_engines_death(tmp_path):
+    tb = ["ERROR 03-19 10:55:18 [serving_chat.py:677] Error in chat completion stream generator.",
+          "ERROR 03-19 10:55:18 [serving_chat.py:677] Traceback (most recent call last):",
+          'ERROR 03-19 10:55:18 [serving_chat.py:677]   File "/usr/local/lib/python3.12/site-packages/vllm/entrypoints/openai/serving_chat.py", line 359, in chat_completion_stream_generator',
+          "ERROR 03-19 10:55:18 [serving_chat.py:677]     async for res in result_generator:",
+          "ERROR 03-19 10:55:18 [serving_chat.py:677] vllm.engine.multiprocessing.MQEngineDeadError: Engine loop is not running."]
+    res = _verdict(tmp_path, _UP + tb)
+    assert res["verdict"] == "failed"
+    # one request's own error (a bad argument) in the same handler is that request's: the server goes on
+    bad = tb[:-1] + ["ERROR 03-19 10:55:18 [serving_chat.py:677] ValueError: max_tokens must be at least 1, got 0."]
+    assert _verdict(tmp_path, _UP + bad)["verdict"] != "failed"
+
+
+def test_an_error_after_the_shutdown_of_a_start_up_is_the_error_it_exits_on(tmp_path):
+    # Triton's excerpt: it unloads what it loaded, then names why it exits
+    down = ["I1110 14:00:09.525177 1 server.cc:260] Waiting for in-flight requests to complete.",
+            "I1110 14:00:09.525194 1 model_repository_manager.cc:1230] unloading: cap:1",
+            "I1110 14:00:09.541430 1 model_repository_manager.cc:1335] successfully unloaded 'cap' version 1",
+            "I1110 14:00:10.525390 1 server.cc:298] Timeout 29: Found 0 live models and 0 in-flight non-inference requests"]
+    res = _verdict(tmp_path, down + ["error: creating server: Internal - failed to load all models"])
+    assert res["verdict"] == "failed" and res["evidence"][0]["text"].startswith("error: creating server")
+    assert _verdict(tmp_path, down)["verdict"] != "failed"  # the same shutdown, ended quietly
+
+
+def test_a_python_warning_is_a_warning_the_program_goes_on_after(tmp_path):
+    warn = ("/opt/env/lib/python3.11/site-packages/torch/cuda/__init__.py:138: UserWarning: CUDA initialization: "
+            "The NVIDIA driver on your system is too old (found version 6050).")
+    assert verdicts.python_warning(death_event(warn))
+    lines = ["Starting Flask server", "Running on local URL:  http://127.0.0.1:6969", warn,
+             "  return torch._C._cuda_getDeviceCount() > 0", " * Serving Flask app 'routes'",
+             "2024-08-04 12:13:30 | INFO | werkzeug | Press CTRL+C to quit"]
+    assert _verdict(tmp_path, lines)["verdict"] != "failed"
+    assert not verdicts.python_warning(death_event("RuntimeError: CUDA error: out of memory"))
+
+
+def test_a_bracketed_warning_tag_is_below_error_level():
+    assert not death.unhandled(death_event("[2026-02-05T07:15:19Z][inference.llama.cpp][W] failed to read current "
+                                           "llama.cpp version: open x: The system cannot find the path specified."))
+    assert death.unhandled(death_event("[2026-02-05T07:15:19Z][inference.llama.cpp][E] failed to load model"))
+
+
+def test_a_shutdown_right_after_failing_answers_cleans_up_after_a_failure(tmp_path):
+    # vLLM's API server fails the requests in flight once its engine is dead, then shuts itself down;
+    # the device runtime's own error follows as the processes go
+    failing = [f'INFO:     10.0.0.7:5274{k} - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'
+               for k in range(3)]
+    down = ["INFO:     Shutting down",
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:594 'an illegal memory access was encountered'",
+            "INFO:     Waiting for application shutdown.", "INFO:     Application shutdown complete.",
+            "INFO:     Finished server process [1]"]
+    res = _verdict(tmp_path, _UP + failing + down)
+    assert res["verdict"] == "failed" and "illegal memory access" in res["evidence"][0]["text"]
+    # an operator's stop after the server answered 200: the same shutdown is no failure's cleanup
+    [inc] = _incidents(tmp_path, _UP + ['INFO:     10.0.0.7:52750 - "POST /v1/chat/completions HTTP/1.1" 200 OK']
+                       + down[:1] + down[2:])
+    assert not death.cleanup_of_a_failure(inc)
+
+
+def test_a_stack_printed_to_show_where_a_warning_came_from_is_no_fatal_traceback(tmp_path):
+    banner = ["A module that was compiled using NumPy 1.x cannot be run in",
+              "NumPy 2.4.2 as it may crash. To support both 1.x and 2.x", "",
+              "Traceback (most recent call last):  File \"/usr/local/bin/uvicorn\", line 6, in <module>",
+              "    sys.exit(main())",
+              '  File "/app/app/reranker_service.py", line 26, in <module>',
+              "    import torch",
+              '  File "/usr/local/lib/python3.12/site-packages/torch/nn/modules/transformer.py", line 20, in <module>',
+              "    device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),"]
+    warn = ("/usr/local/lib/python3.12/site-packages/torch/nn/modules/transformer.py:20: UserWarning: Failed to "
+            "initialize NumPy: _ARRAY_API not found (Triggered internally at /pytorch/torch/csrc/utils/tensor_numpy.cpp:84.)")
+    goes_on = ["  device: torch.device = torch.device(torch._C._get_default_device()),  # torch.device('cpu'),",
+               "INFO:     Started server process [1]", "INFO:     Waiting for application startup.",
+               "Loading BGE-Reranker-v2-m3 model"]
+    assert _verdict(tmp_path, banner + [warn] + goes_on)["verdict"] != "failed"
+    # a warning of another place that merely follows the frames says nothing of where they came from
+    other = ("/opt/conda/lib/python3.10/site-packages/huggingface_hub/file_download.py:1132: FutureWarning: "
+             "`resume_download` is deprecated and will be removed in version 1.0.0.")
+    [inc] = _incidents(tmp_path, banner + [other] + goes_on)
+    [tb] = [t for t, _p, _a in inc.tracebacks]
+    assert not verdicts.shows_a_warnings_origin(inc, tb)
+    [inc] = _incidents(tmp_path, banner + [warn] + goes_on)
+    assert verdicts.shows_a_warnings_origin(inc, inc.tracebacks[0][0])
+    # the same frames ending in an exception of their own are the exception's, warning after it or not
+    raised = banner + ["ImportError: numpy.core.multiarray failed to import", warn] + goes_on[:1]
+    assert _verdict(tmp_path, raised)["verdict"] == "failed"

@@ -250,3 +250,97 @@ def test_a_model_load_ollamas_scheduler_reports_failed_after_a_runtime_assert_is
               'time=2025-10-25T21:59:34.396-05:00 level=INFO source=sched.go:446 msg="Load failed" model=/root/.ollama/models/blobs/sha256-0a1b2c',
               'time=2025-10-25T21:59:34.396-05:00 level=DEBUG source=server.go:1699 msg="stopping llama server" pid=12616'])
     assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("lines", [
+    # vLLM V1's front end once the engine core died after start-up (an excerpt: no marker, no frames)
+    (["ERROR 05-01 10:00:00 [async_llm.py:480] AsyncLLM output_handler failed.",
+      "ERROR 05-01 10:00:00 [async_llm.py:480] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an "
+      "issue. See stack trace (above) for the root cause."]),
+    # vLLM V0's background loop
+    (["ERROR 05-01 10:00:00 async_llm_engine.py:60] Engine background task failed",
+      "vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly. This should never happen! "
+      "Please open an issue on GitHub."]),
+    # TensorRT-LLM's executor loop
+    (["[TensorRT-LLM][ERROR] Encountered an error in forwardAsync function: [TensorRT-LLM][ERROR] Assertion failed: "
+      "something went wrong (/src/tensorrt_llm/batch_manager/kvCacheManager.cpp:500)"]),
+    # llama.cpp's server decoding its slots' batch
+    (["slot update_slots: id  0 | task 812 | kv cache rm [0, end)",
+      "update_slots : failed to decode the batch, n_batch = 1, ret = 1"]),
+    # SGLang's scheduler watchdog
+    (["[2025-05-01 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)"]),
+    # prefill/decode disaggregation moving a request's KV cache
+    (["[2025-05-01 10:00:00 TP0] Prefill transfer failed for request rank=0 req.rid='abc' with exception "
+      "KVTransferError(bootstrap_room=42): Request 42 timed out after 600.0s in KVPoll.WaitingForInput"]),
+])
+def test_a_server_saying_the_failing_step_was_a_request_is_serving(lines):
+    from forensics.diagnosis import phase_infer
+
+    assert phase_infer.phase_of_step("\n".join(lines)) == "serving"
+    d = _run(lines)
+    assert d["verdict"] != "failed" or d["phase"] == "serving"
+
+
+def test_a_routers_batching_loop_is_serving_and_its_warm_up_is_not():
+    from forensics.diagnosis import phase_infer
+
+    assert phase_infer.phase_of_step(
+        "ERROR batch{batch_size=1}:decode:decode{size=1}:decode{size=1}: text_generation_client: "
+        "router/client/src/lib.rs:33: Server error: transport error") == "serving"
+    assert phase_infer.phase_of_step(
+        "2025-05-01T10:00:00.000000Z ERROR warmup{max_input_length=1024 max_prefill_tokens=1024}:warmup: "
+        "text_generation_client: router/client/src/lib.rs:33: Server error: CANCELLED") is None
+
+
+@pytest.mark.parametrize("lines", [
+    # Ollama's scheduler placing the model, and its offload plan (no runner line yet)
+    (['time=2025-05-01T10:00:00.000Z level=INFO source=sched.go:715 msg="new model will fit in available VRAM in '
+      'single GPU, loading" model=/root/.ollama/models/blobs/sha256-0a1b2c gpu=GPU-1 parallel=1 available=25 required="9.1 GiB"',
+      'time=2025-05-01T10:00:00.000Z level=INFO source=server.go:135 msg="system memory" total="62.4 GiB" free="60.0 GiB"',
+      'time=2025-05-01T10:00:00.000Z level=INFO source=server.go:168 msg=offload library=cuda layers.requested=-1 '
+      'layers.model=41 layers.offload=41']),
+    # a loader naming the file it reads
+    (["Welcome to KoboldCpp - Version 1.60", "Loading model: /models/mistral-7b-instruct.Q4_K_M.gguf",
+      "[Threads: 4, BlasThreads: 4, SmartContext: False, ContextShift: True]"]),
+    # Triton's model table once the repository's models have loaded, before its endpoints start
+    (["I0601 10:00:05.000000 1 server.cc:634]", "+--------+---------+--------+", "| Model  | Version | Status |",
+      "+--------+---------+--------+", "| add_sub | 1       | READY  |", "+--------+---------+--------+"]),
+])
+def test_a_server_still_loading_its_model_reached_the_weight_load(lines):
+    d = _run(lines)
+    assert d["verdict"] != "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("method,phase", [("load_model", "load-weights"), ("determine_num_available_blocks", "memory-plan"),
+                                          ("start_worker_execution_loop", "serving")])
+def test_the_method_an_executor_says_its_worker_failed_in_names_the_step(method, phase):
+    from forensics.diagnosis import phase_infer
+
+    assert phase_infer.phase_of_step(
+        f"(VllmWorkerProcess pid=4242) ERROR 05-01 10:00:00 multiproc_worker_utils.py:242] Exception in worker "
+        f"VllmWorkerProcess while processing method {method}.") == phase
+
+
+def test_the_server_resolving_the_models_configuration_is_launch_and_a_loader_reading_it_is_the_load():
+    unknown = ("ValueError: The checkpoint you are trying to load has model type `newarch` but Transformers does not "
+               "recognize this architecture. This could be because of an issue with the checkpoint, or because your "
+               "version of Transformers is out of date.")
+    d = _run(_tb([("sglang/srt/managers/scheduler.py", "__init__"), ("sglang/srt/configs/model_config.py", "from_server_args"),
+                  ("sglang/srt/utils/hf_transformers_utils.py", "get_config"),
+                  ("transformers/models/auto/configuration_auto.py", "from_pretrained")], unknown))
+    assert d["phase"] == "launch"
+    d = _run(_tb([("fastchat/serve/model_worker.py", "__init__"), ("fastchat/model/model_adapter.py", "load_model"),
+                  ("transformers/models/auto/configuration_auto.py", "from_pretrained")], unknown))
+    assert d["phase"] == "load-weights"
+
+
+def test_the_messages_words_name_the_step_before_the_catalogues_guess_at_a_cut_stack():
+    # TGI's shard logging a model constructor's failure over the tail of its stack: the words say the
+    # model was being built (its weights), whatever step the catalogue files the constructor under.
+    d = _run(["2024-01-01T10:00:00.000000Z ERROR text_generation_launcher: Error when initializing model",
+              "    self.model = MixtralModel(config, weights)",
+              f'  File "{SITE}/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 749, in __init__',
+              "    [",
+              f'  File "{SITE}/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 750, in <listcomp>',
+              "    MixtralLayer("])
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"

@@ -135,6 +135,13 @@ def test_the_resource_tracker_after_a_clean_stop_of_a_ready_server_is_no_failure
     assert _run(lines)["verdict"] != "failed"
 
 
+def test_an_excerpt_that_begins_at_the_operators_stop_is_in_the_shutdown_phase():
+    lines = ["^C(EngineCore pid=42) INFO 05-26 19:19:56 [core.py:1155] [shutdown] EngineCore: trigger received signal=SIGINT",
+             "(APIServer pid=41) INFO 05-26 19:19:56 [launcher.py:100] [shutdown] API server: shutdown triggered"]
+    d = _run(lines)
+    assert d["verdict"] != "failed" and d["phase"] == "shutdown"
+
+
 TRITON_UP = [
     "I0301 10:00:00.000000 1 server.cc:674] Started server",
     "I0301 10:00:00.100000 1 model_lifecycle.cc:473] loading: llama:1",

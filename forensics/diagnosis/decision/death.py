@@ -70,11 +70,26 @@ def _dying_shapes() -> tuple[re.Pattern[str], ...]:
     return tuple(rx for _sid, rx, dies in _table() if dies)
 
 
+# An exception whose class names a dead component (vLLM's EngineDeadError and MQEngineDeadError,
+# Aphrodite's AsyncEngineDeadError, Ray's ActorDiedError): the request handler that raises it reports
+# that the engine or actor behind the server is gone, which every later request meets as well; the
+# server answers, its work does not go on (the rules clear a request handler's traceback as one
+# request's error: this one is the engine's death).
+_DEAD_EXC = re.compile(r"(?:Dead|Died)(?:Error|Exception)$")
+
+
+def names_a_death(tb: Any) -> bool:
+    """A traceback whose exception (or one it chains) is a dead component's."""
+    return any(_DEAD_EXC.search(exc.exc_type or "") for exc in tb.data.get("chain") or ())
+
+
 def says_it_died(ev: Any) -> bool:
-    """A line (not a traceback) that says a process ended (a supervisor's exit status, a worker's death,
-    a fatal signal, a kill) or a device runtime's own error: what the detector reads after readiness."""
+    """A line that says a process ended (a supervisor's exit status, a worker's death, a fatal signal,
+    a kill) or a device runtime's own error, or a traceback that names a dead engine: what the detector
+    reads after readiness."""
     if ev.kind == kinds.TRACEBACK:
-        return False  # a ready server's fatal traceback is the rules' (verdicts.fatal_tracebacks)
+        # a ready server's other fatal tracebacks are the rules' (verdicts.fatal_tracebacks)
+        return names_a_death(ev)
     head = ev.text[:600]
     return any(rx.search(head) for rx in _dying_shapes()) or outcome.proof_class(head) == "runtime"
 
@@ -180,7 +195,8 @@ def _last_progress_up(inc: Any, st: Any, end: int | None = None) -> int:
     at = int(inc.ready_line or 0)
     stop = end if end is not None else math.inf
     for line, phase in reversed(getattr(inc, "transitions", None) or ()):
-        if phase not in ("serving", "ready") and line < stop:
+        # a shutdown is no step of work either (read here only where it cleans up after a failure)
+        if phase not in ("serving", "ready", "shutdown") and line < stop:
             at = max(at, int(line))
             break
     for ev in reversed(st.recent):
@@ -206,9 +222,19 @@ def _last_change(inc: Any, st: Any) -> int:
     return int(marks[-1][0]) if marks else 0
 
 
+# A level its program wrote as a bracketed tag the prefix parser does not know (Docker Model Runner's
+# "[inference.inference-llama.cpp][W] failed to read current llama.cpp version", a C++ logger's
+# "[ WARNING]", "[I]"): the program's own word that the line is below error level.
+_BRACKET_LOW_LEVEL = re.compile(r"\[\s*(?:W|WARN|WARNING|I|INFO|D|DEBUG|TRACE)\s*\]")
+
+
 def unhandled(ev: Any) -> bool:
-    """Not logged below error level: a line the detector may read as where the program died."""
-    return (ev.level or "").upper() not in _HANDLED_LEVELS
+    """Not logged below error level, by the parsed level or a bracketed level tag (nor a Python warning,
+    which the program goes on after whatever its level: ``verdicts.python_warning``): a line the
+    detector may read as where the program died."""
+    if (ev.level or "").upper() in _HANDLED_LEVELS or verdicts.python_warning(ev):
+        return False
+    return ev.level is not None or _BRACKET_LOW_LEVEL.search(ev.text[:160]) is None
 
 
 def _reads_as_failure(ev: Any) -> bool:
@@ -246,11 +272,15 @@ _CLEANUP_SPAN = 3  # lines: a program that exits on an error cleans up right aft
 def cleanup_of_a_failure(inc: Any) -> bool:
     """The shutdown the lifetime logged came right after a line worded like a failure: a program cleaning up
     before it exits on that error (llama.cpp's server: 'failed to create_context', then 'cleaning up
-    before exit'), not an operator's stop, which comes after quiet lines."""
+    before exit'), not an operator's stop, which comes after quiet lines. So did one that came right after
+    the server answered 5xx with no 2xx since (vLLM's API server shutting itself down once its engine is
+    dead, after failing the requests in flight)."""
     at = inc.shutdown_line
     st = inc.outcome
     if st is None:
         return False
+    if _failing_right_before(inc, at):
+        return True
     recent = [ev for ev in st.recent if at - _CLEANUP_SPAN <= (ev.end_line or ev.line) < at]
     # A Ctrl-C'd worker's KeyboardInterrupt among them: the operator stopped it, and the errors
     # around it (its "Process EngineCore:" header, the front end's "Engine core initialization
@@ -258,6 +288,15 @@ def cleanup_of_a_failure(inc: Any) -> bool:
     if any(ev.kind == kinds.TRACEBACK and verdicts.a_stop(inc, ev) for ev in recent):
         return False
     return any(ev.kind == kinds.TRACEBACK or _reads_as_failure(ev) for ev in recent)
+
+
+def _failing_right_before(inc: Any, at: int) -> bool:
+    """The server's last answer before line ``at`` came just before it (within ``_CLEANUP_SPAN`` lines)
+    and was a 5xx that says the server failed (not a gateway's timeout, nor a method it never had), with
+    no 2xx after it (HTTP's status classes: ``answers_failing_since``)."""
+    last = getattr(inc, "last_answer", None)
+    return last is not None and at - _CLEANUP_SPAN <= last[0] < at and 500 <= last[1] < 600 \
+        and last[1] not in _NOT_FAILING_5XX and inc.last_ok_line < last[0]
 
 
 def died_at(inc: Any) -> Any:
