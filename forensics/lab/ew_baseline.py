@@ -23,6 +23,7 @@ import hashlib
 import json
 import sys
 from collections import Counter, defaultdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,37 @@ def healthy_logs(dirs: list[Path]) -> list[Path]:
     return out
 
 
-def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str]]:
-    """(server, warning templates, their shapes, subject values) of one healthy log."""
+# A healthy log vouches for the warnings it printed in its own context only, where that context
+# changes what the warning means: a vLLM platform plugin (vllm-ascend, vllm-neuron, ...) supplies the
+# platform, so vLLM's "No platform detected, vLLM is running on UnspecifiedPlatform" is expected there,
+# and the same line on a CUDA host says the GPU is not seen (a failure follows). Templates such logs
+# print are kept under "templates_in_context", not in the tables that silence warnings everywhere.
+SCOPED_CONTEXTS = ("plugin:platform",)
+# A warning is silenced as "healthy start-ups print it" only where at least this many distinct
+# healthy logs printed it (issue 28: a baseline learned from many healthy logs; a warning is a
+# prediction, and one or two start-ups that printed it and came up -- an SGLang start on a V100 whose
+# model ran in float16 after "Compute capability below sm80" -- do not show it never predicts one).
+MIN_HEALTHY_LOGS = 3
+
+
+@lru_cache(maxsize=None)
+def _good_runs(d: Path) -> frozenset[str]:
+    pairs = d / "pairs.csv"
+    if not pairs.exists():
+        return frozenset()
+    with open(pairs, newline="", encoding="utf-8") as f:
+        return frozenset(r["good"] for r in csv.DictReader(f) if r.get("good"))
+
+
+def vouches(log: Path) -> int:
+    """How many healthy logs one counts for: the GOOD run of a GOOD/BAD pair (``forensics diff``) is
+    a controlled twin -- same host and set-up as a failing run, it printed the line and came up -- so
+    it shows alone that the line does not decide a failure there; any other healthy log counts once."""
+    return MIN_HEALTHY_LOGS if log.name in _good_runs(log.parent) else 1
+
+
+def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str], set[str]]:
+    """(server, warning templates, their shapes, subject values, scoped context tokens) of one healthy log."""
     from forensics.pipeline import diagnose_source
     from forensics.ingest.sources import Source
 
@@ -77,14 +107,17 @@ def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str]]:
         for text in texts:
             templates.add(template(text))
             shapes.add(coarse_template(text))
+    from forensics.diagnosis.early_warnings.context import context_tokens
     from forensics.events.parser import iter_source_events
 
+    contexts: set[str] = set()
     for ev in iter_source_events(Source(str(path), path)):
         if ev.kind == "access":
             continue
         for s in subjects(ev.text[:2000]):
             values.add(subject_value(s))
-    return server, templates, shapes, values
+        contexts |= context_tokens(ev.text) & set(SCOPED_CONTEXTS)
+    return server, templates, shapes, values, contexts
 
 
 def _rel(p: Path) -> str:
@@ -97,7 +130,8 @@ def _rel(p: Path) -> str:
         return "/".join(parts[parts.index("corpora"):]) if "corpora" in parts else str(p)
 
 
-Scan = tuple[Path, str | None, set[str], set[str], set[str]]  # (log, server, templates, shapes, subject values)
+# (log, server, templates, shapes, subject values, scoped context tokens)
+Scan = tuple[Path, str | None, set[str], set[str], set[str], set[str]]
 
 
 def scan_all(logs: list[Path]) -> list[Scan]:
@@ -108,23 +142,36 @@ def scan_all(logs: list[Path]) -> list[Scan]:
 
 def assemble(scans: list[Scan]) -> dict[str, Any]:
     """The baseline's data from scanned healthy logs."""
-    by_server: dict[str, set[str]] = defaultdict(set)
+    by_server: dict[str, Counter] = defaultdict(Counter)
+    in_context: dict[str, set[str]] = defaultdict(set)
+    support: Counter = Counter()  # distinct healthy logs (outside a scoped context) per template
+    shape_support: Counter = Counter()
     df: Counter = Counter()
-    shapes: set[str] = set()
     digest = hashlib.sha256()
-    for log, server, templates, log_shapes, values in scans:
-        by_server[server or "other"].update(templates)
-        shapes |= log_shapes
+    for log, server, templates, log_shapes, values, contexts in scans:
+        if contexts:
+            for c in sorted(contexts):
+                in_context[c].update(templates)
+        else:
+            by_server[server or "other"].update(templates)
+            support.update(dict.fromkeys(templates, vouches(log)))
+            shape_support.update(dict.fromkeys(log_shapes, vouches(log)))
         df.update(values)
         digest.update(log.read_bytes())
+    shapes = {s for s, n in shape_support.items() if n >= MIN_HEALTHY_LOGS}
     names = [_rel(scanned[0]) for scanned in scans]
     return {
-        "about": "Masked templates of warning-ish lines in healthy start-ups, and per subject the number of "
+        "about": "Masked templates of warning-ish lines that at least min_healthy_logs healthy start-ups printed "
+                 "(those printed only where a platform plugin supplies the platform: templates_in_context), "
+                 "and per subject the number of "
                  "healthy logs that mention it. Built by python -m forensics.lab.ew_baseline.",
         "n_logs": len(scans),
         "sources": sorted({str(Path(n).parent) for n in names}),
         "logs_sha256": digest.hexdigest(),
-        "templates_by_server": {k: sorted(v) for k, v in sorted(by_server.items())},
+        "min_healthy_logs": MIN_HEALTHY_LOGS,
+        "templates_by_server": {k: sorted(t for t in v if support[t] >= MIN_HEALTHY_LOGS)
+                                for k, v in sorted(by_server.items())},
+        "templates_in_context": {k: sorted(v) for k, v in sorted(in_context.items())},
         "shapes": sorted(shapes),
         "subject_df": dict(sorted(df.items())),
     }
