@@ -109,14 +109,19 @@ def test_a_group_with_failures_only_is_held_out_too(monkeypatch):
 
 
 def test_the_folds_baseline_leaves_out_its_healthy_logs(tmp_path):
+    # Each family has as many healthy logs as the baseline needs to call a warning usual
+    # (ew_baseline.MIN_HEALTHY_LOGS); scans are (log, server, templates, shapes, subjects, contexts).
+    from forensics.lab.ew_baseline import MIN_HEALTHY_LOGS
+
     scans, groups_of = [], {}
     for fam in ("a", "b"):
-        log = tmp_path / f"{fam}.log"
-        log.write_text(f"{fam} ready\n")
-        scans.append((log, fam, {f"template of {fam}"}, set(), {f"subject-{fam}"}))
-        groups_of[log] = fam
+        for i in range(MIN_HEALTHY_LOGS):
+            log = tmp_path / f"{fam}{i}.log"
+            log.write_text(f"{fam} {i} ready\n")
+            scans.append((log, fam, {f"template of {fam}"}, set(), {f"subject-{fam}"}, set()))
+            groups_of[log] = fam
     base = hh.fold_baseline(scans, groups_of, {"a"})
-    assert base.n_logs == 1 and base.usual("template of b") and not base.usual("template of a")
+    assert base.n_logs == MIN_HEALTHY_LOGS and base.usual("template of b") and not base.usual("template of a")
 
 
 def test_reading_with_a_fold_switches_the_models_and_restores_the_shipped(tmp_path, monkeypatch):
