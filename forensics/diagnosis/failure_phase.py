@@ -76,7 +76,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         framed = phase_infer.phase_of_traceback(ev, use_catalogue=True)
         if framed is not None:
             return framed
-    texted = phase_infer.phase_of_text(near_text)
+    texted = phase_infer.phase_of_catalogue(near_text)  # (the words were read above)
     if texted is not None:
         return texted
     # ... and a ggml forward that failed with nothing else said: that run, not launch.

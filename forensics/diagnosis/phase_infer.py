@@ -368,10 +368,7 @@ def phase_of_traceback(ev: Event, use_catalogue: bool = False) -> str | None:
 def phase_of_text(text: str) -> str | None:
     """Phase from the message's own words, else from the function that prints
     it (the message catalogue, where it knows the message)."""
-    i = _TEXT_SET.first(text[:2000])
-    if i is not None:
-        return TEXT_PHASES[i][0]
-    return _catalogue_message_phase(text)
+    return phase_of_words(text) or phase_of_catalogue(text)
 
 
 def phase_of_words(text: str) -> str | None:
@@ -423,7 +420,8 @@ def _catalogue_phase(frames: list[Frame]) -> str | None:
     return None
 
 
-def _catalogue_message_phase(text: str) -> str | None:
+def phase_of_catalogue(text: str) -> str | None:
+    """Phase of the function the message catalogue says prints the message, where it knows it."""
     cat = _catalogue()
     if cat is None:
         return None

@@ -64,7 +64,7 @@ def healthy_logs(dirs: list[Path]) -> list[Path]:
 # platform, so vLLM's "No platform detected, vLLM is running on UnspecifiedPlatform" is expected there,
 # and the same line on a CUDA host says the GPU is not seen (a failure follows). Templates such logs
 # print are kept under "templates_in_context", not in the tables that silence warnings everywhere.
-SCOPED_CONTEXTS = ("plugin:platform",)
+SCOPED_CONTEXTS = frozenset(("plugin:platform",))
 # A warning is silenced as "healthy start-ups print it" only where at least this many distinct
 # healthy logs printed it (issue 28: a baseline learned from many healthy logs; a warning is a
 # prediction, and one or two start-ups that printed it and came up -- an SGLang start on a V100 whose
@@ -116,7 +116,7 @@ def scan(path: Path) -> tuple[str | None, set[str], set[str], set[str], set[str]
             continue
         for s in subjects(ev.text[:2000]):
             values.add(subject_value(s))
-        contexts |= context_tokens(ev.text) & set(SCOPED_CONTEXTS)
+        contexts |= context_tokens(ev.text) & SCOPED_CONTEXTS
     return server, templates, shapes, values, contexts
 
 
@@ -142,7 +142,7 @@ def scan_all(logs: list[Path]) -> list[Scan]:
 
 def assemble(scans: list[Scan]) -> dict[str, Any]:
     """The baseline's data from scanned healthy logs."""
-    by_server: dict[str, Counter] = defaultdict(Counter)
+    by_server: dict[str, set[str]] = defaultdict(set)
     in_context: dict[str, set[str]] = defaultdict(set)
     support: Counter = Counter()  # distinct healthy logs (outside a scoped context) per template
     shape_support: Counter = Counter()
@@ -154,8 +154,9 @@ def assemble(scans: list[Scan]) -> dict[str, Any]:
                 in_context[c].update(templates)
         else:
             by_server[server or "other"].update(templates)
-            support.update(dict.fromkeys(templates, vouches(log)))
-            shape_support.update(dict.fromkeys(log_shapes, vouches(log)))
+            weight = vouches(log)
+            support.update(dict.fromkeys(templates, weight))
+            shape_support.update(dict.fromkeys(log_shapes, weight))
         df.update(values)
         digest.update(log.read_bytes())
     shapes = {s for s, n in shape_support.items() if n >= MIN_HEALTHY_LOGS}

@@ -295,8 +295,8 @@ def _failing_right_before(inc: Any, at: int) -> bool:
     and was a 5xx that says the server failed (not a gateway's timeout, nor a method it never had), with
     no 2xx after it (HTTP's status classes: ``answers_failing_since``)."""
     last = getattr(inc, "last_answer", None)
-    return last is not None and at - _CLEANUP_SPAN <= last[0] < at and 500 <= last[1] < 600 \
-        and last[1] not in _NOT_FAILING_5XX and inc.last_ok_line < last[0]
+    return last is not None and at - _CLEANUP_SPAN <= last[0] < at and failing_status(last[1]) \
+        and inc.last_ok_line < last[0]
 
 
 def died_at(inc: Any) -> Any:
@@ -327,6 +327,11 @@ _OWN_REQUEST_GAP = 2  # lines between a request's traceback and the access line 
 _NOT_FAILING_5XX = frozenset((501, 504, 505))
 
 
+def failing_status(status: int) -> bool:
+    """A 5xx answer that says the server failed (not a gateway's timeout, nor a method it never had)."""
+    return 500 <= status < 600 and status not in _NOT_FAILING_5XX
+
+
 def answers_failing_since(inc: Any) -> Any:
     """The error after which a server that still listens answered only 5xx, or None: its last error-level
     line that is no one request's (a request handler's traceback, an error sent back to one client, a
@@ -335,7 +340,7 @@ def answers_failing_since(inc: Any) -> Any:
     whose decode fails on every request, answer 500 to everything after it (taxonomy: a request's error
     the server survives is one it went on answering 2xx after)."""
     last = getattr(inc, "last_answer", None)
-    if last is None or not 500 <= last[1] < 600 or last[1] in _NOT_FAILING_5XX:
+    if last is None or not failing_status(last[1]):
         return None
     if (inc.shutdown_line is not None and last[0] > inc.shutdown_line) or verdicts.after_stop_request(inc, last[0]):
         return None  # a server that drains as it stops answers 503 on purpose (its readiness withdrawn)
