@@ -251,6 +251,21 @@ def never_listened(text: str) -> bool:
     return _BIND_FAILED.search(text[:4000]) is not None
 
 
+# uvicorn's lines before it runs the application's lifespan start-up ("Started server process",
+# "Waiting for application startup."; phases.yaml's uvicorn_starting). A server that loads its model
+# in that start-up (GPT4All's API, Infinity, FastAPI model servers) printed no step of its own before
+# them; one whose engine came up first (vLLM, SGLang) printed its load and memory plan first.
+_APP_STARTUP = re.compile(r"\bWaiting for application startup\.|\bStarted server process \[\d+\]")
+
+
+def app_startup_loads(marker_text: str | None, steps: set[str]) -> bool:
+    """The last marker is uvicorn starting the application's lifespan and no step past launch came
+    before it: the application's own start-up, which loads the model, was running (taxonomy:
+    load-weights). Read only where nothing else (frames, the step a server names) says where."""
+    return bool(marker_text) and _APP_STARTUP.search(marker_text or "") is not None and \
+        steps <= {"launch", "warmup"}
+
+
 def frame_names(frames: Iterable[Frame]) -> list[str]:
     """"function file" for each frame, plus what its source line calls."""
     out = []

@@ -344,3 +344,41 @@ def test_the_messages_words_name_the_step_before_the_catalogues_guess_at_a_cut_s
               f'  File "{SITE}/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 750, in <listcomp>',
               "    MixtralLayer("])
     assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("line", [
+    "llama-server failed to start within timeout",
+    "[ERROR] whisper-server process has terminated with exit code: 3",
+    "2024/01/06 21:48:54 llama.go:320: llama runner exited with error: exit status 1",
+    'time=2025-06-27T14:42:08.637Z level=ERROR source=server.go:415 msg="llama runner terminated" error="signal: killed"',
+    "RuntimeError: server crashed for some reason, unable to proceed",
+    "2025-02-25T11:27:40+00:00 - gpustack.worker.backends.base - ERROR - Failed to initialize: Timeout waiting for "
+    "model instance to be initializing.",
+])
+def test_a_model_server_that_died_before_it_was_up_was_loading_its_model(line):
+    # a supervisor's word that its model-server child died or timed out starting, nothing else said
+    from forensics.diagnosis import phase_priors
+
+    assert phase_priors.typical_phase("unknown", False, [line]) == "load-weights"
+    assert phase_priors.typical_phase("unknown", False, ["RuntimeError: server crashed"]) is None
+    # the label's own typical phase stands where it has one
+    assert phase_priors.typical_phase("toolchain.compile-failed", False, [line]) == "kernel-jit"
+
+
+_UVICORN_START = ["INFO:     Started server process [4242]", "INFO:     Waiting for application startup."]
+
+
+def test_a_failure_in_the_applications_start_up_before_any_step_is_the_model_load():
+    # a FastAPI model server loads its model in its lifespan start-up, after uvicorn's lines and before
+    # "Application startup complete."; nothing before them said a step
+    lines = _UVICORN_START + ["ERROR:    Traceback (most recent call last):",
+                              "RuntimeError: something the signatures do not know went wrong",
+                              "ERROR:    Application startup failed. Exiting."]
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+    # vLLM's API server starts uvicorn after its engine loaded and planned memory: not its load
+    engine = ["INFO 06-01 10:00:01 [default_loader.py:262] Loading weights took 3.05 seconds",
+              "INFO 06-01 10:00:02 [gpu_worker.py:276] Available KV cache memory: 60.50 GiB"]
+    d = _run(engine + lines)
+    assert d["phase"] != "load-weights"
+
