@@ -382,3 +382,68 @@ def test_a_failure_in_the_applications_start_up_before_any_step_is_the_model_loa
     d = _run(engine + lines)
     assert d["phase"] != "load-weights"
 
+
+def test_a_vllm_request_log_line_is_serving():
+    ready = ["INFO:     Application startup complete."]
+    d = _run(ready + ["INFO 10-31 21:08:41 [logger.py:39] Received request cmpl-82a2f7b4642147c0-0: prompt: 'Hi', "
+                      "params: SamplingParams(n=1)"])
+    assert d["verdict"] == "ready" and d["phase"] == "serving"
+    d = _run(ready + ["INFO 09-15 06:40:18 [async_llm.py:270] Added request 848225de-9239-11f0-8a14-2ee336e2d0b5."])
+    assert d["phase"] == "serving"
+    d = _run(ready + ["INFO 06-01 10:02:00 [logger.py:39] Received request tokn-788eaac1b2: prompt: 'hello', params: None"])
+    assert d["phase"] == "ready"
+
+
+@pytest.mark.parametrize("line", [
+    "[2025-07-21 06:52:38.758084] I srv                     start: server is ready",
+    "2025-07-18 16:11:10.888396+08:00 - gpustack.server.server - INFO - Serving on 0.0.0.0:80.",
+])
+def test_more_servers_listening_lines_are_readiness(line):
+    d = _run([line])
+    assert d["verdict"] == "ready" and d["phase"] == "ready"
+
+
+@pytest.mark.parametrize("lines", [
+    # llama.cpp's loader printing the model's hyper-parameters (an excerpt without its "file format" line)
+    (["print_info: n_embd_v_gqa          = 512", "print_info: f_norm_rms_eps        = 1.0e-06"]),
+    # Triton's model table whose padded name column reads like a compose service's prefix
+    (["I0328 09:48:48.039005 1588 server.cc:677] ", "+------------------+---------+--------+",
+      "| Model            | Version | Status |", "+------------------+---------+--------+",
+      "| ensemble         | 1       | READY  |", "| tensorrt_llm     | 1       | READY  |",
+      "+------------------+---------+--------+"]),
+    (["INFO 03-20 07:42:39 [weight_utils.py:257] Using model weights format ['*.bin']"]),
+    (["2024-11-28T20:38:45.931592Z  INFO mistralrs_core::device_map: Model has 64 repeating layers."]),
+    (["Jul 23 13:07:31.688 [INFO] Model weights are loaded in float16, quantized to nf4 format"]),
+    (["Loading Model: [1/2]\tLoading HF model to memory"]),
+])
+def test_more_loaders_lines_say_the_model_is_loading(lines):
+    d = _run(lines)
+    assert d["verdict"] != "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("lines", [
+    # vLLM V0's engine taking a client's request, LMDeploy's engine loop: their frames are a running server's
+    (_tb([("vllm/engine/multiprocessing/engine.py", "run_engine_loop"),
+          ("vllm/engine/multiprocessing/engine.py", "handle_new_input")],
+         "RuntimeError: something the signatures do not know went wrong")),
+    (_tb([("lmdeploy/pytorch/engine/engine.py", "async_loop"), ("lmdeploy/pytorch/engine/engine.py", "_async_loop")],
+         "RuntimeError: something the signatures do not know went wrong")),
+    # Mooncake's transfer engine failing a request's KV transfer
+    (["E0601 10:05:00.000000 4242 transfer_engine.cpp:100] Session::writeBody failed. Error: Bad address (value: 14), "
+      "total_transferred_bytes_: 0, current transferred_bytes: 0"]),
+])
+def test_a_running_servers_request_loop_and_kv_transfers_are_serving(lines):
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "serving"
+
+
+def test_a_control_planes_posts_are_no_inference_request():
+    # FastChat's controller: workers register and beat, the web UI lists them; a request then is serving
+    up = ["INFO:     Application startup complete.", "INFO:     Uvicorn running on http://localhost:21001 (Press CTRL+C to quit)"]
+    control = ['INFO:     127.0.0.1:40898 - "POST /register_worker HTTP/1.1" 200 OK',
+               'INFO:     127.0.0.1:46286 - "POST /receive_heart_beat HTTP/1.1" 200 OK',
+               'INFO:     127.0.0.1:46302 - "POST /list_models HTTP/1.1" 200 OK']
+    d = _run(up + control)
+    assert d["verdict"] == "ready" and d["phase"] == "ready"
+    d = _run(up + control + ['INFO:     127.0.0.1:46310 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
+    assert d["phase"] == "serving"
