@@ -447,3 +447,18 @@ def test_a_control_planes_posts_are_no_inference_request():
     assert d["verdict"] == "ready" and d["phase"] == "ready"
     d = _run(up + control + ['INFO:     127.0.0.1:46310 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
     assert d["phase"] == "serving"
+
+
+@pytest.mark.parametrize("line", [
+    '2025-12-13 18:46:53  INFO http_request{method=POST uri=/v1/completions version=HTTP/1.1 request_id="cmpl-X13J" '
+    'status_code=200 latency=4855690}: sgl_model_gateway::response: src/middleware.rs:364: finished processing request',
+    "[2024-04-04 14:41:25.168] [INFO] [LM STUDIO SERVER] Processing queued request...",
+    "2024-07-31 15:47:53,434 - lmdeploy - INFO - prompt='<|im_start|>user ping', gen_config=EngineGenerationConfig(n=1), "
+    "prompt_token_id=[1, 2], adapter_name=None.",
+    "2025-06-14T12:14:29.773098Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 120.40, Prefix cache hitrate "
+    "0.00%, 1 running, 0 waiting",
+])
+def test_engines_own_request_lines_after_readiness_are_serving(line):
+    d = _run(["INFO:     Application startup complete.", line])
+    assert d["verdict"] == "ready" and d["phase"] == "serving"
+
