@@ -50,7 +50,10 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     stepped = phase_infer.phase_of_step(near_text) or phase_infer.phase_of_step(
         "\n".join(lines_after(inc, line)) + "\n")
     if marker is not None:
-        return _with_marker(marker, outcome.marker_before(inc, line), framed, stepped, ev, near_text)
+        marker_text = outcome.marker_before(inc, line)
+        if framed is None and phase_infer.app_startup_loads(marker_text, _steps_before(inc, line)):
+            return stepped or "load-weights"  # (a step the server names inside that start-up says which)
+        return _with_marker(marker, marker_text, framed, stepped, ev, near_text)
     if framed is not None:
         return framed
     forward = phase_priors.forward_ran([near_text, *lines_around(inc, line)])
@@ -105,6 +108,11 @@ def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepp
         if nxt is not None:
             return nxt
     return marker
+
+
+def _steps_before(inc: Incident, line: int) -> set[str]:
+    """The phases the lifetime's markers named up to ``line``."""
+    return {phase for at, phase in inc.transitions if at <= line}
 
 
 def _marker_over_frames(marker: str, framed: str, ev: Event | None) -> bool:

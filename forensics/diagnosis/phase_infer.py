@@ -55,7 +55,11 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
         r"_process_engine_step|handle_generate_request|generate_request|step|start_worker_execution_loop|\w*forward_thread\w*|sample|_sample|"
-        r"\w*sampler\w*|forward_decode|decode_step|generate_token|prefill|decode)\s", re.M)),
+        r"\w*sampler\w*|forward_decode|decode_step|generate_token|prefill|decode|"
+        # vLLM V0's multiprocessing engine taking a client's request off its socket (MQLLMEngine
+        # handle_new_input) and LMDeploy's PyTorch engine's loop, which schedules and runs the requests
+        # (engine.py _async_loop and its _async_loop_* parts): only a running server is in them.
+        r"handle_new_input|_async_loop\w*)\s", re.M)),
 ]
 
 # Message wording that says where start-up was (lines without frames).
@@ -148,7 +152,11 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
                            # (SGLang's KVPoll states and rooms, vLLM's NIXL handshake with a remote engine,
                            # done on a request's first transfer): only requests are moved.
                            r"\bKVPoll\.\w+|\btransfer worker error for room\b|\bDecode instance could be dead\b|"
-                           r"\bHandshake with \S+ failed\b|\bRemote NIXL agent engine ID mismatch\b")),
+                           r"\bHandshake with \S+ failed\b|\bRemote NIXL agent engine ID mismatch\b|"
+                           # ... and Mooncake's transfer engine failing a transfer (its TCP transport's
+                           # "Session::readBody failed" / "Session::writeBody failed", a worker's "Process
+                           # failed for slice (opcode: ..."): it moves only requests' KV cache.
+                           r"\bSession::(?:read|write)Body failed\b|\bProcess failed for slice \(opcode: ")),
     # The KV cache's sizing, named by the server: vLLM's check that the longest sequence fits
     # ("larger than the maximum number of tokens that can be stored in KV cache"), TensorRT-LLM's
     # ("maxTokensInPagedKvCache must be large enough"); and TensorRT-LLM's executor, which Triton's
@@ -249,6 +257,21 @@ _BIND_FAILED = re.compile(r"\berror while attempting to bind on address\b")
 def never_listened(text: str) -> bool:
     """The failing lines say the HTTP server could not bind its address."""
     return _BIND_FAILED.search(text[:4000]) is not None
+
+
+# uvicorn's lines before it runs the application's lifespan start-up ("Started server process",
+# "Waiting for application startup."; phases.yaml's uvicorn_starting). A server that loads its model
+# in that start-up (GPT4All's API, Infinity, FastAPI model servers) printed no step of its own before
+# them; one whose engine came up first (vLLM, SGLang) printed its load and memory plan first.
+_APP_STARTUP = re.compile(r"\bWaiting for application startup\.|\bStarted server process \[\d+\]")
+
+
+def app_startup_loads(marker_text: str | None, steps: set[str]) -> bool:
+    """The last marker is uvicorn starting the application's lifespan and no step past launch came
+    before it: the application's own start-up, which loads the model, was running (taxonomy:
+    load-weights). Read only where nothing else (frames, the step a server names) says where."""
+    return bool(marker_text) and _APP_STARTUP.search(marker_text or "") is not None and \
+        steps <= {"launch", "warmup"}
 
 
 def frame_names(frames: Iterable[Frame]) -> list[str]:

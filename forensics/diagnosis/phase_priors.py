@@ -60,6 +60,24 @@ KERNEL_LAUNCHED = re.compile(
 FORWARD_RAN = re.compile(r"\b\w*(?:compute_forward|graph_compute)\w*\b")
 
 
+# A supervisor saying its model-server child died or timed out before it was up, the child saying
+# nothing of its step (Lemonade's "llama-server failed to start within timeout" and "whisper-server
+# process has terminated with exit code", Ollama's "llama runner exited with error" and msg="llama
+# runner terminated", DeepSpeed-MII's "server crashed for some reason, unable to proceed", GPUStack's
+# "Timeout waiting for model instance to be initializing"): what such a child does before it is up
+# is load its model. A prior, read after the label (the words are not the step itself: the child may
+# have died of its arguments), only where nothing else in the excerpt says where.
+CHILD_DIED_STARTING = re.compile(
+    r"\b[\w.-]+-server (?:failed to start within timeout|process has terminated with exit code)\b|"
+    r"\bllama runner exited with error\b|msg=\"llama runner terminated\"|"
+    r"\bserver crashed for some reason, unable to proceed\b|\bTimeout waiting for model instance to be initializing\b")
+
+
+def child_died_starting(texts: Iterable[str]) -> bool:
+    """The failing lines are a supervisor's report that its model server died before it was up."""
+    return any(CHILD_DIED_STARTING.search(t[:4000]) for t in texts if t)
+
+
 def kernel_launched(texts: Iterable[str]) -> bool:
     """The failing lines are a device runtime's refusal of a kernel launch (KERNEL_LAUNCHED) in a
     forward pass they name (FORWARD_RAN)."""
@@ -79,10 +97,13 @@ def startup_failed(texts: Iterable[str]) -> bool:
 
 def typical_phase(label: str | None, during_startup: bool, texts: Iterable[str] = ()) -> str | None:
     """Where a failure of ``label`` happens, when the log says nothing more; a kernel launch the
-    runtime refused (``texts``: the failing lines) happened where kernels run, whatever its label."""
+    runtime refused (``texts``: the failing lines) happened where kernels run, whatever its label;
+    a model server that died before it was up was loading its model."""
     known = TYPICAL_PHASE.get(label or "")
     if known is None and kernel_launched(texts):
         known = TYPICAL_PHASE["gpu.illegal-access"]
+    if known is None and child_died_starting(texts):
+        return "load-weights"
     if known is None:
         return None
     return known[1] if during_startup else known[0]

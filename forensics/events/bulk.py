@@ -49,6 +49,16 @@ BULK, SERVED, CLIENT = 1, 2, 3
 # SGLang's own warm-up requests (http_server._wait_and_warmup: POST /generate, or /encode
 # for an embedding model); any other POST comes from a client.
 WARMUP_PATHS = ("/generate", "/encode")
+# POSTs of a server's control plane, not inference (taxonomy: serving is a completion, chat, generate
+# or embeddings request): FastChat's controller (its workers registering and beating, the web UI
+# refreshing and listing them), a proxy's login, Ollama's model management (pull, show, copy, create,
+# push), a tokenizer's endpoints. The server was up (BULK), not serving.
+CONTROL_PATHS = frozenset({
+    "/register_worker", "/receive_heart_beat", "/refresh_all_workers", "/list_models", "/get_worker_address",
+    "/login", "/v1/login", "/v2/login",
+    "/api/pull", "/api/show", "/api/copy", "/api/create", "/api/push",
+    "/tokenize", "/detokenize",
+})
 
 
 def answered_request(method: str | None) -> bool:
@@ -71,7 +81,7 @@ def idle_stats(text: str) -> bool:
 
 def request_class(method: str | None, path: str | None) -> int:
     """BULK, SERVED or CLIENT (above) for one access line's request."""
-    if not answered_request(method):
+    if not answered_request(method) or path in CONTROL_PATHS:
         return BULK
     return SERVED if path in WARMUP_PATHS else CLIENT
 

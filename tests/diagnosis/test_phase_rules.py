@@ -344,3 +344,121 @@ def test_the_messages_words_name_the_step_before_the_catalogues_guess_at_a_cut_s
               f'  File "{SITE}/text_generation_server/models/custom_modeling/flash_mixtral_modeling.py", line 750, in <listcomp>',
               "    MixtralLayer("])
     assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("line", [
+    "llama-server failed to start within timeout",
+    "[ERROR] whisper-server process has terminated with exit code: 3",
+    "2024/01/06 21:48:54 llama.go:320: llama runner exited with error: exit status 1",
+    'time=2025-06-27T14:42:08.637Z level=ERROR source=server.go:415 msg="llama runner terminated" error="signal: killed"',
+    "RuntimeError: server crashed for some reason, unable to proceed",
+    "2025-02-25T11:27:40+00:00 - gpustack.worker.backends.base - ERROR - Failed to initialize: Timeout waiting for "
+    "model instance to be initializing.",
+])
+def test_a_model_server_that_died_before_it_was_up_was_loading_its_model(line):
+    # a supervisor's word that its model-server child died or timed out starting, nothing else said
+    from forensics.diagnosis import phase_priors
+
+    assert phase_priors.typical_phase("unknown", False, [line]) == "load-weights"
+    assert phase_priors.typical_phase("unknown", False, ["RuntimeError: server crashed"]) is None
+    # the label's own typical phase stands where it has one
+    assert phase_priors.typical_phase("toolchain.compile-failed", False, [line]) == "kernel-jit"
+
+
+_UVICORN_START = ["INFO:     Started server process [4242]", "INFO:     Waiting for application startup."]
+
+
+def test_a_failure_in_the_applications_start_up_before_any_step_is_the_model_load():
+    # a FastAPI model server loads its model in its lifespan start-up, after uvicorn's lines and before
+    # "Application startup complete."; nothing before them said a step
+    lines = _UVICORN_START + ["ERROR:    Traceback (most recent call last):",
+                              "RuntimeError: something the signatures do not know went wrong",
+                              "ERROR:    Application startup failed. Exiting."]
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "load-weights"
+    # vLLM's API server starts uvicorn after its engine loaded and planned memory: not its load
+    engine = ["INFO 06-01 10:00:01 [default_loader.py:262] Loading weights took 3.05 seconds",
+              "INFO 06-01 10:00:02 [gpu_worker.py:276] Available KV cache memory: 60.50 GiB"]
+    d = _run(engine + lines)
+    assert d["phase"] != "load-weights"
+
+
+def test_a_vllm_request_log_line_is_serving():
+    ready = ["INFO:     Application startup complete."]
+    d = _run(ready + ["INFO 10-31 21:08:41 [logger.py:39] Received request cmpl-82a2f7b4642147c0-0: prompt: 'Hi', "
+                      "params: SamplingParams(n=1)"])
+    assert d["verdict"] == "ready" and d["phase"] == "serving"
+    d = _run(ready + ["INFO 09-15 06:40:18 [async_llm.py:270] Added request 848225de-9239-11f0-8a14-2ee336e2d0b5."])
+    assert d["phase"] == "serving"
+    d = _run(ready + ["INFO 06-01 10:02:00 [logger.py:39] Received request tokn-788eaac1b2: prompt: 'hello', params: None"])
+    assert d["phase"] == "ready"
+
+
+@pytest.mark.parametrize("line", [
+    "[2025-07-21 06:52:38.758084] I srv                     start: server is ready",
+    "2025-07-18 16:11:10.888396+08:00 - gpustack.server.server - INFO - Serving on 0.0.0.0:80.",
+])
+def test_more_servers_listening_lines_are_readiness(line):
+    d = _run([line])
+    assert d["verdict"] == "ready" and d["phase"] == "ready"
+
+
+@pytest.mark.parametrize("lines", [
+    # llama.cpp's loader printing the model's hyper-parameters (an excerpt without its "file format" line)
+    (["print_info: n_embd_v_gqa          = 512", "print_info: f_norm_rms_eps        = 1.0e-06"]),
+    # Triton's model table whose padded name column reads like a compose service's prefix
+    (["I0328 09:48:48.039005 1588 server.cc:677] ", "+------------------+---------+--------+",
+      "| Model            | Version | Status |", "+------------------+---------+--------+",
+      "| ensemble         | 1       | READY  |", "| tensorrt_llm     | 1       | READY  |",
+      "+------------------+---------+--------+"]),
+    (["INFO 03-20 07:42:39 [weight_utils.py:257] Using model weights format ['*.bin']"]),
+    (["2024-11-28T20:38:45.931592Z  INFO mistralrs_core::device_map: Model has 64 repeating layers."]),
+    (["Jul 23 13:07:31.688 [INFO] Model weights are loaded in float16, quantized to nf4 format"]),
+    (["Loading Model: [1/2]\tLoading HF model to memory"]),
+])
+def test_more_loaders_lines_say_the_model_is_loading(lines):
+    d = _run(lines)
+    assert d["verdict"] != "failed" and d["phase"] == "load-weights"
+
+
+@pytest.mark.parametrize("lines", [
+    # vLLM V0's engine taking a client's request, LMDeploy's engine loop: their frames are a running server's
+    (_tb([("vllm/engine/multiprocessing/engine.py", "run_engine_loop"),
+          ("vllm/engine/multiprocessing/engine.py", "handle_new_input")],
+         "RuntimeError: something the signatures do not know went wrong")),
+    (_tb([("lmdeploy/pytorch/engine/engine.py", "async_loop"), ("lmdeploy/pytorch/engine/engine.py", "_async_loop")],
+         "RuntimeError: something the signatures do not know went wrong")),
+    # Mooncake's transfer engine failing a request's KV transfer
+    (["E0601 10:05:00.000000 4242 transfer_engine.cpp:100] Session::writeBody failed. Error: Bad address (value: 14), "
+      "total_transferred_bytes_: 0, current transferred_bytes: 0"]),
+])
+def test_a_running_servers_request_loop_and_kv_transfers_are_serving(lines):
+    d = _run(lines)
+    assert d["verdict"] == "failed" and d["phase"] == "serving"
+
+
+def test_a_control_planes_posts_are_no_inference_request():
+    # FastChat's controller: workers register and beat, the web UI lists them; a request then is serving
+    up = ["INFO:     Application startup complete.", "INFO:     Uvicorn running on http://localhost:21001 (Press CTRL+C to quit)"]
+    control = ['INFO:     127.0.0.1:40898 - "POST /register_worker HTTP/1.1" 200 OK',
+               'INFO:     127.0.0.1:46286 - "POST /receive_heart_beat HTTP/1.1" 200 OK',
+               'INFO:     127.0.0.1:46302 - "POST /list_models HTTP/1.1" 200 OK']
+    d = _run(up + control)
+    assert d["verdict"] == "ready" and d["phase"] == "ready"
+    d = _run(up + control + ['INFO:     127.0.0.1:46310 - "POST /v1/chat/completions HTTP/1.1" 200 OK'])
+    assert d["phase"] == "serving"
+
+
+@pytest.mark.parametrize("line", [
+    '2025-12-13 18:46:53  INFO http_request{method=POST uri=/v1/completions version=HTTP/1.1 request_id="cmpl-X13J" '
+    'status_code=200 latency=4855690}: sgl_model_gateway::response: src/middleware.rs:364: finished processing request',
+    "[2024-04-04 14:41:25.168] [INFO] [LM STUDIO SERVER] Processing queued request...",
+    "2024-07-31 15:47:53,434 - lmdeploy - INFO - prompt='<|im_start|>user ping', gen_config=EngineGenerationConfig(n=1), "
+    "prompt_token_id=[1, 2], adapter_name=None.",
+    "2025-06-14T12:14:29.773098Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 120.40, Prefix cache hitrate "
+    "0.00%, 1 running, 0 waiting",
+])
+def test_engines_own_request_lines_after_readiness_are_serving(line):
+    d = _run(["INFO:     Application startup complete.", line])
+    assert d["verdict"] == "ready" and d["phase"] == "serving"
+

@@ -51,6 +51,10 @@ def test_logger_bound_markers_need_their_logger(text, logger):
     '10:33AM INF Error ip=127.0.0.1 latency="1.2s" method=POST status=500 url=/v1/chat/completions',
     # llama.cpp's timings at exit with nothing evaluated.
     "llama_perf_context_print: prompt eval time =       0.00 ms /     1 tokens (    0.00 ms per token,      inf tokens per second)",
+    # mistral.rs's engine logger with nothing running: an idle engine.
+    "2025-06-14T12:14:24.773015Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 0.00, Prefix cache hitrate 0.00%, 0 running, 0 waiting",
+    # vLLM's request log of a tokenize call (tokn-): no inference request.
+    "INFO 06-01 10:02:00 [logger.py:39] Received request tokn-788eaac1b2: prompt: 'hello', params: None",
     # "Loading" a file that holds no weights.
     "INFO     Loading the extension \"gallery\"",
 ])
