@@ -125,6 +125,22 @@ def _worded(best: Hit, fails: list[Hit]) -> Hit:
     return best
 
 
+TB_HEADER = "Traceback (most recent call last):"
+
+
+def cut_header(tb: Event) -> str:
+    """The first line of a traceback as its logger printed it: its message, then Python's header."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    return f"{carrier} {TB_HEADER}" if carrier else TB_HEADER
+
+
+def _carries_message(tb: Event) -> bool:
+    """Whether the logger's words before the header say something of their own ("Error starting worker:
+    model m start failed, Traceback ..."): ``evidence_offered.carried_message`` offers them."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    return bool(carrier) and not carrier.endswith(":")
+
+
 def _is_warning(h: Hit) -> bool:
     return h.event.level == "WARNING" or bool(WARNING_WORD.search(h.text[:200]))
 
@@ -156,6 +172,7 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
     elif fail_ev is not None:
         if fail_ev.kind == kinds.TRACEBACK:
             chain = fail_ev.data.get("chain") or ()
+            cut = False  # cut before its exception line, and no exception followed
             if chain:
                 # A wrapper re-raised as the last exception ("Capture cuda graph failed: ...")
                 # is unwrapped: the last exception of the chain that is no wrapper is the cause.
@@ -168,6 +185,7 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 # A stack without its exception line: the exception often arrives
                 # as the next block of the same process ("During handling ...").
                 nxt = _continuation(inc, fail_ev)
+                cut = nxt is None
                 if nxt is not None:
                     add(nxt[0], nxt[1], "cause")
             frames = fail_ev.data.get("frames") or ()
@@ -176,6 +194,12 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
             for src in fail_ev.data.get("orphan_source") or ():
                 add(fail_ev.line, src, "fragment")
+            if cut and fail_ev.data.get("headed") and not _carries_message(fail_ev):
+                # Cut before its exception line (and none followed): the line it began on says that
+                # a component caught an exception ("Scheduler hit an exception: Traceback ..."), the
+                # frame only where. Listed behind the frame: ``evidence_offered.frame_gives_way``
+                # puts it first where no other line states an error.
+                add(fail_ev.line, cut_header(fail_ev), "cause")
         else:
             add(fail_ev.line, fail_ev.text, "cause")
     # The first death line, but a bare sign that the process tree ended untidily (priority
