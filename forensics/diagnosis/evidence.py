@@ -194,11 +194,13 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
             for src in fail_ev.data.get("orphan_source") or ():
                 add(fail_ev.line, src, "fragment")
-            if cut and fail_ev.data.get("headed") and not _carries_message(fail_ev):
+            if cut and fail_ev.data.get("headed") and not _carries_message(fail_ev) and not (frames and not frames[-1].lineno):
                 # Cut before its exception line (and none followed): the line it began on says that
                 # a component caught an exception ("Scheduler hit an exception: Traceback ..."), the
                 # frame only where. Listed behind the frame: ``evidence_offered.frame_gives_way``
-                # puts it first where no other line states an error.
+                # puts it first where no other line states an error. Not where the log ends inside
+                # a frame's line ("(cut short)"): the capture stopped while the traceback was being
+                # printed, and the answer keeps to the frame it left.
                 add(fail_ev.line, cut_header(fail_ev), "cause")
         else:
             add(fail_ev.line, fail_ev.text, "cause")
