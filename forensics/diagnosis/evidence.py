@@ -223,16 +223,19 @@ POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|
 
 
 # A loader that restates that loading failed with nothing but the path ("llama_model_load: error loading
-# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why): the
-# reason is the error line printed just before it.
-_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model from \S+\s*$")
+# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why; llama.cpp's
+# common init and its forks: "llama_init_from_gpt_params: error: failed to load model 'm.bin'",
+# "llama_load_model_from_file: failed to load model"): the reason is the error line printed just before it.
+_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model(?: from \S+| '[^']*'| \"[^\"]*\")?,?\s*$")
 
 
-def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
+def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int = 3) -> None:
     """A cause that only says the error is above gives way to the error line it points at: the
     device runtime's or compiler's line of the first failing process, else the block of error
-    lines just before it (``outcome.best_proof``); it stays behind as a wrapper."""
-    if not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
+    lines just before it (``outcome.best_proof``); it stays behind as a wrapper. A restatement
+    printed under another (llama.cpp's loader, then its caller, each "failed to load model")
+    gives way again, to the reason above both (``depth`` times at most)."""
+    if depth <= 0 or not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
         return
     text = str(evidence[0]["text"])
     at = evidence[0]["line"]
@@ -251,6 +254,8 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     evidence[0]["role"] = "wrapper"
     evidence.insert(0, {"line": proof.line, "text": clip_message(proof.text), "role": "cause"})
     del evidence[MAX_EVIDENCE:]
+    if _NO_REASON.search(proof.text[:600]):
+        _pointed_to_first(inc, evidence, depth - 1)
 
 
 _ERROR_WORDED = re.compile(r"(?i)\berror\b|\bfailed\b|\bfailure\b")
