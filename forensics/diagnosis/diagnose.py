@@ -281,7 +281,7 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     listed = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
     offered = evidence_offered.offered(inc, listed, found.fatal_tbs)
     evidence_offered.death_gives_way(listed, offered)
-    evidence_offered.frame_gives_way(listed, offered)
+    evidence_offered.frame_gives_way(listed, offered, inc)
     evidence_offered.detail_joined(inc, listed)
     return listed, offered
 

@@ -125,6 +125,22 @@ def _worded(best: Hit, fails: list[Hit]) -> Hit:
     return best
 
 
+TB_HEADER = "Traceback (most recent call last):"
+
+
+def cut_header(tb: Event) -> str:
+    """The first line of a traceback as its logger printed it: its message, then Python's header."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    return f"{carrier} {TB_HEADER}" if carrier else TB_HEADER
+
+
+def _carries_message(tb: Event) -> bool:
+    """Whether the logger's words before the header say something of their own ("Error starting worker:
+    model m start failed, Traceback ..."): ``evidence_offered.carried_message`` offers them."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    return bool(carrier) and not carrier.endswith(":")
+
+
 def _is_warning(h: Hit) -> bool:
     return h.event.level == "WARNING" or bool(WARNING_WORD.search(h.text[:200]))
 
@@ -156,6 +172,7 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
     elif fail_ev is not None:
         if fail_ev.kind == kinds.TRACEBACK:
             chain = fail_ev.data.get("chain") or ()
+            cut = False  # cut before its exception line, and no exception followed
             if chain:
                 # A wrapper re-raised as the last exception ("Capture cuda graph failed: ...")
                 # is unwrapped: the last exception of the chain that is no wrapper is the cause.
@@ -168,6 +185,7 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 # A stack without its exception line: the exception often arrives
                 # as the next block of the same process ("During handling ...").
                 nxt = _continuation(inc, fail_ev)
+                cut = nxt is None
                 if nxt is not None:
                     add(nxt[0], nxt[1], "cause")
             frames = fail_ev.data.get("frames") or ()
@@ -176,6 +194,14 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
             for src in fail_ev.data.get("orphan_source") or ():
                 add(fail_ev.line, src, "fragment")
+            if cut and fail_ev.data.get("headed") and not _carries_message(fail_ev) and not (frames and not frames[-1].lineno):
+                # Cut before its exception line (and none followed): the line it began on says that
+                # a component caught an exception ("Scheduler hit an exception: Traceback ..."), the
+                # frame only where. Listed behind the frame: ``evidence_offered.frame_gives_way``
+                # puts it first where no other line states an error. Not where the log ends inside
+                # a frame's line ("(cut short)"): the capture stopped while the traceback was being
+                # printed, and the answer keeps to the frame it left.
+                add(fail_ev.line, cut_header(fail_ev), "cause")
         else:
             add(fail_ev.line, fail_ev.text, "cause")
     # The first death line, but a bare sign that the process tree ended untidily (priority
@@ -197,16 +223,19 @@ POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|
 
 
 # A loader that restates that loading failed with nothing but the path ("llama_model_load: error loading
-# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why): the
-# reason is the error line printed just before it.
-_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model from \S+\s*$")
+# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why; llama.cpp's
+# common init and its forks: "llama_init_from_gpt_params: error: failed to load model 'm.bin'",
+# "llama_load_model_from_file: failed to load model"): the reason is the error line printed just before it.
+_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model(?: from \S+| '[^']*'| \"[^\"]*\")?,?\s*$")
 
 
-def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
+def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int = 3) -> None:
     """A cause that only says the error is above gives way to the error line it points at: the
     device runtime's or compiler's line of the first failing process, else the block of error
-    lines just before it (``outcome.best_proof``); it stays behind as a wrapper."""
-    if not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
+    lines just before it (``outcome.best_proof``); it stays behind as a wrapper. A restatement
+    printed under another (llama.cpp's loader, then its caller, each "failed to load model")
+    gives way again, to the reason above both (``depth`` times at most)."""
+    if depth <= 0 or not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
         return
     text = str(evidence[0]["text"])
     at = evidence[0]["line"]
@@ -225,6 +254,8 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     evidence[0]["role"] = "wrapper"
     evidence.insert(0, {"line": proof.line, "text": clip_message(proof.text), "role": "cause"})
     del evidence[MAX_EVIDENCE:]
+    if _NO_REASON.search(proof.text[:600]):
+        _pointed_to_first(inc, evidence, depth - 1)
 
 
 _ERROR_WORDED = re.compile(r"(?i)\berror\b|\bfailed\b|\bfailure\b")

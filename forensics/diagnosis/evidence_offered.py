@@ -23,7 +23,7 @@ from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
-from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, WARNING_WORD, clip_message
+from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, TB_HEADER, WARNING_WORD, clip_message
 
 OFFER_BEFORE = 6  # lines before a listed line searched (the error a restatement follows)
 OFFER_AFTER = 4  # lines after it (a message's continuation lines)
@@ -220,14 +220,37 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
 
 _FRAMES = ("last-frame", "fragment")  # a traceback's frame (or a piece of one): where, never what
 _FRAME_TEXT = re.compile(r'^\s*File "|^\s*at |^\s*#\d+ ')
+_HEADER_GAP = 2  # a logger's message is printed right above the traceback's header (a paste may add a blank line)
 
 
-def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+def _cut_header(e: dict[str, Any]) -> bool:
+    """A cut traceback's own first line, as ``evidence.cut_header`` lists it."""
+    return e.get("role") == "cause" and str(e["text"]).endswith(TB_HEADER)
+
+
+def _printed_between(inc: Incident | None, lo: int, hi: int) -> bool:
+    """Whether the lifetime kept a line printed strictly between ``lo`` and ``hi`` (a blank line is none)."""
+    st = inc.outcome if inc is not None else None
+    if st is None:
+        return False
+    evs = (*st.recent, *st.errors, *inc.error_lines, *(ev for _hit, before in st.before for ev in before))  # type: ignore[union-attr]
+    return any(lo < ev.line < hi and ev.text.strip() for ev in evs)
+
+
+def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]],
+                    inc: Incident | None = None) -> None:
     """A traceback's frame listed first (a cut traceback, no exception line) gives way to the first
-    other candidate that states an error: one the message catalogue has at error level or one
-    that reads as an exception line, else the first that is not a frame itself. A frame says
-    where the program was, never what failed; it stays behind it."""
-    if not evidence or evidence[0].get("role") not in _FRAMES:
+    other candidate that states an error: the message its logger printed on the line just above its
+    header (Python's ``logger.exception("msg")`` prints the message, then the traceback), one the
+    message catalogue has at error level or one that reads as an exception line, else the
+    traceback's own first line (its logger's words when it caught the exception), else the first
+    that is not a frame itself. A frame says where the program was, never what failed; it stays
+    behind it. A cut traceback's first line listed first (a traceback cut right after it) gives way
+    to that message, or to a line that states an error, too: it only says that one was caught."""
+    if not evidence:
+        return
+    header_lead = _cut_header(evidence[0])
+    if evidence[0].get("role") not in _FRAMES and not header_lead:
         return
     from forensics.diagnosis.decision.evidence_rank import catalogue_facts
 
@@ -235,15 +258,41 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
               and isinstance(e.get("line"), int) and not _FRAME_TEXT.search(str(e["text"])[:200])]
     if not others:
         return
-    stated = [e for e in others if EXCEPTION_LINE.match(str(e["text"]).strip())
+    # a cut traceback's own first line (``evidence.cut_header``) says only that an exception was
+    # caught: the message above it, or a line that states the error, goes before it; a wrapper
+    # elsewhere (a death, a supervisor's restatement) only behind it
+    headers = ([evidence[0]] if header_lead else []) + [e for e in others if _cut_header(e)]
+    # the message its logger printed just above the header (a blank line between at most; a wrapper's
+    # words too: "EngineCore failed to start." is all that is left of the error once the traceback was cut)
+    near = [e for e in others for h in headers[:1] if 0 < h["line"] - e["line"] <= _HEADER_GAP and not _cut_header(e)
+            and not WARNING_WORD.search(str(e["text"])[:200])
+            and (e.get("offer", "error") == "error" or _OFFER_WORD.search(str(e["text"])[:400]))]
+    above = [max(near, key=lambda e: e["line"])] if near else []
+    if above and (headers[0]["line"] - above[0]["line"] > 1) and (inc is None or _printed_between(
+            inc, above[0]["line"], headers[0]["line"])):
+        above = []  # another line was printed between: not the message this traceback came with
+    said = [e for e in above if e.get("role") != "wrapper"]
+    rest = [e for e in others if not _cut_header(e)]
+    stated = [e for e in rest if EXCEPTION_LINE.match(str(e["text"]).strip())
               or catalogue_facts(str(e["text"]).strip()[:400])[0]]
-    proof = (stated or others)[0]
+    named = [e for e in stated if e.get("role") != "wrapper"]
+    if header_lead:
+        if not (said or named or above):
+            return
+        proof = (said or named or above)[0]
+    elif headers:
+        proof = (said or named or above or headers or stated or rest or others)[0]
+    else:
+        proof = (stated or others)[0]
     keep = max(MAX_EVIDENCE, len(evidence))
     if proof in offered_lines:
         offered_lines.remove(proof)
         proof = {"line": proof["line"], "text": proof["text"], "role": "cause"}
     else:
         evidence.remove(proof)
+    for h in headers:
+        if h is not proof:
+            h["role"] = "wrapper"  # behind the error it caught, it only says that one was caught
     evidence.insert(0, proof)
     del evidence[keep:]
 

@@ -395,6 +395,9 @@ def build_event(tb: OpenTraceback, source: str, cut_line: bool = False) -> Event
         "chain": tuple(chain),
         "truncated": truncated,
         "carrier": tb.carrier,
+        # whether it began with its "Traceback (most recent call last):" line: a traceback cut before
+        # its exception line is then proven by that line, what its logger said when it caught it
+        "headed": has_header,
     }
     if orphan:
         data["orphan_source"] = orphan

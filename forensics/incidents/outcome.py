@@ -44,10 +44,17 @@ _NATIVE_FATAL = (r"^Failed: Cuda error \S+:\d+ '|^(?:malloc|free|realloc|malloc_
 # Zero's and SYCL PI's result names, ROCm HSA's status names, Vulkan's results as ggml-vulkan and
 # vulkan-hpp print them ("... error ErrorDeviceLost at FILE:LINE", "vk::Queue::submit: ErrorDeviceLost",
 # "ggml_vulkan: Device memory allocation of size N failed."), and XLA/PJRT's absl status
-# (libtpu's "RESOURCE_EXHAUSTED: ... Ran out of memory in memory space hbm").
+# (libtpu's "RESOURCE_EXHAUSTED: ... Ran out of memory in memory space hbm"); ggml's CUDA backend
+# built for HIP ("ROCm error: invalid device function"), ggml-vulkan's own check of a Vulkan result
+# ("ggml_vulkan: Requested buffer size exceeds device buffer size limit: ErrorOutOfDeviceMemory"),
+# Mesa RADV's amdgpu winsys, which prints only its failures ("radv/amdgpu: Not enough memory for
+# command submission.", "radv/amdgpu: The CS has been cancelled because the context is lost."), and
+# the HIP runtime finding no kernel for the GPU ("No compatible code objects found for: gfx1152").
 _ACCEL_RUNTIME = (r"\bE[A-Z]\d{4}: |\b(?:UR|ZE)_RESULT_ERROR_[A-Z_]+|\bPI_ERROR_[A-Z_]+|\bHSA_STATUS_ERROR_[A-Z_]+|"
                   r"\bggml_vulkan: .{1,300} error Error[A-Z]\w* at |\bggml_vulkan: Device memory allocation of size \d+ failed|"
-                  r"\bvk::\w+::\w+: Error[A-Z]\w*|\bRESOURCE_EXHAUSTED: ")
+                  r"\bvk::\w+::\w+: Error[A-Z]\w*|\bRESOURCE_EXHAUSTED: |\bROCm error: |"
+                  r"\bggml_vulkan: .{1,300}: ErrorOutOf(?:Device|Host)Memory\b|"
+                  r"\bradv/amdgpu: |\bNo compatible code objects found for: ")
 # Error-level wording of loggers the prefix parser does not know (NCCL's WARN
 # macro is its error channel; Rust tracing's " ERROR "; logfmt; compilers;
 # device runtimes). Uppercase words only: "error" in prose is not a level.
@@ -59,7 +66,8 @@ _ERROR_LEVEL = re.compile(
     r"\bptxas \S+, line \d+; error\s*: |: file (?:format )?not recognized: |" + _NATIVE_FATAL)
 RECENT_EVENTS = 32  # >= decision.death.TAIL_LINES + 1
 _ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()",
-               "(): ", "corrupt", "not recognized", "EXHAUSTED", "EL", "EZ", "EI", "EH", "EK", "EJ", "ggml_vulkan")
+               "(): ", "corrupt", "not recognized", "EXHAUSTED", "EL", "EZ", "EI", "EH", "EK", "EJ", "ggml_vulkan",
+               "radv/", "code objects")
 
 # A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
 # that proves a device failure, whatever wrapper reported it afterwards.

@@ -234,3 +234,41 @@ def test_a_start_up_summary_gives_way_to_an_offered_exception_but_not_to_another
     logged = {"line": 12, "text": "[ERROR] 2025-07-30-10:15:05 ERR01100 OPS call acl api failed", "role": "offered",
               "offer": "error"}
     assert evidence_offered.wrapped_first([dict(lead), logged])[0] == lead
+
+
+# -- nineteenth session (fix-cand): a cut traceback's own first line --
+
+def test_a_cut_traceback_whose_logger_only_said_it_caught_an_exception_lists_that_line_first():
+    # SGLang's scheduler logs "Scheduler hit an exception: Traceback ..." and the paste ends in the
+    # frames: the line it began on says that (and which component) failed, the last frame only where;
+    # the supervisor's restatement stays behind both
+    d = _run(["[2026-06-28 13:36:54] Received sigquit from a child process. It usually means the child failed.",
+              "[2026-06-28 13:36:54] kill_process_tree called: parent_pid=39, include_parent=True, pid=39",
+              "[2026-06-28 13:36:54 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+              '  File "/srv/app/managers/scheduler.py", line 4285, in run_scheduler_process',
+              "    scheduler = Scheduler(",
+              '  File "/srv/app/runner/eager_runner.py", line 128, in __init__',
+              "    self.warmup()"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "Scheduler hit an exception: Traceback (most recent call last):"
+    assert d["evidence"][0]["line"] == 3
+    assert d["evidence"][1]["role"] == "last-frame"
+
+
+def test_a_cut_traceback_header_gives_way_to_a_line_that_states_the_error():
+    evidence = [dict(_FRAME), {"line": 3, "text": "Scheduler hit an exception: Traceback (most recent call last):",
+                               "role": "cause"}]
+    offered = [{"line": 2, "text": "RuntimeError: CUDA error: an illegal memory access was encountered",
+                "role": "offered", "offer": "exception"}]
+    evidence_offered.frame_gives_way(evidence, offered)
+    assert [e["line"] for e in evidence] == [2, 14, 3]
+
+
+def test_a_traceback_cut_after_its_header_gives_way_to_the_message_its_logger_printed_before_it():
+    # Python's logger.exception("msg") prints the message, then the traceback; a paste cut right
+    # after the header keeps only the two lines: the message says what failed
+    d = _run(["ERROR 11-22 06:57:51 [connector.py:548] Handshake with c00824be-282f failed",
+              "ERROR 11-22 06:57:51 [connector.py:548] Traceback (most recent call last):"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "Handshake with c00824be-282f failed"
+    assert d["evidence"][1]["role"] == "wrapper"

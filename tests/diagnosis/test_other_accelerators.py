@@ -40,6 +40,16 @@ def _vllm_tb(frames: list[str], exc: list[str]) -> list[str]:
     "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
     "Callback: Queue 0x7f0000000000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29",
     "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.",
+    # ggml's CUDA backend built for HIP (ggml-cuda.cu's CUDA_CHECK prints the backend's name)
+    "ROCm error: invalid device function",
+    # ggml-vulkan's own check of a buffer against the device's limit
+    "ggml_vulkan: Requested buffer size exceeds device buffer size limit: ErrorOutOfDeviceMemory",
+    # Mesa RADV's amdgpu winsys prints only its failures
+    "radv/amdgpu: Not enough memory for command submission.",
+    "radv/amdgpu: The CS has been cancelled because the context is lost. This context is innocent.",
+    # the HIP runtime (clr's hip_fatbin.cpp) finds no kernel built for the GPU
+    ":1:hip_fatbin.cpp           :687 : 1143699 us:  No compatible code objects found for: gfx1152, value of "
+    "HIP_FORCE_SPIRV_CODEOBJECT: 0",
 ])
 def test_a_device_runtimes_own_error_is_an_error_that_proves(line):
     from forensics import parse
@@ -53,6 +63,8 @@ def test_a_device_runtimes_own_error_is_an_error_that_proves(line):
     "INFO MODEL_PATH=/models/m.gguf LEVEL=3",
     "ggml_vulkan: Found 1 Vulkan devices:",
     "INFO 07-01 09:38:58 [tpu.py:100] TPU HBM per chip: 15.48 GiB",
+    "ggml_vulkan: 0 = AMD Radeon RX 6700 XT (RADV NAVI22) (radv) | uma: 0 | fp16: 1 | warp size: 64",
+    "ggml_cuda_init: found 1 ROCm devices:",
 ])
 def test_an_accelerators_ordinary_line_is_no_error(line):
     from forensics import parse

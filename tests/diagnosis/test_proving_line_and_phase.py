@@ -201,3 +201,15 @@ def test_a_loader_restating_that_the_model_did_not_load_gives_way_to_the_reason_
               "main: exiting due to model loading error"])
     assert d["verdict"] == "failed"
     assert d["evidence"][0]["text"].startswith("gguf_init_from_file_impl: invalid magic characters")
+
+
+def test_restatements_printed_one_under_another_give_way_to_the_reason_above_them_all():
+    # llama.cpp's older loader: the reason, then the loader's and its caller's restatements, each
+    # saying only that the model (at a quoted path, or none) did not load
+    d = _run(["llama.cpp: loading model from /srv/models/ggml-model-q4_1.bin",
+              "error loading model: unexpectedly reached end of file",
+              "llama_load_model_from_file: failed to load model",
+              "llama_init_from_gpt_params: error: failed to load model '/srv/models/ggml-model-q4_1.bin'",
+              "main: error: unable to load model"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "error loading model: unexpectedly reached end of file"

@@ -217,3 +217,21 @@ def test_llama_cpp_timestamped_log_lines_carry_their_level():
     assert rest.startswith("warning: failed to mlock") and p.level == "WARNING" and p.app_ts is None
     rest, p = peel_prefix("1.5 GiB free", 2025)
     assert rest == "1.5 GiB free" and p.level is None
+
+
+@pytest.mark.parametrize("text, msg, level", [
+    # a log viewer's or a container UI's export: "STAMP | message", the server's own prefix after the bar
+    ("2026-05-01 21:27:17.857 | (EngineCore pid=188) ERROR 05-01 19:27:17 [core.py:1136] RuntimeError: UVA is not available",
+     "RuntimeError: UVA is not available", "ERROR"),
+    ("2025-03-02 10:00:01 | Traceback (most recent call last):", "Traceback (most recent call last):", None),
+    # loguru's columns keep their level and logger
+    ("2026-01-29 05:21:22.178 | INFO     | __main__:main:334 - EVALUATING MODEL", "__main__:main:334 - EVALUATING MODEL",
+     "INFO"),
+    # a bar inside the message is the message's
+    ("2024-01-01 10:00:00 started | 4 workers", "started | 4 workers", None),
+])
+def test_a_stamps_own_bar_column_is_peeled(text, msg, level):
+    from forensics.events.prefixes import peel_prefix
+
+    got, p = peel_prefix(text, 2026)
+    assert (got, p.level) == (msg, level)
