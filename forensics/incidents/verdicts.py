@@ -210,7 +210,9 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if after_ready and another_programs(inc, ev):
             continue
-        if survived(inc, ev.line) or progressed_after(inc, ev) or reported_by_request(inc, ev):
+        if (survived(inc, ev.line) or progressed_after(inc, ev)) and not ended_a_child(ev):
+            continue
+        if reported_by_request(inc, ev):
             continue
         if ev.level in ("WARNING", "INFO", "DEBUG"):
             continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
@@ -218,6 +220,25 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
+
+
+# Python's multiprocessing runs a child's work in BaseProcess._bootstrap (multiprocessing/process.py):
+# when the target raises, _bootstrap prints the traceback from its own frame down and the child exits
+# with code 1. So a traceback whose outermost frame is that one is a child process's last word (a
+# scheduler, an engine core, a worker): the child is gone, whatever its parent goes on printing (a
+# probe answered 200 by the parent's HTTP server is no sign the child came back). A stop (Ctrl-C) is
+# told apart before this is asked (``a_stop``).
+_CHILD_BOOTSTRAP = ("multiprocessing/process.py", "multiprocessing\\process.py")
+
+
+def ended_a_child(ev: Event) -> bool:
+    """The traceback unwound a multiprocessing child's whole work (its outermost frame is
+    ``_bootstrap``) and ends on an exception: the child process died of it."""
+    chain = ev.data.get("chain") or ()
+    if not chain or not chain[-1].exc_type:
+        return False
+    frames = chain[-1].frames if chain[-1].frames else ev.data.get("frames") or ()
+    return bool(frames) and frames[0].function == "_bootstrap" and (frames[0].file or "").endswith(_CHILD_BOOTSTRAP)
 
 
 # A frame of code installed as a package (the server's, a library's) or of Python's own library
