@@ -202,6 +202,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
         if a_stop(inc, ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                             or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
+        if continues_a_request(inc, ev):
+            continue  # the rest of a request handler's chain, cut before its own exception
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
             continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
         if shows_a_warnings_origin(inc, ev):
@@ -310,6 +312,20 @@ def _cut_before_a_stop(inc: Incident, tb: Event) -> bool:
         return False
     end = tb.end_line or tb.line
     return any(end < other.line <= end + 2 and not other.data.get("frames") and _benign(other)
+               for other, _p, _a in inc.tracebacks)
+
+
+_CHAIN_GAP = 4  # lines: a blank line, "During handling of the above exception ...", a blank line between the two
+
+
+def continues_a_request(inc: Incident, tb: Event) -> bool:
+    """A traceback with no exception of its own (a paste or an excerpt cut it before its exception line)
+    that begins right after a request handler's traceback: Python prints a chained exception ("During
+    handling of the above exception, another exception occurred:") as a second traceback straight after
+    the first, so it is the rest of that request's error, not one of its own."""
+    if tb.data.get("chain"):
+        return False
+    return any(other.line < tb.line and tb.line - (other.end_line or other.line) <= _CHAIN_GAP and request_level(other)
                for other, _p, _a in inc.tracebacks)
 
 

@@ -191,3 +191,24 @@ def test_a_child_process_that_died_is_not_survived_by_its_parents_answers(tmp_pa
     assert verdicts.ended_a_child(inc.tracebacks[0][0])
     # an operator's Ctrl-C of the child is a stop, not its death
     assert _verdict(tmp_path, _CHILD + ["KeyboardInterrupt"] + probes)["verdict"] != "failed"
+
+
+def test_a_chained_traceback_cut_before_its_exception_is_the_rest_of_the_requests_error(tmp_path):
+    asgi = ['INFO:     10.0.0.1:50290 - "POST /v1/completions HTTP/1.1" 200 OK',
+            "ERROR:    Exception in ASGI application",
+            "Traceback (most recent call last):",
+            '  File "/venv/lib/python3.10/site-packages/starlette/responses.py", line 238, in listen_for_disconnect',
+            "    message = await receive()",
+            '  File "/venv/lib/python3.10/site-packages/uvicorn/protocols/http/httptools_impl.py", line 553, in receive',
+            "    await self.message_event.wait()",
+            "ValueError: the client went away", "",
+            "During handling of the above exception, another exception occurred:", "",
+            "Traceback (most recent call last):"]
+    assert _verdict(tmp_path, asgi)["verdict"] != "failed"
+    [inc] = _incidents(tmp_path, asgi)
+    assert verdicts.continues_a_request(inc, inc.tracebacks[-1][0])
+    # after a start-up's own traceback the same cut one is no request's
+    boot = ["Traceback (most recent call last):", '  File "/app/serve.py", line 3, in <module>', "    main()",
+            "RuntimeError: no GPU", "", "During handling of the above exception, another exception occurred:", "",
+            "Traceback (most recent call last):"]
+    assert _verdict(tmp_path, boot)["verdict"] == "failed"
