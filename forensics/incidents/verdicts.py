@@ -202,6 +202,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
         if a_stop(inc, ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                             or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
+        if continues_a_request(inc, ev):
+            continue  # the rest of a request handler's chain, cut before its own exception
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
             continue  # a parent's report that its child stopped (Ctrl-C in the engine): the stop, not a failure
         if shows_a_warnings_origin(inc, ev):
@@ -210,7 +212,9 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if after_ready and another_programs(inc, ev):
             continue
-        if survived(inc, ev.line) or progressed_after(inc, ev) or reported_by_request(inc, ev):
+        if (survived(inc, ev.line) or progressed_after(inc, ev)) and not ended_a_child(ev):
+            continue
+        if reported_by_request(inc, ev):
             continue
         if ev.level in ("WARNING", "INFO", "DEBUG"):
             continue  # logged as a warning (logger.warning(..., exc_info=True)): handled, not fatal
@@ -218,6 +222,25 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue  # a death/wrapper exception (RayActorError, EngineDeadError) after an error: the error decides
         out.append(ev)
     return out
+
+
+# Python's multiprocessing runs a child's work in BaseProcess._bootstrap (multiprocessing/process.py):
+# when the target raises, _bootstrap prints the traceback from its own frame down and the child exits
+# with code 1. So a traceback whose outermost frame is that one is a child process's last word (a
+# scheduler, an engine core, a worker): the child is gone, whatever its parent goes on printing (a
+# probe answered 200 by the parent's HTTP server is no sign the child came back). A stop (Ctrl-C) is
+# told apart before this is asked (``a_stop``).
+_CHILD_BOOTSTRAP = ("multiprocessing/process.py", "multiprocessing\\process.py")
+
+
+def ended_a_child(ev: Event) -> bool:
+    """The traceback unwound a multiprocessing child's whole work (its outermost frame is
+    ``_bootstrap``) and ends on an exception: the child process died of it."""
+    chain = ev.data.get("chain") or ()
+    if not chain or not chain[-1].exc_type:
+        return False
+    frames = chain[-1].frames if chain[-1].frames else ev.data.get("frames") or ()
+    return bool(frames) and frames[0].function == "_bootstrap" and (frames[0].file or "").endswith(_CHILD_BOOTSTRAP)
 
 
 # A frame of code installed as a package (the server's, a library's) or of Python's own library
@@ -289,6 +312,20 @@ def _cut_before_a_stop(inc: Incident, tb: Event) -> bool:
         return False
     end = tb.end_line or tb.line
     return any(end < other.line <= end + 2 and not other.data.get("frames") and _benign(other)
+               for other, _p, _a in inc.tracebacks)
+
+
+_CHAIN_GAP = 4  # lines: a blank line, "During handling of the above exception ...", a blank line between the two
+
+
+def continues_a_request(inc: Incident, tb: Event) -> bool:
+    """A traceback with no exception of its own (a paste or an excerpt cut it before its exception line)
+    that begins right after a request handler's traceback: Python prints a chained exception ("During
+    handling of the above exception, another exception occurred:") as a second traceback straight after
+    the first, so it is the rest of that request's error, not one of its own."""
+    if tb.data.get("chain"):
+        return False
+    return any(other.line < tb.line and tb.line - (other.end_line or other.line) <= _CHAIN_GAP and request_level(other)
                for other, _p, _a in inc.tracebacks)
 
 

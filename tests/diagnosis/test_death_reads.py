@@ -156,3 +156,59 @@ def test_a_stack_printed_to_show_where_a_warning_came_from_is_no_fatal_traceback
     # the same frames ending in an exception of their own are the exception's, warning after it or not
     raised = banner + ["ImportError: numpy.core.multiarray failed to import", warn] + goes_on[:1]
     assert _verdict(tmp_path, raised)["verdict"] == "failed"
+
+
+def test_a_dead_engines_exception_just_before_the_failing_answer_is_not_that_requests_own(tmp_path):
+    # an excerpt that starts inside the handler's traceback: the 500 right after it is the dead engine's,
+    # and the API server then shuts itself down (vLLM's front end once EngineCore is gone)
+    tb = ["(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72] Traceback (most recent call last):",
+          '(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72]   File "/usr/local/lib/python3.12/site-packages/vllm/entrypoints/openai/chat_completion/serving.py", line 225, in render_chat_request',
+          "(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72]     raise self.engine_client.dead_error",
+          "(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
+          '(APIServer pid=1) INFO:     10.1.6.81:16983 - "POST /v1/messages HTTP/1.1" 500 Internal Server Error',
+          "(APIServer pid=1) INFO:     Shutting down"]
+    res = _verdict(tmp_path, tb)
+    assert res["verdict"] == "failed" and "EngineDeadError" in res["evidence"][0]["text"]
+    # one request's own error there is that request's, as before
+    bad = tb[:3] + ["(APIServer pid=1) ERROR 05-12 01:48:42 [api_router.py:72] ValueError: max_tokens must be at least 1, got 0."] + tb[4:]
+    assert _verdict(tmp_path, bad)["verdict"] != "failed"
+
+
+_CHILD = ["Traceback (most recent call last):",
+          '  File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
+          "    self.run()",
+          '  File "/usr/lib/python3.12/multiprocessing/process.py", line 108, in run',
+          "    self._target(*self._args, **self._kwargs)",
+          '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 334, in run_scheduler_process',
+          "    scheduler.event_loop()"]
+
+
+def test_a_child_process_that_died_is_not_survived_by_its_parents_answers(tmp_path):
+    probes = ['[2026-01-28 08:52:46] INFO:     172.31.0.80:50570 - "GET /health HTTP/1.1" 200 OK'] * 3
+    res = _verdict(tmp_path, _CHILD + ["RuntimeError: Scheduler terminated after 3 consecutive errors."] + probes)
+    assert res["verdict"] == "failed" and res["evidence"][0]["text"].startswith("RuntimeError: Scheduler terminated")
+    [inc] = _incidents(tmp_path, _CHILD + ["RuntimeError: boom"] + probes)
+    assert verdicts.ended_a_child(inc.tracebacks[0][0])
+    # an operator's Ctrl-C of the child is a stop, not its death
+    assert _verdict(tmp_path, _CHILD + ["KeyboardInterrupt"] + probes)["verdict"] != "failed"
+
+
+def test_a_chained_traceback_cut_before_its_exception_is_the_rest_of_the_requests_error(tmp_path):
+    asgi = ['INFO:     10.0.0.1:50290 - "POST /v1/completions HTTP/1.1" 200 OK',
+            "ERROR:    Exception in ASGI application",
+            "Traceback (most recent call last):",
+            '  File "/venv/lib/python3.10/site-packages/starlette/responses.py", line 238, in listen_for_disconnect',
+            "    message = await receive()",
+            '  File "/venv/lib/python3.10/site-packages/uvicorn/protocols/http/httptools_impl.py", line 553, in receive',
+            "    await self.message_event.wait()",
+            "ValueError: the client went away", "",
+            "During handling of the above exception, another exception occurred:", "",
+            "Traceback (most recent call last):"]
+    assert _verdict(tmp_path, asgi)["verdict"] != "failed"
+    [inc] = _incidents(tmp_path, asgi)
+    assert verdicts.continues_a_request(inc, inc.tracebacks[-1][0])
+    # after a start-up's own traceback the same cut one is no request's
+    boot = ["Traceback (most recent call last):", '  File "/app/serve.py", line 3, in <module>', "    main()",
+            "RuntimeError: no GPU", "", "During handling of the above exception, another exception occurred:", "",
+            "Traceback (most recent call last):"]
+    assert _verdict(tmp_path, boot)["verdict"] == "failed"

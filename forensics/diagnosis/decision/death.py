@@ -350,6 +350,10 @@ def answers_failing_since(inc: Any) -> Any:
             # After readiness only an error-level line (its level, its logger's error wording): a line that
             # merely uses an alarm word there is a request's or a bystander's. Before it, the start-up's own.
             continue
+        if ev.kind == kinds.TRACEBACK and names_a_death(ev):
+            # A request handler raising a dead engine's exception (EngineDeadError) reports the engine gone,
+            # not one bad request: every request after it fails the same way (the 5xx that follows).
+            return ev if ev.line > inc.last_ok_line else None
         if verdicts.request_level(ev) or verdicts.asgi_report_before(inc, ev.line) or _stop_exception(ev.text):
             return None  # the last error is one request's: the server went on after it
         if ev.kind == kinds.TRACEBACK and (ev.end_line or ev.line) >= last[0] - _OWN_REQUEST_GAP:
