@@ -78,11 +78,16 @@ def test_the_strongest_candidate_under_the_bar_is_listed_from_the_floor(monkeypa
     from forensics import classify_text
     from forensics.diagnosis.early_warnings import linking
 
+    # (bars over the warning's score, whatever ships: the floor is what this test is about)
+    monkeypatch.setattr(linking, "LIST_THRESHOLD", 1.7)
+    monkeypatch.setattr(linking, "WARNED_BAR", 1.7)
     got = classify_text(GLOO_HANG)["early_warnings"]
     assert [w["line"] for w in got] == [2]
     assert linking.BEST_FLOOR <= got[0]["score"] < linking.LIST_THRESHOLD
     monkeypatch.setattr(linking, "BEST_FLOOR", 99.0)
     assert warnings_of(GLOO_HANG) == []
+    monkeypatch.setattr(linking, "WARNED_BAR", 1.0)  # a line printed as a warning, listed from the warned bar
+    assert warnings_of(GLOO_HANG) == [2]
     got = classify_text(GLOO_NOT_CONNECTED)["early_warnings"]
     assert [w["line"] for w in got] == [2] and got[0]["score"] >= linking.LIST_THRESHOLD
     assert "peer-not-connected" in got[0]["why"]
@@ -94,3 +99,16 @@ def test_a_line_that_heads_the_failures_report_is_not_listed_from_the_floor(monk
     assert warnings_of(HEADED_FAILURE) == []
     monkeypatch.setattr(linking, "_heads_what_follows", lambda text: False)
     assert warnings_of(HEADED_FAILURE) == [2]  # (it scores above the floor: the colon is what keeps it out)
+
+
+def test_the_warned_bar_lists_only_lines_printed_at_a_warning_level() -> None:
+    """Two candidates of one score under the bar: the one its program printed as a warning is listed
+    from the warned bar, the INFO progress line is not; a line that heads the failure's report is not
+    listed from it either."""
+    from forensics.diagnosis.early_warnings import linking
+
+    scored = {3: {"line": 3, "text": "Load weight end. avail mem=60.10 GB", "score": 0.5, "count": 1, "_level": None},
+              5: {"line": 5, "text": "rank 1 could not reach rank 0", "score": 0.5, "count": 1, "_level": "WARNING"},
+              7: {"line": 7, "text": "request failed (bs=1):", "score": 0.5, "count": 1, "_level": "ERROR"}}
+    assert [w["line"] for w in linking._rank(scored, None, 1.2, 99.0, 0.0)] == [5]
+    assert linking._rank(scored, None, 1.2, 99.0, 1.2) == []

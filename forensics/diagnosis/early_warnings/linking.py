@@ -11,7 +11,7 @@ from forensics.diagnosis.early_warnings.candidates import (
 from forensics.diagnosis.early_warnings.context import matching
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
-    BEST_FLOOR, FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, Failure, _shared, failure_context, score_candidate)
+    BEST_FLOOR, FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, WARNED_BAR, WARNED_LEVELS, Failure, _shared, failure_context, score_candidate)
 from forensics.diagnosis.early_warnings.subjects import subjects
 from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, UNNAMED_ARCH_FAILURE, _lazy
 from forensics.events import types as kinds
@@ -335,13 +335,15 @@ def _few_bonus(scored: dict[int, dict[str, Any]]) -> None:
 
 
 def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None, bar: float | None = None,
-          floor: float | None = None) -> list[dict[str, Any]]:
+          floor: float | None = None, warned: float | None = None) -> list[dict[str, Any]]:
     """The strongest ~3, one per message template (the strongest alone from ``BEST_FLOOR`` where none
-    is at the bar); more only when strong. With ``learned_bar`` the learned listing decides
-    (``learned_p`` at or above it). ``bar`` and ``floor``: hand-set ones to try instead of the
-    shipped pair (``forensics.lab.ew_bar`` chooses them)."""
+    is at the bar; a line its program printed as a warning, an error or a traceback it went on after
+    from ``WARNED_BAR``); more only when strong. With ``learned_bar`` the learned listing decides
+    (``learned_p`` at or above it). ``bar``, ``floor`` and ``warned``: hand-set ones to try instead
+    of the shipped ones (``forensics.lab.ew_bar`` chooses them)."""
     bar = LIST_THRESHOLD if bar is None else bar
     floor = BEST_FLOOR if floor is None else floor
+    warned = WARNED_BAR if warned is None else warned
     ranked = []
     by_template: dict[str, dict[str, Any]] = {}
     order = (lambda w: (-w["learned_p"], w["line"])) if learned_bar is not None else (lambda w: (-w["score"], w["line"]))
@@ -355,7 +357,8 @@ def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None, b
     if learned_bar is not None:
         out = [w for w in ranked if w["learned_p"] >= learned_bar][:MAX_LISTED]
     else:
-        out = [w for w in ranked if w["score"] >= bar][:MAX_LISTED]
+        out = [w for w in ranked if (w["score"] >= bar or w["score"] >= warned and w.get("_level") in WARNED_LEVELS)
+               and (w["score"] >= STRONG or not _heads_what_follows(w["text"]))][:MAX_LISTED]
         if not out and ranked and ranked[0]["score"] >= floor and not _heads_what_follows(ranked[0]["text"]):
             out = ranked[:1]  # the strongest of a failure with none at the bar
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
@@ -367,8 +370,9 @@ def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None, b
 
 def _heads_what_follows(text: str) -> bool:
     """A line that ends in a colon heads the lines after it ("request failed (bs=1):", "Process 0
-    terminated with the following error:"): the failure's own report begins there, no warning to
-    read alone."""
+    terminated with the following error:", Python's "The above exception was the direct cause of the
+    following exception:"): the failure's own report begins there, no warning to read alone (listed
+    only when strong: a precursor names it)."""
     return text.rstrip().endswith(":")
 
 

@@ -21,7 +21,7 @@ KIND_WORD = {"addr": "address", "port": "port", "num": "number", "pkg": "package
              "arch": "GPU architecture", "model": "model type", "qty": "quantity", "dev": "GPU", "count": "count",
              "quant": "quantisation", "backend": "backend", "coll": "collective", "envfam": "settings",
              "fam": "subsystem", "ident": "identifier"}
-LIST_THRESHOLD = 1.7
+LIST_THRESHOLD = 1.2
 # A failure with no candidate at the bar still lists its strongest one from BEST_FLOOR: a person reads
 # one line more, and issue 28 allows three a failure. Chosen on family-held-out folds of the public
 # corpus (forensics.lab.ew_bar: the bar and this floor that find the most labelled warnings of the
@@ -38,6 +38,18 @@ BEST_FLOOR = 1.0
 # third kept aside 66 of 92 unchanged (no pair of the grid finds more there; 0.53 -> 0.78 lines). It
 # lists lines the seeds' pinned answers do not (an INFO weight-load line at 1.0 and 0.74): the pairs
 # that keep the seeds exact (bar >= 1.2, floor >= 0.8) find 70 of 108 held out: nothing gained.
+# A line its own program printed at a warning or error level (or a traceback it went on after) is a
+# warning by its author's word; an INFO progress line ("Load weight end", a KV-cache size) is one only
+# by what linking reads into it. The first may be listed from a lower bar than the second.
+WARNED_LEVELS = frozenset({"WARNING", "ERROR", "TRACEBACK"})
+WARNED_BAR = 0.0
+# Nineteenth session (ew19): the bar, the floor and this warned bar chosen together on family-held-out
+# folds of the public corpus (forensics.lab.ew_bar, now over triples), among the triples that keep the
+# seeds' pinned answers (seed 1 lists INFO weight-load lines at 1.0 and seed 2 its strongest, an INFO
+# line, at 0.78 and a FutureWarning at -0.42: bar > 1.0, floor > 0.78, warned > -0.42). For every
+# budget from 0.7 to 3.0 lines a failure the folds choose (1.2, 1.0, 0.0) on all families: 154 -> 162
+# of 231 labelled warnings listed (0.48 -> 0.70 lines a failure); each family scored by the triple
+# chosen without it, 159 (0.68 a failure). Without the warned bar the same folds find 158 (0.63).
 MEMORY_LABELS = frozenset({"gpu.out-of-memory", "host.out-of-memory"})
 STRONG = 5.0
 MAX_LISTED = 3
