@@ -223,7 +223,7 @@ _FRAME_TEXT = re.compile(r'^\s*File "|^\s*at |^\s*#\d+ ')
 _HEADER_GAP = 2  # a logger's message is printed right above the traceback's header (a paste may add a blank line)
 
 
-def _cut_header(e: dict[str, Any]) -> bool:
+def _is_cut_header(e: dict[str, Any]) -> bool:
     """A cut traceback's own first line, as ``evidence.cut_header`` lists it."""
     return e.get("role") == "cause" and str(e["text"]).endswith(TB_HEADER)
 
@@ -249,7 +249,7 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     to that message, or to a line that states an error, too: it only says that one was caught."""
     if not evidence:
         return
-    header_lead = _cut_header(evidence[0])
+    header_lead = _is_cut_header(evidence[0])
     if evidence[0].get("role") not in _FRAMES and not header_lead:
         return
     from forensics.diagnosis.decision.evidence_rank import catalogue_facts
@@ -261,10 +261,10 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     # a cut traceback's own first line (``evidence.cut_header``) says only that an exception was
     # caught: the message above it, or a line that states the error, goes before it; a wrapper
     # elsewhere (a death, a supervisor's restatement) only behind it
-    headers = ([evidence[0]] if header_lead else []) + [e for e in others if _cut_header(e)]
+    headers = ([evidence[0]] if header_lead else []) + [e for e in others if _is_cut_header(e)]
     # the message its logger printed just above the header (a blank line between at most; a wrapper's
     # words too: "EngineCore failed to start." is all that is left of the error once the traceback was cut)
-    near = [e for e in others for h in headers[:1] if 0 < h["line"] - e["line"] <= _HEADER_GAP and not _cut_header(e)
+    near = [e for e in others for h in headers[:1] if 0 < h["line"] - e["line"] <= _HEADER_GAP and not _is_cut_header(e)
             and not WARNING_WORD.search(str(e["text"])[:200])
             and (e.get("offer", "error") == "error" or _OFFER_WORD.search(str(e["text"])[:400]))]
     above = [max(near, key=lambda e: e["line"])] if near else []
@@ -272,7 +272,7 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
             inc, above[0]["line"], headers[0]["line"])):
         above = []  # another line was printed between: not the message this traceback came with
     said = [e for e in above if e.get("role") != "wrapper"]
-    rest = [e for e in others if not _cut_header(e)]
+    rest = [e for e in others if not _is_cut_header(e)]
     stated = [e for e in rest if EXCEPTION_LINE.match(str(e["text"]).strip())
               or catalogue_facts(str(e["text"]).strip()[:400])[0]]
     named = [e for e in stated if e.get("role") != "wrapper"]
