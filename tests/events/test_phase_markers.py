@@ -70,10 +70,13 @@ _HOSTILE_MARKER_LINES = [
     "print_info: a" + " " * 100_000,  # a name run and the padding before " =" share the space
     "a-" * 50_000 + "x-server: listening on ftp",  # a dashed name tried from every word boundary
     "x-server: listening on ftp " + "a." * 50_000,
+    "status=200 " * 9_000 + "method=POST",  # an access log's fields, each gap scanned to the line's end
+    "method=POST route=/chat " * 400,  # ... a start for each POST, a second scan for each route
 ]
 
 
-@pytest.mark.parametrize("line", _HOSTILE_MARKER_LINES, ids=["print-info-spaces", "dashed-name", "dotted-tail"])
+@pytest.mark.parametrize("line", _HOSTILE_MARKER_LINES,
+                         ids=["print-info-spaces", "dashed-name", "dotted-tail", "status-fields", "post-route-pairs"])
 def test_marker_regexes_are_linear_on_hostile_lines_without_re2(line, monkeypatch):
     import time
 
