@@ -144,15 +144,23 @@ def carried_message(tb: Event) -> str | None:
     return carrier.rstrip(" ,;-")
 
 
+def _kept_events(inc: Incident, hits: list[int] | None = None) -> tuple[Event, ...]:
+    """The events the lifetime kept: its last lines, its error and alarm lines, and the lines before
+    each signature hit (each hit at a line of ``hits``, or every hit)."""
+    st = inc.outcome
+    if st is None:
+        return ()
+    before = (ev for hit, evs in st.before if hits is None or hit.line in hits for ev in evs)
+    return (*st.recent, *st.errors, *inc.error_lines, *before)
+
+
 def _near(inc: Incident, anchors: list[int]) -> list[Event]:
     """Events the lifetime kept (its last lines, its error and alarm lines, the lines before each
     signature hit) within the window of a listed line, nearest first."""
-    st = inc.outcome
-    if st is None:
+    if inc.outcome is None:
         return []
     seen: dict[int, Event] = {}
-    kept = [ev for hit, before in st.before if hit.line in anchors for ev in before]
-    for ev in (*st.recent, *st.errors, *inc.error_lines, *kept):
+    for ev in _kept_events(inc, anchors):
         if ev.kind in (kinds.TRACEBACK, kinds.PHASE_MARKER) or ev.line in seen:
             continue
         if any(a - OFFER_BEFORE <= ev.line <= a + OFFER_AFTER and ev.line != a for a in anchors):
@@ -230,11 +238,9 @@ def _is_cut_header(e: dict[str, Any]) -> bool:
 
 def _printed_between(inc: Incident | None, lo: int, hi: int) -> bool:
     """Whether the lifetime kept a line printed strictly between ``lo`` and ``hi`` (a blank line is none)."""
-    st = inc.outcome if inc is not None else None
-    if st is None:
+    if inc is None:
         return False
-    evs = (*st.recent, *st.errors, *inc.error_lines, *(ev for _hit, before in st.before for ev in before))  # type: ignore[union-attr]
-    return any(lo < ev.line < hi and ev.text.strip() for ev in evs)
+    return any(lo < ev.line < hi and ev.text.strip() for ev in _kept_events(inc))
 
 
 def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]],
