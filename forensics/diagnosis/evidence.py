@@ -136,9 +136,12 @@ def cut_header(tb: Event) -> str:
 
 def _carries_message(tb: Event) -> bool:
     """Whether the logger's words before the header say something of their own ("Error starting worker:
-    model m start failed, Traceback ..."): ``evidence_offered.carried_message`` offers them."""
-    carrier = str(tb.data.get("carrier") or "").strip()
-    return bool(carrier) and not carrier.endswith(":")
+    model m start failed, Traceback ..."): ``evidence_offered.carried_message`` offers them. Its own
+    test, not a copy of it: words it does not offer ("Worker 3 stopped Traceback ...") are listed
+    with the header instead of being dropped by both."""
+    from forensics.diagnosis.evidence_offered import carried_message  # (it imports this module)
+
+    return carried_message(tb) is not None
 
 
 def _is_warning(h: Hit) -> bool:

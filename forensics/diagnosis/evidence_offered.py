@@ -144,15 +144,23 @@ def carried_message(tb: Event) -> str | None:
     return carrier.rstrip(" ,;-")
 
 
+def _kept_events(inc: Incident, hits: list[int] | None = None) -> tuple[Event, ...]:
+    """The events the lifetime kept: its last lines, its error and alarm lines, and the lines before
+    each signature hit (each hit at a line of ``hits``, or every hit)."""
+    st = inc.outcome
+    if st is None:
+        return ()
+    before = (ev for hit, evs in st.before if hits is None or hit.line in hits for ev in evs)
+    return (*st.recent, *st.errors, *inc.error_lines, *before)
+
+
 def _near(inc: Incident, anchors: list[int]) -> list[Event]:
     """Events the lifetime kept (its last lines, its error and alarm lines, the lines before each
     signature hit) within the window of a listed line, nearest first."""
-    st = inc.outcome
-    if st is None:
+    if inc.outcome is None:
         return []
     seen: dict[int, Event] = {}
-    kept = [ev for hit, before in st.before if hit.line in anchors for ev in before]
-    for ev in (*st.recent, *st.errors, *inc.error_lines, *kept):
+    for ev in _kept_events(inc, anchors):
         if ev.kind in (kinds.TRACEBACK, kinds.PHASE_MARKER) or ev.line in seen:
             continue
         if any(a - OFFER_BEFORE <= ev.line <= a + OFFER_AFTER and ev.line != a for a in anchors):
@@ -223,18 +231,16 @@ _FRAME_TEXT = re.compile(r'^\s*File "|^\s*at |^\s*#\d+ ')
 _HEADER_GAP = 2  # a logger's message is printed right above the traceback's header (a paste may add a blank line)
 
 
-def _cut_header(e: dict[str, Any]) -> bool:
+def _is_cut_header(e: dict[str, Any]) -> bool:
     """A cut traceback's own first line, as ``evidence.cut_header`` lists it."""
     return e.get("role") == "cause" and str(e["text"]).endswith(TB_HEADER)
 
 
 def _printed_between(inc: Incident | None, lo: int, hi: int) -> bool:
     """Whether the lifetime kept a line printed strictly between ``lo`` and ``hi`` (a blank line is none)."""
-    st = inc.outcome if inc is not None else None
-    if st is None:
+    if inc is None:
         return False
-    evs = (*st.recent, *st.errors, *inc.error_lines, *(ev for _hit, before in st.before for ev in before))  # type: ignore[union-attr]
-    return any(lo < ev.line < hi and ev.text.strip() for ev in evs)
+    return any(lo < ev.line < hi and ev.text.strip() for ev in _kept_events(inc))
 
 
 def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]],
@@ -249,7 +255,7 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     to that message, or to a line that states an error, too: it only says that one was caught."""
     if not evidence:
         return
-    header_lead = _cut_header(evidence[0])
+    header_lead = _is_cut_header(evidence[0])
     if evidence[0].get("role") not in _FRAMES and not header_lead:
         return
     from forensics.diagnosis.decision.evidence_rank import catalogue_facts
@@ -261,10 +267,10 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     # a cut traceback's own first line (``evidence.cut_header``) says only that an exception was
     # caught: the message above it, or a line that states the error, goes before it; a wrapper
     # elsewhere (a death, a supervisor's restatement) only behind it
-    headers = ([evidence[0]] if header_lead else []) + [e for e in others if _cut_header(e)]
+    headers = ([evidence[0]] if header_lead else []) + [e for e in others if _is_cut_header(e)]
     # the message its logger printed just above the header (a blank line between at most; a wrapper's
     # words too: "EngineCore failed to start." is all that is left of the error once the traceback was cut)
-    near = [e for e in others for h in headers[:1] if 0 < h["line"] - e["line"] <= _HEADER_GAP and not _cut_header(e)
+    near = [e for e in others for h in headers[:1] if 0 < h["line"] - e["line"] <= _HEADER_GAP and not _is_cut_header(e)
             and not WARNING_WORD.search(str(e["text"])[:200])
             and (e.get("offer", "error") == "error" or _OFFER_WORD.search(str(e["text"])[:400]))]
     above = [max(near, key=lambda e: e["line"])] if near else []
@@ -272,7 +278,7 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
             inc, above[0]["line"], headers[0]["line"])):
         above = []  # another line was printed between: not the message this traceback came with
     said = [e for e in above if e.get("role") != "wrapper"]
-    rest = [e for e in others if not _cut_header(e)]
+    rest = [e for e in others if not _is_cut_header(e)]
     stated = [e for e in rest if EXCEPTION_LINE.match(str(e["text"]).strip())
               or catalogue_facts(str(e["text"]).strip()[:400])[0]]
     named = [e for e in stated if e.get("role") != "wrapper"]

@@ -66,9 +66,10 @@ FORWARD_RAN = re.compile(r"\b\w*(?:compute_forward|graph_compute)\w*\b")
 # runner terminated", DeepSpeed-MII's "server crashed for some reason, unable to proceed", GPUStack's
 # "Timeout waiting for model instance to be initializing"): what such a child does before it is up
 # is load its model. A prior, read after the label (the words are not the step itself: the child may
-# have died of its arguments), only where nothing else in the excerpt says where.
+# have died of its arguments), only where nothing else in the excerpt says where. (The server's name
+# is bounded: an unbounded run tried from every word boundary of a long dashed line is quadratic.)
 CHILD_DIED_STARTING = re.compile(
-    r"\b[\w.-]+-server (?:failed to start within timeout|process has terminated with exit code)\b|"
+    r"\b[\w.-]{1,80}-server (?:failed to start within timeout|process has terminated with exit code)\b|"
     r"\bllama runner exited with error\b|msg=\"llama runner terminated\"|"
     r"\bserver crashed for some reason, unable to proceed\b|\bTimeout waiting for model instance to be initializing\b")
 

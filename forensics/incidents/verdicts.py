@@ -12,6 +12,7 @@ import re
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
+from forensics.events.tracebacks import CAUSE_TEXT, CONTEXT_TEXT
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident, proc_key
 
@@ -326,7 +327,24 @@ def continues_a_request(inc: Incident, tb: Event) -> bool:
     if tb.data.get("chain"):
         return False
     return any(other.line < tb.line and tb.line - (other.end_line or other.line) <= _CHAIN_GAP and request_level(other)
-               for other, _p, _a in inc.tracebacks)
+               and _chain_line_between(inc, other, tb) for other, _p, _a in inc.tracebacks)
+
+
+_CHAIN_LINES = (CAUSE_TEXT[:30], CONTEXT_TEXT[:30])
+
+
+def _chain_line_between(inc: Incident, first: Event, then: Event) -> bool:
+    """Whether Python's chain line ("During handling of the above exception ...", "The above exception
+    was the direct cause ...") was printed between two tracebacks: Python prints none without it, so a
+    traceback right after another with none between is a report of its own (an engine loop's, cut by
+    the log's end), not the rest of the first. Where the lines between are no longer kept (``recent``
+    holds the last events only), the chain is assumed, as before."""
+    st = inc.outcome
+    recent = st.recent if st is not None else ()
+    if not any(e is first for e in recent):
+        return True
+    lo = first.end_line or first.line
+    return any(lo < e.line < then.line and any(c in e.text[:200] for c in _CHAIN_LINES) for e in recent)
 
 
 def echoes_a_stop(inc: Incident, line: int) -> bool:

@@ -212,3 +212,24 @@ def test_a_chained_traceback_cut_before_its_exception_is_the_rest_of_the_request
             "RuntimeError: no GPU", "", "During handling of the above exception, another exception occurred:", "",
             "Traceback (most recent call last):"]
     assert _verdict(tmp_path, boot)["verdict"] == "failed"
+
+
+def test_a_cut_traceback_after_a_requests_with_no_chain_line_between_is_its_own(tmp_path):
+    """Python prints "During handling ..." (or "The above exception ...") between chained tracebacks: a
+    traceback right after a request's with none between is another report (here the engine loop's, the
+    log cut while it was printed), not the rest of the request's."""
+    request = ['INFO:     10.0.0.1:50290 - "POST /v1/completions HTTP/1.1" 200 OK',
+               "ERROR:    Exception in ASGI application",
+               "Traceback (most recent call last):",
+               '  File "/venv/lib/python3.10/site-packages/starlette/responses.py", line 238, in listen_for_disconnect',
+               "    message = await receive()",
+               "ValueError: the client went away"]
+    engine = ["Traceback (most recent call last):",
+              '  File "/venv/lib/python3.10/site-packages/vllm/engine/async_llm_engine.py", line 800, in run_engine_loop',
+              "    done, _ = await asyncio.wait("]
+    for between in ([], [""]):
+        assert _verdict(tmp_path, request + between + engine)["verdict"] == "failed", between
+        [inc] = _incidents(tmp_path, request + between + engine)
+        assert not verdicts.continues_a_request(inc, inc.tracebacks[-1][0])
+    chained = request + ["", "During handling of the above exception, another exception occurred:", ""] + engine
+    assert _verdict(tmp_path, chained)["verdict"] != "failed"

@@ -213,3 +213,13 @@ def test_restatements_printed_one_under_another_give_way_to_the_reason_above_the
               "main: error: unable to load model"])
     assert d["verdict"] == "failed"
     assert d["evidence"][0]["text"] == "error loading model: unexpectedly reached end of file"
+
+
+def test_a_cut_tracebacks_first_line_is_listed_whatever_words_its_logger_put_before_the_header():
+    # words that name no error ("Worker 3 stopped") are not offered as a carried message
+    # (evidence_offered.carried_message): the line is then listed as the traceback's first line,
+    # not dropped by both, which left only the frame
+    d = _run(["INFO start", "[2026-03-14 09:00:12 TP0] Worker 3 stopped Traceback (most recent call last):",
+              '  File "/opt/app/scheduler.py", line 3, in run', "    do()"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["line"] == 2 and d["evidence"][0]["text"].startswith("Worker 3 stopped Traceback")

@@ -61,3 +61,26 @@ def test_logger_bound_markers_need_their_logger(text, logger):
 def test_lines_that_are_no_marker(line):
     evs = [e for e in parse([line]) if e.text.strip()]
     assert not evs or evs[0].kind != "phase_marker", (line, evs[0].data)
+
+
+# Lines a hostile or broken writer sends, each aimed at a marker regex's worst case under ``re`` (the
+# path taken without RE2): a long run of the characters a greedy run and the part after it both
+# accept, with the marker's trigger present and the rest failing. Linear regexes take milliseconds.
+_HOSTILE_MARKER_LINES = [
+    "print_info: a" + " " * 100_000,  # a name run and the padding before " =" share the space
+    "a-" * 50_000 + "x-server: listening on ftp",  # a dashed name tried from every word boundary
+    "x-server: listening on ftp " + "a." * 50_000,
+    "status=200 " * 9_000 + "method=POST",  # an access log's fields, each gap scanned to the line's end
+    "method=POST route=/chat " * 400,  # ... a start for each POST, a second scan for each route
+]
+
+
+@pytest.mark.parametrize("line", _HOSTILE_MARKER_LINES,
+                         ids=["print-info-spaces", "dashed-name", "dotted-tail", "status-fields", "post-route-pairs"])
+def test_marker_regexes_are_linear_on_hostile_lines_without_re2(line, monkeypatch):
+    import time
+
+    monkeypatch.setattr(phases, "_SET_MATCH", None)
+    t = time.perf_counter()
+    phases.match_marker(line, None)
+    assert time.perf_counter() - t < 1.0
