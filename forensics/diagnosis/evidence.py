@@ -134,13 +134,28 @@ def cut_header(tb: Event) -> str:
     return f"{carrier} {TB_HEADER}" if carrier else TB_HEADER
 
 
+# Words that make a line worth offering beside the evidence: it says something went wrong.
+OFFER_WORD = re.compile(r"(?i)\berror\b|\bfatal\b|\bfail(?:ed|ure)?\b|\bnot found\b|\bcannot\b|\bcan't\b|"
+                        r"\bunable\b|\bcould ?n[o']t\b|\brefus\w*|\bdenied\b|\binvalid\b|\bout of (?:memory|range|bounds)\b|"
+                        r"\bbeyond bounds\b|\bnot (?:supported|compatible|available)\b|\bexception\b|\bpanic\b")
+
+
+def carried_message(tb: Event) -> str | None:
+    """The message a logger printed before "Traceback (most recent call last):" on one line
+    (Python's logging with the exception formatted inline: "ERROR Error starting worker: model m
+    start failed, Traceback ..."), which the traceback's parser folded into its header. Not one
+    that ends where the traceback begins ("Scheduler hit an exception:"): that one names nothing."""
+    carrier = str(tb.data.get("carrier") or "").strip()
+    if not carrier or carrier.endswith(":") or not OFFER_WORD.search(carrier[:400]):
+        return None
+    return carrier.rstrip(" ,;-")
+
+
 def _carries_message(tb: Event) -> bool:
     """Whether the logger's words before the header say something of their own ("Error starting worker:
-    model m start failed, Traceback ..."): ``evidence_offered.carried_message`` offers them. Its own
+    model m start failed, Traceback ..."): ``carried_message`` (which ``evidence_offered`` offers). Its own
     test, not a copy of it: words it does not offer ("Worker 3 stopped Traceback ...") are listed
     with the header instead of being dropped by both."""
-    from forensics.diagnosis.evidence_offered import carried_message  # (it imports this module)
-
     return carried_message(tb) is not None
 
 

@@ -23,7 +23,8 @@ from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
-from forensics.diagnosis.evidence import EXCEPTION_LINE, MAX_EVIDENCE, POINTS_ABOVE, TB_HEADER, WARNING_WORD, clip_message
+from forensics.diagnosis.evidence import (EXCEPTION_LINE, MAX_EVIDENCE, OFFER_WORD, POINTS_ABOVE, TB_HEADER, WARNING_WORD,
+                                          carried_message, clip_message)
 
 OFFER_BEFORE = 6  # lines before a listed line searched (the error a restatement follows)
 OFFER_AFTER = 4  # lines after it (a message's continuation lines)
@@ -31,9 +32,6 @@ MAX_OFFERED = 8
 # Python's words between the tracebacks of a chain: they join two errors and name none
 _CHAIN_WORDS = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 _CHAIN_GAP = 8  # lines between one traceback's end and the next's start that still chain them
-_OFFER_WORD = re.compile(r"(?i)\berror\b|\bfatal\b|\bfail(?:ed|ure)?\b|\bnot found\b|\bcannot\b|\bcan't\b|"
-                         r"\bunable\b|\bcould ?n[o']t\b|\brefus\w*|\bdenied\b|\binvalid\b|\bout of (?:memory|range|bounds)\b|"
-                         r"\bbeyond bounds\b|\bnot (?:supported|compatible|available)\b|\bexception\b|\bpanic\b")
 
 
 def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: list[Event]) -> list[dict[str, Any]]:
@@ -69,9 +67,9 @@ def offered(inc: Incident | None, evidence: list[dict[str, Any]], fatal_tbs: lis
     for ev in _near(inc, anchors):
         if outcome.is_error(ev):
             offer(ev.line, ev.text, "error")
-        elif ev.level in ("INFO", "DEBUG", "WARNING") and _OFFER_WORD.search(ev.text[:400]):
+        elif ev.level in ("INFO", "DEBUG", "WARNING") and OFFER_WORD.search(ev.text[:400]):
             offer(ev.line, ev.text, "quiet")
-        elif ev.level is None and _OFFER_WORD.search(ev.text[:400]):
+        elif ev.level is None and OFFER_WORD.search(ev.text[:400]):
             offer(ev.line, ev.text, "worded")
     del out[MAX_OFFERED - 3:]  # the nearest lines, and room for a chain's next exceptions
     run, others = _chained(inc, anchors, fatal_tbs)
@@ -131,17 +129,6 @@ def known_errors(inc: Incident, anchors: list[int], listed: set) -> list[tuple[i
             listed.add(line)
             out.append((line, text))
     return out
-
-
-def carried_message(tb: Event) -> str | None:
-    """The message a logger printed before "Traceback (most recent call last):" on one line
-    (Python's logging with the exception formatted inline: "ERROR Error starting worker: model m
-    start failed, Traceback ..."), which the traceback's parser folded into its header. Not one
-    that ends where the traceback begins ("Scheduler hit an exception:"): that one names nothing."""
-    carrier = str(tb.data.get("carrier") or "").strip()
-    if not carrier or carrier.endswith(":") or not _OFFER_WORD.search(carrier[:400]):
-        return None
-    return carrier.rstrip(" ,;-")
 
 
 def _kept_events(inc: Incident, hits: list[int] | None = None) -> tuple[Event, ...]:
@@ -272,7 +259,7 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     # words too: "EngineCore failed to start." is all that is left of the error once the traceback was cut)
     near = [e for e in others for h in headers[:1] if 0 < h["line"] - e["line"] <= _HEADER_GAP and not _is_cut_header(e)
             and not WARNING_WORD.search(str(e["text"])[:200])
-            and (e.get("offer", "error") == "error" or _OFFER_WORD.search(str(e["text"])[:400]))]
+            and (e.get("offer", "error") == "error" or OFFER_WORD.search(str(e["text"])[:400]))]
     above = [max(near, key=lambda e: e["line"])] if near else []
     if above and (headers[0]["line"] - above[0]["line"] > 1) and (inc is None or _printed_between(
             inc, above[0]["line"], headers[0]["line"])):
