@@ -151,14 +151,6 @@ def carried_message(tb: Event) -> str | None:
     return carrier.rstrip(" ,;-")
 
 
-def _carries_message(tb: Event) -> bool:
-    """Whether the logger's words before the header say something of their own ("Error starting worker:
-    model m start failed, Traceback ..."): ``carried_message`` (which ``evidence_offered`` offers). Its own
-    test, not a copy of it: words it does not offer ("Worker 3 stopped Traceback ...") are listed
-    with the header instead of being dropped by both."""
-    return carried_message(tb) is not None
-
-
 def _is_warning(h: Hit) -> bool:
     return h.event.level == "WARNING" or bool(WARNING_WORD.search(h.text[:200]))
 
@@ -212,8 +204,9 @@ def _evidence(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_li
                 add(fail_ev.end_line or fail_ev.line, f'File "{f.file}"' + (f", line {f.lineno}, in {f.function}" if f.lineno else " (cut short)"), "last-frame")
             for src in fail_ev.data.get("orphan_source") or ():
                 add(fail_ev.line, src, "fragment")
-            if cut and fail_ev.data.get("headed") and not _carries_message(fail_ev) and not (frames and not frames[-1].lineno):
-                # Cut before its exception line (and none followed): the line it began on says that
+            if cut and fail_ev.data.get("headed") and carried_message(fail_ev) is None and not (frames and not frames[-1].lineno):
+                # Cut before its exception line (and none followed), its logger's words before the header
+                # naming nothing of their own (else ``evidence_offered`` offers them): the line it began on says that
                 # a component caught an exception ("Scheduler hit an exception: Traceback ..."), the
                 # frame only where. Listed behind the frame: ``evidence_offered.frame_gives_way``
                 # puts it first where no other line states an error. Not where the log ends inside

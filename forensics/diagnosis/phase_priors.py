@@ -100,6 +100,7 @@ def typical_phase(label: str | None, during_startup: bool, texts: Iterable[str] 
     """Where a failure of ``label`` happens, when the log says nothing more; a kernel launch the
     runtime refused (``texts``: the failing lines) happened where kernels run, whatever its label;
     a model server that died before it was up was loading its model."""
+    texts = tuple(texts)  # read twice below: a generator would be spent by the first
     known = TYPICAL_PHASE.get(label or "")
     if known is None and kernel_launched(texts):
         known = TYPICAL_PHASE["gpu.illegal-access"]
