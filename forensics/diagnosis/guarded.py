@@ -48,6 +48,10 @@ class Guarded:
             rx = self._rx = re.compile(*self._args)
         return rx
 
+    def warm(self) -> None:
+        """Compile now (``forensics.diagnosis.warm``)."""
+        self.rx  # noqa: B018
+
     def cannot_match(self, text: str) -> bool:
         gate = self._gate
         if gate is not None and gate.text is text and self._slot not in gate.live:
@@ -119,6 +123,11 @@ class AsciiSet:
         self._specs = specs  # (pattern, flags) of each regex
         self._rxs: list[re.Pattern[str]] | None = None
         self._match: Any = None
+
+    def warm(self) -> None:
+        """Compile now (``forensics.diagnosis.warm``)."""
+        if self._rxs is None:
+            self._compile()
 
     def _compile(self) -> None:
         from forensics.diagnosis.matcher import engine_name
@@ -224,6 +233,11 @@ class GuardGate:
         self.text: str | None = None
         self.live: frozenset[int] | set[int] = frozenset()
 
+    def warm(self) -> None:
+        """Compile now (``forensics.diagnosis.warm``)."""
+        if self._match is None:
+            self._compile()
+
     def _compile(self) -> None:
         from forensics.diagnosis.matcher import engine_name
 
@@ -271,6 +285,11 @@ class AsciiRegex:
         self._spec = (pattern, flags)
         self._rx: re.Pattern[str] | None = None
         self._re2: Any = None
+
+    def warm(self) -> None:
+        """Compile now (``forensics.diagnosis.warm``)."""
+        if self._rx is None:
+            self._compile()
 
     def _compile(self) -> None:
         from forensics.diagnosis.matcher import engine_name

@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from forensics.drivers.passthrough import EOF, Annotations, Backlog
 from forensics.drivers.startup import StartupState
-from forensics.drivers.watch import EARLY_LINES, IDLE_TICK, LiveLines, Watcher
+from forensics.drivers.live_lines import EARLY_LINES, IDLE_TICK, LiveLines
+from forensics.drivers.watch import Watcher
 from forensics.drivers.watch_options import WatchOptions, answer
 from forensics.events.bulk import BlockThinner, BulkGate
 from forensics.events.phases import MARKER_KEYWORDS

@@ -27,19 +27,18 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import select
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections import deque
 from typing import Any, TextIO
 
 import forensics.exitcodes as exitcodes
 from forensics.diagnosis.diagnose import record_hits
 from forensics.diagnosis.early_warnings import live_early_warnings as early_warnings_for
 from forensics.diagnosis.signatures import signature_set
+from forensics.diagnosis.warm import warm_up
 from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit,
                                              WatchOptions, answer, ready_line)
 from forensics.events import types as kinds
@@ -47,16 +46,9 @@ from forensics.events.grammars import message_parser, traceback_shape_parser
 from forensics.events.types import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
-from forensics.errors import InputError
-from forensics.ingest.compression import compression_of
-from forensics.ingest.encoding import StreamDecoder
-from forensics.ingest.live import LineCutter
-from forensics.ingest.sources import looks_like
+from forensics.drivers.live_lines import IDLE_TICK, LiveLines
 from forensics.pipeline import LivePipeline, assemble, load_classifier
 
-IDLE_TICK = 0.05  # seconds select() waits before the clock runs anyway
-HEAD_SNIFF_BYTES = 4096  # first bytes of a live stream tested for text (the file reader tests 64 KiB)
-EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many lines)
 # --------------------------------------------------------------------- the hook
 # Which early warnings to print for the event that just arrived is decided in
 # one place, ``forensics.diagnosis.early_warnings.live_early_warnings``
@@ -64,119 +56,10 @@ EARLY_LINES = 1024  # first lines kept for a replay (an export entry spans many 
 # unusual against the healthy baseline and about a failure topic.
 
 
-# --------------------------------------------------------------------- input
-class LiveLines:
-    """Numbered text lines from a file descriptor as they arrive, decoded as
-    the file reader decodes them (UTF-8 with replacement, a line longer than
-    ``MAX_LINE_BYTES`` clipped and marked). ``tick`` runs after every read
-    and whenever nothing arrives for ``IDLE_TICK``: a stream that sends
-    bytes but no newline still runs the clock."""
-
-    def __init__(self, fd: int, tick: Any) -> None:
-        self.fd = fd
-        self.tick = tick
-        self.cutter = LineCutter()  # the file reader's rule: forensics.ingest.live
-        self.decoder = StreamDecoder()  # UTF-16/32 (a PowerShell pipe) to UTF-8, as the file reader does
-        self.queue: deque[tuple[int, str]] = deque()
-        self.n = 0
-        self.eof = False
-        self.incomplete_last = False
-        self.early: list[tuple[int, str]] = []  # the first lines: the plan is made from them, replayed if it changes
-        self.consumed = 0  # the last line handed out
-        self.last_line_at = time.monotonic()
-        self.head = bytearray()  # the first decoded bytes, until they say text or not (HEAD_SNIFF_BYTES)
-        self.sniffed = False
-        self.raw_start = b""  # the stream's first bytes, for a compressor's magic
-
-    def __iter__(self) -> "LiveLines":
-        return self
-
-    def __next__(self) -> tuple[int, str]:
-        while not self.queue:
-            if self.eof:
-                raise StopIteration
-            self._fill()
-        item = self.queue.popleft()
-        self.consumed = item[0]
-        return item
-
-    def _fill(self) -> None:
-        try:
-            ready, _, _ = select.select([self.fd], [], [], IDLE_TICK)
-        except InterruptedError:  # pragma: no cover - retried by Python
-            ready = []
-        except (OSError, ValueError):  # the descriptor went away: the stream is over
-            ready, self.eof = [], True
-        if ready:
-            try:
-                data = os.read(self.fd, 1 << 16)
-            except (BlockingIOError, InterruptedError):
-                data = None
-            except OSError:
-                data = b""
-            if data == b"":
-                self._end()
-            elif data:
-                self._take(data)
-        self.tick()
-
-    def behind(self) -> bool:
-        """Lines have arrived that the pipeline has not handled yet (queued,
-        or waiting in the pipe). A watcher starved of CPU wakes up behind;
-        its grace period must not end on a view older than the stream."""
-        if self.queue:
-            return True
-        if self.eof or self.fd < 0:
-            return False
-        try:
-            return bool(select.select([self.fd], [], [], 0)[0])
-        except (OSError, ValueError):
-            return False
-
-    def _take(self, data: bytes) -> None:
-        if not self.raw_start:
-            self.raw_start = bytes(data[:16])
-            packed = compression_of(self.raw_start)
-            if packed:  # a live stream is never decompressed: say how to feed it (as classify refuses binary)
-                raise InputError(f"-: {packed}-compressed input; decompress it into watch (e.g. zcat FILE | "
-                                 "forensics watch), or classify the file")
-        self._cut(self._sniff(self.decoder.feed(data)))
-
-    def _sniff(self, utf8: bytes, final: bool = False) -> bytes:
-        """The file reader's "is this text?" test on the stream's first bytes:
-        binary input is a one-line error (exit 2), not a watch that ends
-        "while starting". Lines before the decision are not held back."""
-        if not self.sniffed:
-            self.head += utf8[:HEAD_SNIFF_BYTES - len(self.head)]
-            if len(self.head) >= HEAD_SNIFF_BYTES or final:
-                self.sniffed = True
-                what = looks_like(bytes(self.head))
-                if what:
-                    raise InputError(f"-: not a text log (looks like {what})")
-        return utf8
-
-    def _cut(self, utf8: bytes) -> None:
-        text, _clipped = self.cutter.take(utf8)
-        if text:
-            for line in text[:-1].split("\n"):
-                self._line(line)
-
-    def _line(self, line: str) -> None:
-        self.n += 1
-        item = (self.n, line)
-        self.queue.append(item)
-        if self.n <= EARLY_LINES:
-            self.early.append(item)
-        self.last_line_at = time.monotonic()
-
-    def _end(self) -> None:
-        self._cut(self._sniff(self.decoder.finish(), final=True))  # what the decoder held (a stream shorter than its decision)
-        last, cut_short = self.cutter.finish()
-        if last is not None:
-            self.incomplete_last = cut_short
-            self._line(last)
-        self.eof = True
-
+# The events after which a failure may be decided (a traceback complete, a
+# process's end): in a burst of lines they are evaluated without waiting for
+# SNAP_EVERY (at most every QUIET), until a failure is printed.
+DECISIVE_KINDS = frozenset({kinds.TRACEBACK, kinds.UNIT_LIFECYCLE})
 
 # --------------------------------------------------------------------- the watcher
 class Watcher:
@@ -187,16 +70,19 @@ class Watcher:
         self.sset = signature_set()
         self.on_hit = record_hits(self.sset)
         self.clf = load_classifier(opts.use_classifier)
-        # Build the grammars and load the model now, not in the middle of
-        # the first failure (both take a while on a busy machine).
+        # Build the grammars, the diagnosis tables and load the model now,
+        # not in the middle of the first failure (they take a while on a busy
+        # machine, and the failure is on the clock).
         message_parser()
         traceback_shape_parser()
+        warm_up()
         if self.clf is not None:
             getattr(self.clf, "model", None)
         self.start = time.monotonic()
         self.live: LiveLines | None = None
         self.pipe: LivePipeline | None = None
         self.dirty = False
+        self.decisive = False  # since the last evaluation, an event arrived that may decide a failure
         self.last_eval = 0.0
         self.stall_evaluated = False  # the current pause already had its stall evaluation
         self.reported: tuple | None = None  # the answer last printed
@@ -255,6 +141,8 @@ class Watcher:
         quiet = now - last_line_at if live is None or not live.queue else 0.0
         if self.pipe is not None:
             every = SNAP_EVERY if self.report_at is None else REFINE_EVERY
+            if self.decisive and self.report_at is None:
+                every = QUIET  # a traceback or an exit arrived in a burst: the failure may be here
             if self.dirty and (quiet >= QUIET or now - self.last_eval >= every):
                 self.evaluate(now)
             if quiet >= TB_STALL and not self.stall_evaluated and (self.pipe.parser.tb.open or self.pipe.held):
@@ -337,6 +225,7 @@ class Watcher:
         results, fed, stats = self.pipe.snapshot(include_open, eof and self.live.incomplete_last)
         self.last_eval = now
         self.dirty = False
+        self.decisive = False
         self.open_tracebacks = any(t.state != "exc" for t in self.pipe.parser.tb.open.values())
         for ev, inc, done in fed:
             self.announce(ev, inc, done)
@@ -441,6 +330,18 @@ class Watcher:
         assert live is not None
         return plan_source(live.early[:min(live.consumed, SAMPLE_LINES)], self.opts.input_format)
 
+    def _plan_due(self, n: int) -> bool:
+        """Whether to plan again after line ``n`` (< SAMPLE_LINES lines so far). Planning costs
+        ~1.5 ms, so a burst of lines is planned at powers of two only; it is always planned before
+        anything is evaluated (the stream paused, or an evaluation is due): a plan that changes
+        restarts the pipeline at line 1 either way, so the answers are those of planning every line."""
+        live = self.live
+        assert live is not None
+        if n & (n - 1) == 0 or n >= SAMPLE_LINES or not live.queue:
+            return True
+        every = SNAP_EVERY if self.report_at is None else REFINE_EVERY
+        return time.monotonic() - self.last_eval >= every
+
     def open_lines(self, fd: int) -> LiveLines:
         """The numbered lines to watch (``forensics run`` feeds its own)."""
         return LiveLines(fd, self.tick)
@@ -466,9 +367,12 @@ class Watcher:
             for rec in pipe.records(itertools.chain(replay, live)):
                 for ev, inc, done in pipe.feed(rec):
                     self.announce(ev, inc, done)
+                    if ev.kind in DECISIVE_KINDS or done:
+                        self.decisive = True
                 self.dirty = True
                 self.stall_evaluated = False
-                if live.consumed != planned_at and planned_at < SAMPLE_LINES and live.consumed <= len(live.early):
+                if live.consumed != planned_at and planned_at < SAMPLE_LINES and live.consumed <= len(live.early) \
+                        and self._plan_due(live.consumed):
                     planned_at = live.consumed
                     if self._plan() != plan:
                         replay, replanned = live.early[:live.consumed], True

@@ -315,6 +315,9 @@ def test_a_writer_that_stalls_inside_a_traceback():
 
     th = threading.Thread(target=read, daemon=True)
     th.start()
+    end = time.monotonic() + 120  # started (tables built) before the stall is timed
+    while not any(e["event"] == "started" for _, e in r.events) and time.monotonic() < end:
+        time.sleep(0.05)
     proc.stdin.write(b"".join(lines[:cut]))  # type: ignore[union-attr]
     proc.stdin.flush()  # type: ignore[union-attr]
     stalled_at = time.monotonic()

@@ -16,6 +16,11 @@ class _lazy:
         self._args = (pattern, flags)
         self._rx: re.Pattern[str] | None = None
 
+    def warm(self) -> None:
+        """Compile now (``forensics.diagnosis.warm``)."""
+        if self._rx is None:
+            self._rx = re.compile(*self._args)
+
     def __getattr__(self, name: str) -> Any:
         rx = self._rx
         if rx is None:
