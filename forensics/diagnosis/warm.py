@@ -45,7 +45,10 @@ def _modules() -> list[ModuleType]:
         pkg = importlib.import_module(name)
         out.append(pkg)
         for info in pkgutil.walk_packages(pkg.__path__, name + "."):
-            out.append(importlib.import_module(info.name))
+            try:
+                out.append(importlib.import_module(info.name))
+            except ImportError:  # a module that needs an extra not installed (it stays lazy)
+                continue
     return out
 
 
