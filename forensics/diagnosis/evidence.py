@@ -42,6 +42,7 @@ def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_lin
     _exception_fragment_first(evidence)
     if inc is not None:
         _pointed_to_first(inc, evidence)
+        _carried_runtime_error_first(evidence, _cause_lines(best, fail_ev))
         _panic_message_first(inc, evidence)
         _deepest_cause_first(inc, evidence)
         _add_proofs(inc, evidence, fail_line)
@@ -267,6 +268,40 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int 
     del evidence[MAX_EVIDENCE:]
     if _NO_REASON.search(proof.text[:600]):
         _pointed_to_first(inc, evidence, depth - 1)
+
+
+# CANN's (Huawei Ascend's runtime) own message for an error, with its code: "Unsupported_Operator(EZ3002):
+# Optype [TransData] ... is unsupported", "EZ9999[PID: 1] 2026-01-14-06:41:59.991.811 (EZ9999):  Kernel task
+# happen error, retCode=0x25", "EL0004: [PID: 1] ... Failed to allocate memory." Not its header for the
+# lines that follow ("EZ9999: Inner Error!"), which names nothing.
+_CANN_MESSAGE = re.compile(r"\(E[0-9A-Z]\d{4}\):\s+\S|\bE[0-9A-Z]\d{4}: (?!Inner Error\b)\S")
+_CARRIED_SCAN = 40  # message lines of the pointing exception searched
+
+
+def _carried_runtime_error_first(evidence: list[dict[str, Any]], lines: list[tuple[int, str]]) -> None:
+    """An exception that says its error was reported elsewhere and carries the runtime's own message in
+    its own text: torch_npu raises "RuntimeError: The Inner error is reported as above. ..." and
+    appends what CANN reported ("[ERROR] ... ERR00100 PTA call acl api failed." then the error code's
+    message) to the exception's message, so the proof is printed under the pointer, not above it (vLLM
+    Ascend, SGLang, LMDeploy all raise it). Its other wrapper, "NPU function error: call aclnnX failed, error
+    code is N", is left as it is: it names the failed call, which the corpus's readers quote as often as
+    the message under it. Where ``_pointed_to_first`` found nothing above,
+    the first such line of the message goes first; the pointer stays behind as a wrapper."""
+    if not evidence or evidence[0]["role"] != "cause" or len(lines) < 2:
+        return
+    if not POINTS_ABOVE.search(str(evidence[0]["text"])[:600]):
+        return
+    for line_no, raw in lines[1:_CARRIED_SCAN]:
+        line = raw.strip()
+        if _CANN_MESSAGE.search(line[:400]) and not POINTS_ABOVE.search(line[:600]):
+            key = clip_message(line).strip()
+            for i in range(len(evidence) - 1, 0, -1):
+                if str(evidence[i]["text"]).strip() == key:
+                    evidence.pop(i)
+            evidence[0]["role"] = "wrapper"
+            evidence.insert(0, {"line": line_no, "text": clip_message(line), "role": "cause"})
+            del evidence[MAX_EVIDENCE:]
+            return
 
 
 _ERROR_WORDED = re.compile(r"(?i)\berror\b|\bfailed\b|\bfailure\b")

@@ -108,3 +108,20 @@ def test_the_runtimes_enum_names_say_whose_memory():
     assert says("ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory") == ("gpu.out-of-memory",)
     assert says("ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfHostMemory") == ("host.out-of-memory",)
     assert says("Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)") == ("gpu.out-of-memory",)
+
+
+def test_torch_npus_pointer_gives_way_to_the_error_cann_appended():
+    """torch_npu raises "The Inner error is reported as above" and appends CANN's own report to the
+    exception's message: the error code's message (not its "Inner Error!" header) is the proving line."""
+    d = _run(VLLM_START + _vllm_tb(["vllm/v1/worker/gpu_model_runner.py", "torch_npu/npu/utils.py"], [
+        "RuntimeError: The Inner error is reported as above. The process exits for this inner error, and the current "
+        "working operator name is Cast.",
+        "Since the operator is called asynchronously, the stacktrace may be inaccurate.",
+        "[ERROR] 2025-07-01-09:40:00 (PID:12, Device:0, RankID:-1) ERR00100 PTA call acl api failed.",
+        "EZ9999: Inner Error!",
+        "EZ9999[PID: 12] 2025-07-01-09:40:00.000.001 (EZ9999):  Kernel task happen error, retCode=0x26, "
+        "[aicore exception].[FUNC:PreCheckTaskErr][FILE:davinci_kernel_task.cc][LINE:1493]",
+    ]))
+    assert d["verdict"] == "failed"
+    assert "Kernel task happen error" in d["evidence"][0]["text"]
+    assert any("Inner error is reported as above" in e["text"] for e in d["evidence"][1:])

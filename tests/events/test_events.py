@@ -94,6 +94,18 @@ def test_vllm_prefixed_workers_interleaved():
     assert all(len(t.data["frames"]) == 1 for t in tbs)
 
 
+def test_vllm_workers_named_by_parallel_rank():
+    """vLLM's multiproc workers tagged with their rank after a space ("(VllmWorker TP1 pid=N) ") carry
+    vLLM's own header under the tag: the traceback under it is read as any vLLM worker's."""
+    lines = [f"(VllmWorker TP1 pid=901) ERROR 06-01 12:00:01 [multiproc_executor.py:500] {body}" for body in (
+        "WorkerProc hit an exception.", "Traceback (most recent call last):", '  File "/v/worker.py", line 10, in run',
+        "    self.step()", "RuntimeError: worker 1 broke")]
+    evs = _events("\n".join(lines) + "\n")
+    tbs = [e for e in evs if e.kind == "traceback"]
+    assert [t.data["exc_message"] for t in tbs] == ["worker 1 broke"]
+    assert evs[0].level == "ERROR" and evs[0].text == "WorkerProc hit an exception."
+
+
 def test_chained_traceback_and_cuda_trailer():
     text = "\n".join([
         "Traceback (most recent call last):",
