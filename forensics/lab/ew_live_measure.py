@@ -47,11 +47,13 @@ _LABELS: dict[str, dict[str, str]] = {}
 
 
 def _local(path: str) -> str:
+    """This checkout's copy of a public log (the JSON may name another checkout's path; run from the root)."""
     p = Path(path)
     return str(Path("corpora/public") / p.parent.name / p.name)
 
 
 def _label(path: str) -> dict[str, str]:
+    """The log's row of its batch's labels.csv (each file read once)."""
     import csv
 
     p = Path(_local(path))
