@@ -108,8 +108,12 @@ def _plain_context_tokens(text: str) -> frozenset[str]:
     """context_tokens as it was: every rule's regex run with ``re``."""
     head = text[:20000]
     out: set[str] = set()
-    for token, hints, rx in context._rules():
+    for token, hints, rx, exceeds in context._rules():
         if hints and not any(h in head for h in hints):
+            continue
+        if exceeds:
+            if any(float(m.group(1)) > float(m.group(2)) for m in rx.finditer(head)):
+                out.add(token)
             continue
         for m in rx.finditer(head):
             value = m.group(1) if rx.groups else None

@@ -6,7 +6,9 @@ the CuTe DSL package-walk warning matters where the server takes the CuTe DSL
 FlashAttention path (Blackwell, FA4 or TRT-LLM backends, vision towers) and is
 noise on an RTX 4090 that never does. Tokens such as ``arch:blackwell`` or
 ``backend:trtllm_mla`` are what precursor signatures name in ``live_when`` and what
-the learned live-warning gate reads. The rules are data (``context.yaml``)."""
+the learned live-warning gate reads. The rules are data (``context.yaml``); a rule with
+``exceeds`` states a token only where its first figure is over its second (what a start-up
+projects to need against what it found free)."""
 from __future__ import annotations
 
 import fnmatch
@@ -22,14 +24,15 @@ _MEMO: dict[str, frozenset[str]] = {}
 
 
 @lru_cache(maxsize=1)
-def _rules() -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]:
+def _rules() -> tuple[tuple[str, tuple[str, ...], re.Pattern[str], bool], ...]:
     raw = load_table(__file__, "context.yaml")
-    return tuple((r["token"], tuple(r.get("hint") or ()), re.compile(r["regex"])) for r in raw["rules"])
+    return tuple((r["token"], tuple(r.get("hint") or ()), re.compile(r["regex"]), bool(r.get("exceeds")))
+                 for r in raw["rules"])
 
 
 @lru_cache(maxsize=1)
 def _hints() -> tuple[str, ...]:
-    return tuple(sorted({h for _, hints, _ in _rules() for h in hints}))
+    return tuple(sorted({h for _, hints, _, _ in _rules() for h in hints}))
 
 
 @lru_cache(maxsize=1)
@@ -45,7 +48,7 @@ def _which() -> AsciiSet | None:
     ``re`` backtracks on ``\\w+(?:ForConditionalGeneration|...)`` at every
     position of a long word run, and most lines that hold a hint match no rule.
     None when a rule is not RE2 syntax: then each rule runs as it is."""
-    rules = AsciiSet([(rx.pattern, rx.flags & ~re.U) for _t, _h, rx in _rules()])
+    rules = AsciiSet([(rx.pattern, rx.flags & ~re.U) for _t, _h, rx, _x in _rules()])
     try:
         rules.which("")
     except ValueError:
@@ -64,8 +67,12 @@ def context_tokens(text: str) -> frozenset[str]:
     out: set[str] = set()
     which = _which()
     live = which.which(head) if which is not None else range(len(_rules()))  # a rule that finds nothing adds nothing
-    for i, (token, hints, rx) in enumerate(_rules()):
+    for i, (token, hints, rx, exceeds) in enumerate(_rules()):
         if i not in live or hints and not any(map(head.__contains__, hints)):
+            continue
+        if exceeds:
+            if any(_over(m) for m in rx.finditer(head)):
+                out.add(token)
             continue
         for m in rx.finditer(head):
             value = m.group(1) if rx.groups else None
@@ -77,6 +84,14 @@ def context_tokens(text: str) -> frozenset[str]:
         _MEMO.clear()
     _MEMO[head] = got
     return got
+
+
+def _over(m: re.Match[str]) -> bool:
+    """An ``exceeds`` rule's match: its first figure over its second."""
+    try:
+        return float(m.group(1)) > float(m.group(2))
+    except (IndexError, TypeError, ValueError):
+        return False
 
 
 def add_context(facts: dict[str, Any], text: str) -> None:
