@@ -44,7 +44,7 @@ _KEYWORDS = (
     "Compiling num tokens", "Compilation finished in", "Engine generation completed", "Autotuning process", "Dynamo bytecode", "torch.compile takes", "Compiling a graph", "Building extension module",
     "Emitting ninja build file", "FlashInfer JIT", "flashinfer.jit", "aptur", "Graph capturing finished",
     "Application startup complete", "Uvicorn running on", "Started server process", "Waiting for application startup",
-    "-- Deployed ", "model_info HTTP",
+    "-- Deployed ", "model_info HTTP", "Starting vLLM", "Available routes are:", "Supported tasks: [", "warmup completed in ",
     "startup warmup", "warming up the model with an empty run", "send_error: task id = ", "Warmup ended", "init engine (profile", "Start warmup", "warmup requests completed",
     "Starting warmup", "Warming up", "fired up and ready", "Started HTTPService at", "Started GRPCInferenceService at", "Started GRPCService at",
     "Connected", "Ready", "server is listening on", "HTTP server listening", "Listening on", "Deployed app",

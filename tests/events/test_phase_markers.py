@@ -34,10 +34,16 @@ def test_example_matches_without_re2(name, line, monkeypatch):
 @pytest.mark.parametrize("text,logger", [
     ("Connected", "some_client"),  # a bare word counts only from the router that prints it
     ("Ready", None),
-    ("Supported tasks: ['generate']", "api_server.py"),  # the API server lists its tasks before it listens
 ])
 def test_logger_bound_markers_need_their_logger(text, logger):
     assert phases.match_marker(text, logger) is None
+
+
+def test_api_server_tasks_are_before_it_listens():
+    """vLLM's API server lists its tasks once its engine is up, before it listens: the warm-up is
+    over, readiness is not reached (offline llm.py's list is offline_ready's)."""
+    assert phases.PHASE_OF[phases.match_marker("Supported tasks: ['generate']", "api_server.py")] == "warmup"
+    assert phases.match_marker("Supported tasks: ['generate']", "some_client") is None
 
 
 
