@@ -32,7 +32,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
 import forensics.exitcodes as exitcodes
 from forensics.diagnosis.diagnose import record_hits
@@ -61,6 +61,10 @@ from forensics.pipeline import LivePipeline, assemble, load_classifier
 # SNAP_EVERY (at most every QUIET), until a failure is printed.
 DECISIVE_KINDS = frozenset({kinds.TRACEBACK, kinds.UNIT_LIFECYCLE})
 
+
+class _Replan(Exception):
+    """The plan made from the first lines changed: the pipeline starts again at line 1."""
+
 # --------------------------------------------------------------------- the watcher
 class Watcher:
     def __init__(self, opts: WatchOptions, out: TextIO = sys.stdout) -> None:
@@ -81,8 +85,11 @@ class Watcher:
         self.start = time.monotonic()
         self.live: LiveLines | None = None
         self.pipe: LivePipeline | None = None
+        self.plan: SourcePlan | None = None  # the pipeline's plan, made from the first ``planned_at`` lines
+        self.planned_at = 0
         self.dirty = False
         self.decisive = False  # since the last evaluation, an event arrived that may decide a failure
+        self.replaying = False  # a new pipeline is being fed the lines already read (it knows only some)
         self.last_eval = 0.0
         self.stall_evaluated = False  # the current pause already had its stall evaluation
         self.reported: tuple | None = None  # the answer last printed
@@ -134,6 +141,8 @@ class Watcher:
 
     # -- the clock -------------------------------------------------------------
     def tick(self) -> None:
+        if self.replaying:
+            return  # a new pipeline is catching up on the lines read: nothing to judge by yet (a few ms)
         now = time.monotonic()
         live = self.live
         last_line_at = live.last_line_at if live is not None else self.start
@@ -220,6 +229,7 @@ class Watcher:
     def evaluate(self, now: float, include_open: bool = False, eof: bool = False) -> dict[str, Any]:
         """classify's answer if the stream ended now, and what it means."""
         assert self.pipe is not None and self.live is not None
+        self._replan_if_stale()  # never an answer on a plan older than the lines read (classify plans them all)
         # Once a failure is printed, refine on exactly classify's view.
         include_open = include_open or eof or self.report_at is not None
         results, fed, stats = self.pipe.snapshot(include_open, eof and self.live.incomplete_last)
@@ -332,15 +342,24 @@ class Watcher:
 
     def _plan_due(self, n: int) -> bool:
         """Whether to plan again after line ``n`` (< SAMPLE_LINES lines so far). Planning costs
-        ~1.5 ms, so a burst of lines is planned at powers of two only; it is always planned before
-        anything is evaluated (the stream paused, or an evaluation is due): a plan that changes
-        restarts the pipeline at line 1 either way, so the answers are those of planning every line."""
+        ~1.5 ms, so a burst of lines is planned at powers of two only, and whenever the stream
+        pauses; ``evaluate`` plans whatever lines arrived since (``_replan_if_stale``): a plan that
+        changes restarts the pipeline at line 1 either way, so the answers are those of planning
+        every line."""
         live = self.live
         assert live is not None
-        if n & (n - 1) == 0 or n >= SAMPLE_LINES or not live.queue:
-            return True
-        every = SNAP_EVERY if self.report_at is None else REFINE_EVERY
-        return time.monotonic() - self.last_eval >= every
+        return n & (n - 1) == 0 or n >= SAMPLE_LINES or not live.queue
+
+    def _replan_if_stale(self) -> None:
+        """Plan the lines read since the last plan (while they are among the first SAMPLE_LINES);
+        if the plan changed, raise ``_Replan`` (``_run`` starts the pipeline again at line 1).
+        Whatever decides an answer (an evaluation, the stream's end) comes here first."""
+        live = self.live
+        assert live is not None
+        if live.consumed != self.planned_at and self.planned_at < SAMPLE_LINES and live.consumed <= len(live.early):
+            self.planned_at = live.consumed
+            if self._plan() != self.plan:
+                raise _Replan
 
     def open_lines(self, fd: int) -> LiveLines:
         """The numbered lines to watch (``forensics run`` feeds its own)."""
@@ -359,28 +378,36 @@ class Watcher:
                     replay = [next(live)]
                 except StopIteration:
                     break
-            plan = self._plan()
+            plan = self.plan = self._plan()
             self.pipe = pipe = LivePipeline(plan, self.on_hit, self.clf)
             self.dirty = True
-            replanned = False
-            planned_at = live.consumed
-            for rec in pipe.records(itertools.chain(replay, live)):
-                for ev, inc, done in pipe.feed(rec):
-                    self.announce(ev, inc, done)
-                    if ev.kind in DECISIVE_KINDS or done:
-                        self.decisive = True
-                self.dirty = True
-                self.stall_evaluated = False
-                if live.consumed != planned_at and planned_at < SAMPLE_LINES and live.consumed <= len(live.early) \
-                        and self._plan_due(live.consumed):
-                    planned_at = live.consumed
-                    if self._plan() != plan:
-                        replay, replanned = live.early[:live.consumed], True
-                        break
-                self.tick()
-            if not replanned:
-                break
+            self.planned_at = live.consumed
+            try:
+                for rec in pipe.records(itertools.chain(self._replayed(replay), live)):
+                    for ev, inc, done in pipe.feed(rec):
+                        self.announce(ev, inc, done)
+                        if ev.kind in DECISIVE_KINDS or done:
+                            self.decisive = True
+                    self.dirty = True
+                    self.stall_evaluated = False
+                    if self._plan_due(live.consumed):
+                        self._replan_if_stale()
+                    self.tick()
+                self._replan_if_stale()  # the stream ended: its last lines are planned too
+            except _Replan:  # raised here, or by an evaluation inside the clock
+                replay, self.replaying = live.early[:live.consumed], False
+                continue
+            break
         return self._end_of_stream()
+
+    def _replayed(self, replay: list[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        """The lines already read, for a new pipeline: no evaluation until it has had them all
+        (its answer would be on fewer lines than ``lines_read`` says)."""
+        self.replaying = True
+        try:
+            yield from replay
+        finally:
+            self.replaying = False
 
     def _end_of_stream(self) -> int:
         live = self.live
