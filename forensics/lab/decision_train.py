@@ -688,19 +688,26 @@ def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row
     pdata["prior"], pdata["words"] = phase_prior_table(phase_rows(rows)), words_table(phase_rows(rows))
     pdata["active"] = meta["ships"]["phase"]
     atomic_write_text(phase_out, json.dumps(pdata, indent=1) + "\n")
+    meta["evidence_crossval"], meta["ships"]["evidence"] = train_evidence_model(
+        phase_out.with_name("evidence.json"), held, digest, seed)
+    return meta
+
+
+def train_evidence_model(out: Path, held: list[Row], digest: str, seed: int = 0) -> tuple[dict[str, Any], bool]:
+    """Fit the evidence ranker on ``held`` (``held_out_rows``), judge it on family-held-out folds and
+    write it to ``out``, active only where it beat the rules' order by more than noise."""
     from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES
 
     # The ranker is judged and fitted where it matters: logs read as a family never met (its own
     # signatures held out), where the rules' first line is weaker than on the logs they were written from.
     ecv = evidence_crossval(held, seed)
-    meta["evidence_crossval"] = ecv
-    meta["ships"]["evidence"] = clearly_better(ecv["overall"]["learned"], ecv["overall"]["rules"], ecv["overall"]["n"])
+    ships = clearly_better(ecv["overall"]["learned"], ecv["overall"]["rules"], ecv["overall"]["n"])
     evidence = {"version": f"evidence-{digest[:8]}", "features": list(EVIDENCE_FEATURES),
-                "active": meta["ships"]["evidence"],
+                "active": ships,
                 "weights": [round(v, 6) for v in fit_evidence(held, seed)],
                 "meta": {"rows": len(evidence_rows(held)), "corpus_hash": digest, "crossval": ecv}}
-    atomic_write_text(phase_out.with_name("evidence.json"), json.dumps(evidence, indent=1) + "\n")
-    return meta
+    atomic_write_text(out, json.dumps(evidence, indent=1) + "\n")
+    return ecv, ships
 
 
 def render_crossval(cv: dict[str, Any]) -> str:
@@ -737,31 +744,47 @@ def evidence_rows(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.evidence and len(r.evidence) > 1 and any(ok for _, ok in r.evidence)]
 
 
-def fit_evidence(rows: list[Row], seed: int = 0, l2: float = EVIDENCE_L2) -> list[float]:
+def evidence_arrays(rows: list[Row]) -> dict[int, tuple[Any, Any]]:
+    """Each row's candidate features and which candidates prove the failure (id(row) -> (vectors,
+    proves)), computed once: a line's features do not depend on the fold that reads it, and
+    recomputing them for every fold made the family-held-out folds take ten minutes."""
+    import numpy as np
+
+    from forensics.diagnosis.decision.evidence_rank import entry_vector, last_exception_line
+
+    out: dict[int, tuple[Any, Any]] = {}
+    for r in evidence_rows(rows):
+        entries = [e for e, _ in r.evidence]
+        lines = [e["line"] for e in entries if isinstance(e.get("line"), int)]
+        last = last_exception_line(entries)
+        out[id(r)] = (np.array([entry_vector(e, i, lines, entries[0], last, entries) for i, e in enumerate(entries)]),
+                      np.array([bool(ok) for _, ok in r.evidence]))
+    return out
+
+
+def fit_evidence(rows: list[Row], seed: int = 0, l2: float = EVIDENCE_L2,
+                 arrays: dict[int, tuple[Any, Any]] | None = None) -> list[float]:
     """Weights of a conditional logit over each log's evidence entries (one softmax per log: which
     entry proves the failure), L2-regularised. A per-entry classifier asks "does this line prove a
-    failure?", which every error line half does; the choice is among one log's lines."""
+    failure?", which every error line half does; the choice is among one log's lines.
+    ``arrays``: ``evidence_arrays`` of these rows or more (computed here when not given)."""
     import numpy as np
     from scipy.optimize import minimize
 
     from forensics.diagnosis.decision.evidence_rank import FEATURES as EVIDENCE_FEATURES
-    from forensics.diagnosis.decision.evidence_rank import entry_vector, last_exception_line
 
     logs = evidence_rows(rows)
     d = len(EVIDENCE_FEATURES)
     if not logs:
         return [0.0] * d
+    arrays = arrays if arrays is not None else evidence_arrays(logs)
     n = max(len(r.evidence) for r in logs)
     A = np.zeros((len(logs), n, d))
     M = np.zeros((len(logs), n), bool)
     P = np.zeros((len(logs), n), bool)
     for k, r in enumerate(logs):
-        entries = [e for e, _ in r.evidence]
-        lines = [e["line"] for e in entries if isinstance(e.get("line"), int)]
-        last = last_exception_line(entries)
-        for i, (e, ok) in enumerate(r.evidence):
-            A[k, i] = entry_vector(e, i, lines, entries[0], last, entries)
-            M[k, i], P[k, i] = True, bool(ok)
+        a, p = arrays[id(r)]
+        A[k, :len(p)], M[k, :len(p)], P[k, :len(p)] = a, True, p
 
     def loss(w: Any) -> tuple[float, Any]:
         s = np.where(M, A @ w, -1e9)
@@ -792,9 +815,10 @@ def evidence_first(weights: list[float] | None, rows: list[Row]) -> dict[str, in
 
 def evidence_crossval(rows: list[Row], seed: int = 0, folds: int | None = None) -> dict[str, Any]:
     per = {}
+    arrays = evidence_arrays(rows)
     for unit in held_out_units(rows, folds):
         train = [r for r in rows if r.group not in unit]
-        w = fit_evidence(train, seed) if len(evidence_rows(train)) >= 10 else None
+        w = fit_evidence(train, seed, arrays=arrays) if len(evidence_rows(train)) >= 10 else None
         for fam in sorted(unit):
             per[fam] = evidence_first(w, [r for r in rows if r.group == fam])
     pub = [p for f, p in per.items() if not f.startswith("project:")]

@@ -33,3 +33,18 @@ def test_a_log_whose_proving_line_is_not_among_the_candidates_teaches_nothing():
     rows[0].evidence = [(e, False) for e, _ in rows[0].evidence]
     assert dt.evidence_rows(rows) == []
     assert dt.fit_evidence(rows) == [0.0] * len(dt.fit_evidence([_row("fam1", False)]))
+
+
+def test_a_line_that_names_its_error_and_one_that_points_elsewhere_are_told_apart():
+    from forensics.diagnosis.decision.evidence_rank import INDEX, entry_vector
+
+    alloc = {"line": 10, "text": "ggml_vulkan: Device memory allocation of size 1879048192 failed.", "role": "cause"}
+    named = {"line": 11, "text": "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory", "role": "offered"}
+    wrapper = {"line": 40, "role": "wrapper",
+               "text": "AsyncEngineDeadError: Task finished unexpectedly. See stack trace above for the actual cause."}
+    entries = [alloc, named, wrapper]
+    xs = [entry_vector(e, i, [10, 11, 40], alloc, None, entries) for i, e in enumerate(entries)]
+    assert [x[INDEX["names_error"]] for x in xs] == [0.0, 1.0, 1.0]
+    assert [x[INDEX["points_elsewhere"]] for x in xs] == [0.0, 0.0, 1.0]
+    level = entry_vector({"line": 5, "text": 'time=2026-02-06T21:58:06 level=ERROR source=sched.go:490 msg="x"'}, 0, [5])
+    assert level[INDEX["error_level"]] == 1.0 and level[INDEX["quiet_level"]] == 0.0

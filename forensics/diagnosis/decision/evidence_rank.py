@@ -2,8 +2,10 @@
 diagnosis lists as evidence gets features (its role, whether it is an exception
 line, a compiler's or a device runtime's error, a wrapper's or a consequence's
 wording, where it stands among the others, what the message catalogue and the
-wording classes say of it, whether it names a value, whether another candidate
-restates it) and a conditional logit (one softmax over each log's lines) trained
+wording classes say of it, whether it names a value or its error's own name
+(an exception class, an error constant), whether it points elsewhere for the
+cause, its ERROR level, whether another candidate restates it or it restates an
+earlier one) and a conditional logit (one softmax over each log's lines) trained
 on the public corpus's labelled proving lines, read as families never met, ranks
 them; the best comes first. Lines the rules did not list but offered
 (``evidence_offered``: error lines beside the listed ones, the next exception of a
@@ -35,7 +37,8 @@ FEATURES: tuple[str, ...] = tuple(f"role:{r}" for r in ROLES) + (
     "before_first", "after_first", "near_first", "catalogue_error", "catalogue_label", "catalogue_quiet", "quiet_level",
     "weak_first", "offered_over_weak", "last_exception", "strong_over_weak", "labelled_over_unlabelled",
     "exception_over_plain", "wording_says", "names_value", "reason_depth", "extends_first", "restated_later",
-    "earliest_error", "after_death_line", "shared_text")
+    "earliest_error", "after_death_line", "shared_text", "names_error", "points_elsewhere", "restates_earlier",
+    "error_level")
 # What makes a message specific, in any program: a quoted name or path, a size or a count with
 # its unit, an errno, a numeric code in brackets or after a colon.
 _VALUE = re.compile(r"'[^']{2,}'|\"[^\"]{2,}\"|`[^`]{2,}`|\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b|\[Errno \d+\]|"
@@ -46,6 +49,18 @@ _DEATH_LINE = re.compile(r"(?i)\bexit(?:ed|ing)? (?:with )?(?:code|status)\b|\be
                          r"\bSegmentation fault\b|\bAborted\b|\bcore dumped\b|\bpanicked at\b|\bsignal \d+\b")
 # A level word of a line printed at INFO/DEBUG (logfmt, bracketed, glog's I-prefix, Python's logging).
 _QUIET_LEVEL = re.compile(r"\blevel=(?:info|debug)\b|\[(?:INFO|DEBUG) ?\]|(?:^|\s)(?:INFO|DEBUG)(?:\s|:)|^I\d{4} ")
+# A program's own name for its error anywhere in the line, not only at its start: an exception
+# class (torch.OutOfMemoryError, SafetensorError), an error enum or constant (Vulkan's
+# ErrorOutOfDeviceMemory, CUDA's cudaErrorAssert, NCCL's ncclSystemError). A line that names its
+# error says what failed; one that says "allocation failed" only that something did.
+_NAMED_ERROR = re.compile(r"\b[A-Za-z]*[a-z](?:Error|Exception)\b|\b[a-z]*Error[A-Z]\w+")
+# Wording of a line that points to another line for the cause (a wrapper's, in any program).
+_POINTS_ELSEWHERE = re.compile(r"(?i)\bsee (?:the )?(?:root cause|(?:stack )?trace(?:back)?|"
+                               r"(?:the )?(?:errors? |logs? )?above|(?:the )?(?:errors? |logs? )?below)|"
+                               r"\bfor the actual cause\b|\bcheck the (?:logs?|errors?)\b|\bscroll up\b|\bprevious (?:error|exception)\b")
+# A level word of a line printed at ERROR/FATAL/CRITICAL (logfmt, bracketed, glog's E/F prefix, Python's logging).
+_ERROR_LEVEL = re.compile(r"\blevel=(?i:error|fatal|crit\w*)\b|\[(?:ERROR|FATAL|CRITICAL|E|F) ?\]|"
+                          r"(?:^|\s)(?:ERROR|FATAL|CRITICAL)(?:\s|:)|^[EF]\d{4} ")
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 
 
@@ -93,6 +108,9 @@ def entry_vector(entry: dict[str, Any], i: int, lines: list[int], lead: dict[str
     x[INDEX["catalogue_label"]] = labelled
     x[INDEX["catalogue_quiet"]] = quiet
     x[INDEX["quiet_level"]] = 1.0 if _QUIET_LEVEL.search(head[:200]) else 0.0
+    x[INDEX["error_level"]] = 1.0 if _ERROR_LEVEL.search(head[:200]) else 0.0
+    x[INDEX["names_error"]] = 1.0 if _NAMED_ERROR.search(head[:600]) else 0.0
+    x[INDEX["points_elsewhere"]] = 1.0 if _POINTS_ELSEWHERE.search(head[:600]) else 0.0
     if lead is not None and i > 0:
         # what this line says that the rules' first line does not (each entry is scored alone:
         # the comparison with the first has to be a feature of its own)
@@ -129,6 +147,8 @@ def _wording_and_context(x: list[float], entry: dict[str, Any], head: str, other
             first_err = ol
         if ol > line and mine and len(mine & theirs) >= max(2, len(mine) // 3):
             x[INDEX["restated_later"]] = 1.0
+        if ol < line and theirs and mine and len(mine & theirs) >= max(2, 2 * len(mine) // 3):
+            x[INDEX["restates_earlier"]] = 1.0
         if ol < line and _DEATH_LINE.search(ot[:400]):
             x[INDEX["after_death_line"]] = 1.0
         if mine and theirs and len(mine & theirs) >= 0.8 * min(len(mine), len(theirs)):
