@@ -59,6 +59,11 @@ ARITH_RE = re.compile(
     r"\b(?:requested|required|requires|needs?|needed)\b[\"']?\s*[=:]?\s*[\"']?\d+(?:\.\d+)? ?[GMT]i?B\b|"
     r"\d ?[GMT]i?B\b[\w ]{0,30}?\b(?:requires|needs|needed|required)\b|required (?:GPU|NPU|XPU|device|card|node)s? exceeds?|"
     r"\bprojected to use \d+(?:\.\d+)? ?[GMT]i?B\b.{0,60}?\bof total\b|"  # a need against the total (need_over_total)
+    # llama.cpp's parameter fit (common_params_fit_impl / llama_params_fit_impl) stating its own shortfall:
+    # "cannot meet free memory target of 1024 MiB, need to reduce device memory by 14100 MiB", "cannot meet
+    # free memory targets on all devices, need to use 3412 MiB less in total". Healthy start-ups print it
+    # too (the fit then moves layers to the CPU), so it is a budget line: news after a memory failure.
+    r"\bcannot meet free memory targets?\b.{0,80}?\bneed to (?:reduce device memory by|use) \d+ ?[GMT]i?B\b|"
     r"\brequires? \d+ (?:GPU|NPU|XPU|device|card)s?,? but only \d|\b(?:detected|found|initiali[sz]ed:?)\s+0\s+"
     r"(?:compatible|usable|healthy|total)\b|"
     r"generation throughput: 0\.0+ tokens/s, running: [1-9]|#running-req: [1-9]\d*,.{0,200}?gen throughput \(token/s\): 0\.00?\b)")
