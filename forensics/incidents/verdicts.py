@@ -131,6 +131,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if after_ready and another_programs(inc, ev):
             continue
+        if after_ready and a_tests_assertion(inc, ev):
+            continue  # a test harness's check of the served server (its speed, its answers) failed
         if (survived(inc, ev.line) or progressed_after(inc, ev)) and not ended_a_child(ev):
             continue
         if reported_by_request(inc, ev):
@@ -186,6 +188,44 @@ def another_programs(inc: Incident, ev: Event) -> bool:
         return False
     return len(own) == len([f for f in frames if not (f.file or "").startswith("<frozen ")]) \
         and any(f.function == "<module>" for f in own)
+
+
+# A test runner's frames (unittest's TestCase, pytest's) and a test suite's own files (test_*.py,
+# *_test.py, a tests/ or test/ package such as sglang.test): code that checks a server, not the server.
+_HARNESS_FRAME = re.compile(r"[/\\]unittest[/\\]case\.py$|[/\\]_pytest[/\\]|[/\\]tests?[/\\][^/\\]+\.py$"
+                            r"|(?:^|[/\\])(?:test_\w+|\w+_test)\.py$")
+
+
+def _a_harness_assertion(ev: Event) -> bool:
+    """The traceback's exception is an ``AssertionError`` raised in a test's code (unittest's
+    ``self.fail`` under ``assertGreaterEqual``, a test file's ``assert``): a check failed."""
+    chain = ev.data.get("chain") or ()
+    if not chain or not (chain[-1].exc_type or "").endswith("AssertionError"):
+        return False
+    frames = chain[-1].frames if chain[-1].frames else ev.data.get("frames") or ()
+    return bool(frames) and bool(_HARNESS_FRAME.search(frames[-1].file or ""))
+
+
+def a_tests_assertion(inc: Incident, ev: Event) -> bool:
+    """A traceback after readiness that a test harness printed when one of its checks of the
+    served server failed (a nightly benchmark's throughput or latency threshold, an accuracy
+    bar: SGLang's CI runs its server and then unittest's assertions against it), or the
+    runner's chained report right after such a check ("During handling of the above
+    exception": its retry giving up): the server served, the harness judged it. A harness
+    that shows the server died (a death or failed exit after it) still fails it; the server's
+    own tracebacks before the check are judged on their own."""
+    if inc.ready_line is None or ev.line <= inc.ready_line or died(inc, ev.line):
+        return False
+    if _a_harness_assertion(ev):
+        return True
+    frames = list(ev.data.get("frames") or ())
+    for exc in ev.data.get("chain") or ():
+        frames.extend(exc.frames)
+    if not any(_HARNESS_FRAME.search(f.file or "") for f in frames):
+        return False
+    return any(other.line < ev.line and ev.line - (other.end_line or other.line) <= _CHAIN_GAP
+               and _a_harness_assertion(other) and _chain_line_between(inc, other, ev)
+               for other, _p, _a in inc.tracebacks)
 
 
 _REPORT_SPAN = 200  # lines: a request handler reports a worker's error right after it

@@ -233,3 +233,14 @@ def test_a_cut_traceback_after_a_requests_with_no_chain_line_between_is_its_own(
         assert not verdicts.continues_a_request(inc, inc.tracebacks[-1][0])
     chained = request + ["", "During handling of the above exception, another exception occurred:", ""] + engine
     assert _verdict(tmp_path, chained)["verdict"] != "failed"
+
+
+def test_a_supervisors_word_that_its_child_ended_is_a_death_at_any_level(tmp_path):
+    # a process manager logs its child's end as its own routine (DEBUG, WARN), yet the child died
+    assert death.reports_an_end(death_event("[DEBUG] <qwen-coder> cmd.Wait() returned error: signal: aborted (core dumped)"))
+    assert death.reports_an_end(death_event("[WARN] <MiniMax-M2.5-AWQ> ExitError >> exit status 137, exit code: 137"))
+    # a client's cancel, a clean exit: no end of a process
+    assert not death.reports_an_end(death_event("INFO 12-26 20:02:43 engine.py:285] Aborted request chatcmpl-d3e0."))
+    assert not death.reports_an_end(death_event("[DEBUG] <qwen-coder> cmd.Wait() returned error: exit status 0"))
+    res = _verdict(tmp_path, _UP + ['[DEBUG] supervisor: backend "qwen" ended: signal: segmentation fault (core dumped)'])
+    assert res["verdict"] == "failed" and "core dumped" in res["evidence"][0]["text"]

@@ -59,6 +59,29 @@ def _table() -> tuple[tuple[str, re.Pattern[str], bool], ...]:
 
 
 @lru_cache(maxsize=1)
+def _any_level_shapes() -> tuple[re.Pattern[str], ...]:
+    """The shapes that say a process ended whatever level the line was logged at: ``any_level: true``
+    (the shape's own regex) or ``any_level: REGEX`` (the part of the shape that holds at any level)."""
+    out = []
+    for s in load_table(__file__, "death_shapes.yaml")["shapes"]:
+        rx = s.get("any_level")
+        if rx:
+            out.append(re.compile(s["regex"] if rx is True else rx, sum(_FLAGS[c] for c in s.get("flags", ""))))
+    return tuple(out)
+
+
+def reports_an_end(ev: Any) -> bool:
+    """A supervisor's line that its child process ended badly (an exit status, a fatal signal), at any
+    level: a process manager logs its child's exit as its own routine (llama-swap's
+    '[DEBUG] <model> cmd.Wait() returned error: signal: aborted (core dumped)', '[WARN] ... ExitError >>
+    exit status 137'), yet the child, the server, died. Not a traceback, nor a Python warning."""
+    if ev.kind == kinds.TRACEBACK or verdicts.python_warning(ev):
+        return False
+    head = ev.text[:600]
+    return any(rx.search(head) for rx in _any_level_shapes())
+
+
+@lru_cache(maxsize=1)
 def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Every shape (id, compiled regex): the detector's shape features."""
     return tuple((sid, rx) for sid, rx, _dies in _table())
@@ -172,7 +195,7 @@ def _tail(inc: Any, st: Any, progressed: int, end: int | None = None) -> list[An
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
-                and ev.line > progressed and unhandled(ev) and ev.line not in warned \
+                and ev.line > progressed and (unhandled(ev) or reports_an_end(ev)) and ev.line not in warned \
                 and not verdicts.dismissed(inc, ev) and not verdicts.recovered(inc, ev) and not verdicts.replied_error(ev) and not _stop_exception(ev.text):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
