@@ -14,6 +14,7 @@ from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
 from forensics.events.tracebacks import CAUSE_TEXT, CONTEXT_TEXT
 from forensics.incidents import outcome
+from forensics.incidents.harness import harness_assertion, in_harness_frames
 from forensics.incidents.lifetimes import Incident, proc_key
 from forensics.incidents.request_errors import request_level
 
@@ -190,22 +191,6 @@ def another_programs(inc: Incident, ev: Event) -> bool:
         and any(f.function == "<module>" for f in own)
 
 
-# A test runner's frames (unittest's TestCase, pytest's) and a test suite's own files (test_*.py,
-# *_test.py, a tests/ or test/ package such as sglang.test): code that checks a server, not the server.
-_HARNESS_FRAME = re.compile(r"[/\\]unittest[/\\]case\.py$|[/\\]_pytest[/\\]|[/\\]tests?[/\\][^/\\]+\.py$"
-                            r"|(?:^|[/\\])(?:test_\w+|\w+_test)\.py$")
-
-
-def _a_harness_assertion(ev: Event) -> bool:
-    """The traceback's exception is an ``AssertionError`` raised in a test's code (unittest's
-    ``self.fail`` under ``assertGreaterEqual``, a test file's ``assert``): a check failed."""
-    chain = ev.data.get("chain") or ()
-    if not chain or not (chain[-1].exc_type or "").endswith("AssertionError"):
-        return False
-    frames = chain[-1].frames if chain[-1].frames else ev.data.get("frames") or ()
-    return bool(frames) and bool(_HARNESS_FRAME.search(frames[-1].file or ""))
-
-
 def a_tests_assertion(inc: Incident, ev: Event) -> bool:
     """A traceback after readiness that a test harness printed when one of its checks of the
     served server failed (a nightly benchmark's throughput or latency threshold, an accuracy
@@ -216,15 +201,12 @@ def a_tests_assertion(inc: Incident, ev: Event) -> bool:
     own tracebacks before the check are judged on their own."""
     if inc.ready_line is None or ev.line <= inc.ready_line or died(inc, ev.line):
         return False
-    if _a_harness_assertion(ev):
+    if harness_assertion(ev):
         return True
-    frames = list(ev.data.get("frames") or ())
-    for exc in ev.data.get("chain") or ():
-        frames.extend(exc.frames)
-    if not any(_HARNESS_FRAME.search(f.file or "") for f in frames):
+    if not in_harness_frames(ev):
         return False
     return any(other.line < ev.line and ev.line - (other.end_line or other.line) <= _CHAIN_GAP
-               and _a_harness_assertion(other) and _chain_line_between(inc, other, ev)
+               and harness_assertion(other) and _chain_line_between(inc, other, ev)
                for other, _p, _a in inc.tracebacks)
 
 
