@@ -73,7 +73,7 @@ def _warm_lexers(parser: Any) -> int:
     lexers = list(getattr(lexer, "lexers", {}).values()) + [getattr(lexer, "root_lexer", None)]
     built = 0
     for one in lexers:
-        if one is not None and hasattr(one, "scanner"):
+        if getattr(one, "scanner", None) is not None:  # the property builds the scanner
             built += 1
     return built
 
@@ -101,11 +101,7 @@ def warm_up() -> int:
     built = 0
     for module in _modules():
         for value in list(vars(module).values()):
-            if isinstance(value, LAZY_REGEXES):
-                value.warm()
-                built += 1
-            elif _zero_arg_table(value):
-                built += 1 + _warm_within(value())
+            built += 1 + _warm_within(value()) if _zero_arg_table(value) else _warm_within(value, depth=0)
     for module_name, loader in SHIPPED_MODELS:
         getattr(importlib.import_module(module_name), loader)()
         built += 1

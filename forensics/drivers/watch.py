@@ -42,7 +42,6 @@ from forensics.diagnosis.warm import warm_up
 from forensics.drivers.watch_options import (QUIET, REFINE_EVERY, SNAP_EVERY, TB_GRACE, TB_STALL, WatchExit,
                                              WatchOptions, answer, ready_line)
 from forensics.events import types as kinds
-from forensics.events.grammars import message_parser, traceback_shape_parser
 from forensics.events.types import Event
 from forensics.events.parser import SAMPLE_LINES, SourcePlan, plan_source
 from forensics.incidents.lifetimes import Incident
@@ -74,11 +73,9 @@ class Watcher:
         self.sset = signature_set()
         self.on_hit = record_hits(self.sset)
         self.clf = load_classifier(opts.use_classifier)
-        # Build the grammars, the diagnosis tables and load the model now,
-        # not in the middle of the first failure (they take a while on a busy
-        # machine, and the failure is on the clock).
-        message_parser()
-        traceback_shape_parser()
+        # Build the grammars and the diagnosis tables (warm_up) and load the
+        # model now, not in the middle of the first failure (they take a while
+        # on a busy machine, and the failure is on the clock).
         warm_up()
         if self.clf is not None:
             getattr(self.clf, "model", None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from forensics.events.types import Event
+from forensics.incidents.request_errors import traceback_frames
 
 # A test runner's frames (unittest's TestCase, pytest's) and a test suite's own files (test_*.py,
 # *_test.py, a tests/ or test/ package such as sglang.test): code that checks a server, not the server.
@@ -25,7 +26,4 @@ def harness_assertion(ev: Event) -> bool:
 
 def in_harness_frames(ev: Event) -> bool:
     """Some frame of the traceback (any exception of its chain) is a test harness's code."""
-    frames = list(ev.data.get("frames") or ())
-    for exc in ev.data.get("chain") or ():
-        frames.extend(exc.frames)
-    return any(HARNESS_FRAME.search(f.file or "") for f in frames)
+    return any(HARNESS_FRAME.search(f.file or "") for f in traceback_frames(ev))

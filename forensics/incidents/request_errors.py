@@ -14,6 +14,14 @@ from forensics.events.types import Event
 _LIFESPAN_FUNCTIONS = frozenset(("lifespan", "startup", "_run_lifespan"))
 
 
+def traceback_frames(ev: Event) -> list:
+    """Every frame of a traceback event: its own and those of each exception of its chain."""
+    frames = list(ev.data.get("frames") or ())
+    for exc in ev.data.get("chain") or ():
+        frames.extend(exc.frames)
+    return frames
+
+
 def _is_lifespan(file: str, function: str) -> bool:
     return "uvicorn/lifespan/" in file or (file.endswith("starlette/routing.py") and function in _LIFESPAN_FUNCTIONS)
 
@@ -58,9 +66,7 @@ def request_level(ev: Event) -> bool:
         return True  # vLLM's request handlers log the request's traceback at ERROR
     if _unwound_to_top(ev):
         return False
-    frames = list(ev.data.get("frames") or ())
-    for exc in ev.data.get("chain") or ():
-        frames.extend(exc.frames)
+    frames = traceback_frames(ev)
     if any(_is_lifespan(f.file, f.function) for f in frames):
         return False  # the app's start-up (model loading in a lifespan handler), not a request
     # A "<module>" frame is an import (the server's modules loading at start-up), not a request.

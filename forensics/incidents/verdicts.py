@@ -16,7 +16,7 @@ from forensics.events.tracebacks import CAUSE_TEXT, CONTEXT_TEXT
 from forensics.incidents import outcome
 from forensics.incidents.harness import harness_assertion, in_harness_frames
 from forensics.incidents.lifetimes import Incident, proc_key
-from forensics.incidents.request_errors import request_level
+from forensics.incidents.request_errors import request_level, traceback_frames
 
 # Exceptions that name a stop, not a failure: Python's Ctrl-C, exit and cancellations; the JVM's
 # thread interrupt (``java.lang.InterruptedException``: a thread blocked in a wait is interrupted,
@@ -181,9 +181,7 @@ def another_programs(inc: Incident, ev: Event) -> bool:
         return False
     if died(inc, ev.line) or exit_failed(inc):
         return False
-    frames = list(ev.data.get("frames") or ())
-    for exc in ev.data.get("chain") or ():
-        frames.extend(exc.frames)
+    frames = traceback_frames(ev)
     own = [f for f in frames if not _PACKAGED_FRAME.search(f.file or "")]
     if not own or any(f.file.startswith("<") for f in own):
         return False
