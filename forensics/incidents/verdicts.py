@@ -13,7 +13,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
 from forensics.events.tracebacks import CAUSE_TEXT, CONTEXT_TEXT
-from forensics.incidents import outcome
+from forensics.incidents import handled, outcome
 from forensics.incidents.harness import harness_assertion, in_harness_frames
 from forensics.incidents.lifetimes import Incident, proc_key
 from forensics.incidents.request_errors import request_level, traceback_frames
@@ -72,7 +72,10 @@ _DISMISS_SPAN = 12  # lines: the program's own comment follows its probe's messa
 
 
 def dismissed(inc: Incident, ev: Event) -> bool:
-    """The program said right after ``ev`` that the failure is optional, and nothing died."""
+    """The program said right after ``ev`` that the failure is optional, and nothing died; or the
+    failure is one its program handles by design (``handled.yaml``: a fallback, an ignored exception)."""
+    if handled.handled_line(ev) or ignored(inc, ev):
+        return True
     if died(inc, ev.line):
         return False
     end = ev.end_line or ev.line
@@ -80,6 +83,13 @@ def dismissed(inc: Incident, ev: Event) -> bool:
         if any(end < e.line <= end + _DISMISS_SPAN and _DISMISSED.search(e.text[:400]) for e in seen):
             return True
     return False
+
+
+def ignored(inc: Incident, tb: Event) -> bool:
+    """A traceback Python printed for an exception it ignored ("Exception ignored in: <obj>" on the
+    line before: a __del__ or a finaliser's): the program went on, whatever the exception."""
+    st = inc.outcome
+    return handled.ignored_traceback((inc.error_lines, st.recent if st is not None else ()), tb)
 
 
 # A server's reply to one request it could not serve (llama.cpp's server: "send_error: task id = N,
@@ -118,6 +128,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
         if a_stop(inc, ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                             or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
+        if ignored(inc, ev):
+            continue  # Python's report of an exception it ignored (a __del__'s at exit)
         if continues_a_request(inc, ev):
             continue  # the rest of a request handler's chain, cut before its own exception
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
