@@ -13,17 +13,13 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.phases import PHASE_ORDER
 from forensics.events.tracebacks import CAUSE_TEXT, CONTEXT_TEXT
-from forensics.incidents import outcome
+from forensics.incidents import handled, outcome
 from forensics.incidents.harness import harness_assertion, in_harness_frames
 from forensics.incidents.lifetimes import Incident, proc_key
 from forensics.incidents.request_errors import request_level, traceback_frames
-
-# Exceptions that name a stop, not a failure: Python's Ctrl-C, exit and cancellations; the JVM's
-# thread interrupt (``java.lang.InterruptedException``: a thread blocked in a wait is interrupted,
-# which is how an executor's shutdownNow stops its workers, TorchServe's on every stop).
-BENIGN_EXC = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "asyncio.CancelledError",
-                        "asyncio.exceptions.CancelledError", "CancelledError", "BrokenPipeError",
-                        "java.lang.InterruptedException"})
+# The operators' stops live in their own module; the verdicts and their callers read them here too.
+from forensics.incidents.stops import (BENIGN_EXC, a_stop, after_stop_request, echoes_a_stop, killed_while_up,  # noqa: F401
+                                      quiet_before)
 
 
 def died(inc: Incident, after_line: int) -> bool:
@@ -76,7 +72,10 @@ _DISMISS_SPAN = 12  # lines: the program's own comment follows its probe's messa
 
 
 def dismissed(inc: Incident, ev: Event) -> bool:
-    """The program said right after ``ev`` that the failure is optional, and nothing died."""
+    """The program said right after ``ev`` that the failure is optional, and nothing died; or the
+    failure is one its program handles by design (``handled.yaml``: a fallback, an ignored exception)."""
+    if handled.handled_line(ev) or ignored(inc, ev):
+        return True
     if died(inc, ev.line):
         return False
     end = ev.end_line or ev.line
@@ -84,6 +83,13 @@ def dismissed(inc: Incident, ev: Event) -> bool:
         if any(end < e.line <= end + _DISMISS_SPAN and _DISMISSED.search(e.text[:400]) for e in seen):
             return True
     return False
+
+
+def ignored(inc: Incident, tb: Event) -> bool:
+    """A traceback Python printed for an exception it ignored ("Exception ignored in: <obj>" on the
+    line before: a __del__ or a finaliser's): the program went on, whatever the exception."""
+    st = inc.outcome
+    return handled.ignored_traceback((inc.error_lines, st.recent if st is not None else ()), tb)
 
 
 # A server's reply to one request it could not serve (llama.cpp's server: "send_error: task id = N,
@@ -122,6 +128,8 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
         if a_stop(inc, ev) and (after_ready or inc.shutdown_line is not None and ev.line > inc.shutdown_line
                             or after_stop_request(inc, ev.line) or quiet_before(inc, ev.line)):
             continue
+        if ignored(inc, ev):
+            continue  # Python's report of an exception it ignored (a __del__'s at exit)
         if continues_a_request(inc, ev):
             continue  # the rest of a request handler's chain, cut before its own exception
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
@@ -232,28 +240,6 @@ def reported_by_request(inc: Incident, ev: Event) -> bool:
     return False
 
 
-def _benign(tb: Event) -> bool:
-    """A traceback whose every exception is a stop (KeyboardInterrupt, SystemExit, a cancellation)."""
-    types = {e.exc_type for e in tb.data.get("chain") or ()}
-    return bool(types) and types <= BENIGN_EXC
-
-
-def a_stop(inc: Incident, tb: Event) -> bool:
-    """A traceback that is an operator's stop: every exception a stop's, or frames cut right before one."""
-    return _benign(tb) or _cut_before_a_stop(inc, tb)
-
-
-def _cut_before_a_stop(inc: Incident, tb: Event) -> bool:
-    """A traceback with no exception of its own whose exception line, right after it, is a stop's
-    (Python 3.11 prints a source line of blanks under a frame, which ends the block: the frames of
-    a Ctrl-C'd worker, then its bare "KeyboardInterrupt" as a block of its own)."""
-    if tb.data.get("chain"):
-        return False
-    end = tb.end_line or tb.line
-    return any(end < other.line <= end + 2 and not other.data.get("frames") and _benign(other)
-               for other, _p, _a in inc.tracebacks)
-
-
 _CHAIN_GAP = 4  # lines: a blank line, "During handling of the above exception ...", a blank line between the two
 
 
@@ -283,25 +269,6 @@ def _chain_line_between(inc: Incident, first: Event, then: Event) -> bool:
         return True
     lo = first.end_line or first.line
     return any(lo < e.line < then.line and any(c in e.text[:200] for c in _CHAIN_LINES) for e in recent)
-
-
-def echoes_a_stop(inc: Incident, line: int) -> bool:
-    """Before ``line`` an operator stopped the program (a KeyboardInterrupt / SystemExit
-    traceback after a quiet start, or after a stop request) and nothing else went wrong:
-    a wrapper's "Engine core initialization failed" there reports the stop, not a failure."""
-    stops = [(ev.line, ev.end_line or ev.line) for ev, _phase, _after in inc.tracebacks
-             if ev.line < line and _benign(ev) and (after_stop_request(inc, ev.line) or quiet_before(inc, ev.line))]
-    return bool(stops) and all(any(a <= e.line <= b for a, b in stops) for e in outcome.errors_before(inc, line - 1))
-
-
-def quiet_before(inc: Incident, line: int) -> bool:
-    """Nothing went wrong before ``line``: no error-level line and no strong
-    early warning. A KeyboardInterrupt/SystemExit traceback after such a quiet
-    start is an operator's stop (SIGTERM, Ctrl-C), not a failure."""
-    if any(e.line < line for e in outcome.errors_before(inc, line)):
-        return False
-    return not any(h.line < line and h.signature.strength == "strong" and h.signature.status != "experimental"
-                   for h in inc.precursor_hits)
 
 
 def progressed_after(inc: Incident, ev: Event) -> bool:
@@ -410,35 +377,6 @@ def _went_past(inc: Incident, ev: Event, at: str | None, reached: int | None = N
     if seen is None or seen[0] <= (ev.end_line or ev.line):
         return False
     return seen[1] >= reached if reached is not None else seen[1] > PHASE_ORDER.get(at, 99)
-
-
-# A shell's job report of a kill from outside (bash: "line N: PID Killed  CMD", SIGKILL; "Terminated",
-# SIGTERM; zsh's own words: "zsh: killed  CMD"), not of a crash (a segfault or an abort is the
-# program's own failure).
-_SHELL_KILL = re.compile(r"^(?:\S+: )?line \d+: +\d+ (?:Killed|Terminated)\b|^(?:\[\d+\][+-]? +)?(?:Killed|Terminated)(?: {2,}\S|$)"
-                         r"|^zsh: (?:killed|terminated) +\S")
-
-
-def killed_while_up(inc: Incident, ev: Event) -> bool:
-    """A shell reports the server killed after it became ready, and nothing after readiness went
-    wrong: no error-level line, no traceback, no failure's own line before the kill. The log proves
-    only that someone or something sent the signal; a bare SIGKILL is not host OOM (taxonomy), and
-    the OOM killer's own report ("Out of memory: Killed process"), where the log has it, is a
-    failure line of its own. Kills during start-up (where host RAM peaks, while weights load) are
-    not cleared: there the server never came up."""
-    ready = inc.ready_line
-    if ready is None or ev.line <= ready or not _SHELL_KILL.search(ev.text[:300]):
-        return False
-    if any(ready < e.line < ev.line for e in outcome.errors_before(inc, ev.line)):
-        return False
-    if any(ready < tb.line < ev.line for tb, _p, _a in inc.tracebacks):
-        return False
-    return not any(ready < h.line < ev.line for h in inc.failure_hits)
-
-
-def after_stop_request(inc: Incident, line: int) -> bool:
-    """``line`` came after someone asked the service to stop."""
-    return inc.stop_requested_line is not None and line > inc.stop_requested_line
 
 
 def survived(inc: Incident, line: int) -> bool:
