@@ -231,3 +231,31 @@ def test_the_death_detector_reads_build_and_command_line_errors_as_shapes():
     assert "__usage_error__" in death.tokens("api_server.py: error: unrecognized arguments: --tp-szie 8")
     assert "__usage_error__" not in death.tokens("INFO 05-01 12:00:00 [arg_utils.py:100] non-default args: {'tp': 8}")
 
+
+def test_unknown_reads_how_the_failure_showed_itself_where_no_signature_named_it():
+    """A bare wrapper line, a death with neither a traceback nor a wrapper: read beside ``unknown`` only
+    where no signature matched."""
+    from forensics.diagnosis.decision.label_features import INDEX
+
+    wrapped = DecisionInputs(clf={"config.model-load": 0.5}, wrapper=True, ends_in_error=True)
+    assert pair_vector(wrapped, "unknown")[INDEX["unknown_when_wrapper"]] == 1.0
+    assert pair_vector(wrapped, "unknown")[INDEX["unknown_when_bare_death"]] == 0.0
+    assert pair_vector(wrapped, "config.model-load")[INDEX["unknown_when_wrapper"]] == 0.0
+    died = DecisionInputs(clf={"config.model-load": 0.5}, ends_in_error=True)
+    assert pair_vector(died, "unknown")[INDEX["unknown_when_bare_death"]] == 1.0
+    in_traceback = DecisionInputs(clf={"config.model-load": 0.5}, wrapper=True, ends_in_error=True, traceback=True)
+    named = DecisionInputs(rule_label="dist.nccl", rule_strength="strong", rule_priority=80, wrapper=True)
+    for inp in (in_traceback, named):
+        x = pair_vector(inp, "unknown")
+        assert x[INDEX["unknown_when_wrapper"]] == x[INDEX["unknown_when_bare_death"]] == 0.0
+
+
+def test_a_model_trained_before_the_shape_features_answers_as_it_did():
+    from forensics.diagnosis.decision.label_features import SHAPE
+
+    data = json.loads(MODEL_PATH.read_text())
+    cut = min((data["features"].index(f) for f in SHAPE if f in data["features"]), default=len(data["features"]))
+    old = dict(data, features=data["features"][:cut], weights=data["weights"][:cut])
+    model = PairModel(old, FEATURES, pair_vector, evidence_kind)
+    inp = DecisionInputs(clf={"config.model-load": 0.4, "unknown": 0.3}, wrapper=True, ends_in_error=True)
+    assert model.proba(inp) == model.proba(DecisionInputs(clf=inp.clf))  # they weigh 0 there
