@@ -53,6 +53,12 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         marker_text = outcome.marker_before(inc, line)
         if framed is None and phase_infer.app_startup_loads(marker_text, _steps_before(inc, line)):
             return stepped or "load-weights"  # (a step the server names inside that start-up says which)
+        if framed == "kernel-jit" and PHASE_ORDER.get(marker, 0) > PHASE_ORDER["kernel-jit"] \
+                and not _a_compile_failed(best, near_text):
+            # A JIT kernel's frames (Triton's launcher, FlashInfer's JIT module) are on the stack each
+            # time the kernel runs, not only when it is built: after the marker of a later step and with
+            # no build failing, the kernel ran (and failed) in that step.
+            framed = None
         return _with_marker(marker, marker_text, framed, stepped, ev, near_text)
     if framed is not None:
         return framed
