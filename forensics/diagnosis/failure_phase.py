@@ -53,6 +53,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         marker_text = outcome.marker_before(inc, line)
         if framed is None and phase_infer.app_startup_loads(marker_text, _steps_before(inc, line)):
             return stepped or "load-weights"  # (a step the server names inside that start-up says which)
+        framed = None if _ran_not_built(framed, marker, best, near_text) else framed
         return _with_marker(marker, marker_text, framed, stepped, ev, near_text)
     if framed is not None:
         return framed
@@ -108,6 +109,14 @@ def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepp
         if nxt is not None:
             return nxt
     return marker
+
+
+def _ran_not_built(framed: str | None, marker: str, best: Hit | None, near_text: str) -> bool:
+    """A JIT kernel's frames (Triton's launcher, FlashInfer's JIT module) are on the stack each time the
+    kernel runs, not only when it is built: after the marker of a later step and with no build failing,
+    the kernel ran (and failed) in that step, which the marker names."""
+    return framed == "kernel-jit" and PHASE_ORDER.get(marker, 0) > PHASE_ORDER["kernel-jit"] \
+        and not _a_compile_failed(best, near_text)
 
 
 def _steps_before(inc: Incident, line: int) -> set[str]:

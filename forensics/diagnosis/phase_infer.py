@@ -320,7 +320,17 @@ def _function_phase(blob: str) -> str | None:
     phase = FUNCTION_PHASES[i][0]
     if phase in ("memory-plan", "kernel-jit"):
         return _nested_step(blob.split("\n")) or phase
+    if phase == "cuda-graph-capture" and _in_memory_plan(blob.split("\n")):
+        return "memory-plan"
     return phase
+
+
+def _in_memory_plan(names: list[str]) -> bool:
+    """The memory plan encloses the capture-named frames: vLLM V1's profile run measures the graphs'
+    memory (determine_available_memory -> profile_cudagraph_memory) and its KV-cache set-up settles
+    the graph mode (initialize_kv_cache -> _check_and_update_cudagraph_mode); the capture for good is
+    a later step, which calls neither."""
+    return any((f := n.split(" ", 1)[0]) in _PROFILE_RUNS or f == "initialize_kv_cache" for n in names)
 
 
 _STEP_RX = dict(FUNCTION_PHASES)
@@ -471,11 +481,11 @@ def _get(entry: Any, key: str) -> Any:
 
 
 def successor_phase(marker_text: str | None, phase: str | None) -> str | None:
-    """What always follows a finished step: both SGLang and vLLM plan memory
-    (profile run, KV cache pool) right after the weights are loaded."""
-    if phase == "load-weights" and marker_text and _FINISHED.search(marker_text):
-        return "memory-plan"
-    return None
+    """What always follows a finished step: both SGLang and vLLM plan memory (profile run, KV
+    cache pool) right after the weights are loaded, and warm up once the graphs are captured."""
+    if not (marker_text and _FINISHED.search(marker_text)):
+        return None
+    return {"load-weights": "memory-plan", "cuda-graph-capture": "warmup"}.get(phase or "")
 
 
 # "took" with the figure it took ("Loading weights took 3.05 seconds", "... took in total 15.05

@@ -462,3 +462,28 @@ def test_engines_own_request_lines_after_readiness_are_serving(line):
     d = _run(["INFO:     Application startup complete.", line])
     assert d["verdict"] == "ready" and d["phase"] == "serving"
 
+
+
+def test_a_jit_kernel_that_runs_after_a_later_step_began_failed_in_that_step():
+    # FlashInfer's JIT module is on the stack whenever its kernel runs; SGLang was capturing, nothing was built.
+    d = _run(["[2025-06-01 10:00:05 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=58.45 GB",
+              *_tb([("sglang/srt/layers/attention/flashinfer_backend.py", "forward_extend"),
+                    ("flashinfer/prefill.py", "run"), ("flashinfer/jit/core.py", "__call__")],
+                   "RuntimeError: something the signatures do not know went wrong", "[2025-06-01 10:00:06 TP0] ")])
+    assert d["verdict"] == "failed" and d["phase"] == "cuda-graph-capture"
+
+
+def test_the_memory_profile_of_the_graphs_is_the_memory_plan():
+    # vLLM V1's profile run measures the CUDA graphs' memory before the KV cache is sized.
+    d = _run(_tb([("vllm/v1/engine/core.py", "_initialize_kv_caches"),
+                  ("vllm/v1/worker/gpu_worker.py", "determine_available_memory"),
+                  ("vllm/v1/worker/gpu_model_runner.py", "profile_cudagraph_memory"),
+                  ("vllm/v1/worker/gpu_model_runner.py", "_warmup_and_capture")],
+                 "RuntimeError: something the signatures do not know went wrong"))
+    assert d["verdict"] == "failed" and d["phase"] == "memory-plan"
+
+
+def test_a_failure_after_the_capture_finished_is_the_warm_up():
+    d = _run(["[2025-06-01 10:00:05 TP0] Capture cuda graph end. Time elapsed: 12.05 s. mem usage=1.20 GB. avail mem=30.11 GB.",
+              "[2025-06-01 10:00:06 TP0] ValueError: something the signatures do not know went wrong"])
+    assert d["verdict"] == "failed" and d["phase"] == "warmup"
