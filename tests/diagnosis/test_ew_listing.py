@@ -42,7 +42,10 @@ def warnings_of(text: str) -> list[int]:
     return [w["line"] for w in classify_text(text)["early_warnings"]]
 
 
-def test_a_shipped_model_decides_the_listing(model_file) -> None:
+def test_a_shipped_model_decides_the_listing(model_file, monkeypatch) -> None:
+    from forensics.diagnosis.early_warnings import linking
+
+    monkeypatch.setattr(linking, "FEW", 0)  # (one candidate: the few rule would list it whatever the model says)
     assert warnings_of(LOG) == [2]  # the hand-set bar lists the token warning
     model_file({"level_WARNING": -20.0}, 0.0, 0.5)  # a model that never lists a WARNING line
     assert warnings_of(LOG) == []
@@ -81,6 +84,7 @@ def test_the_strongest_candidate_under_the_bar_is_listed_from_the_floor(monkeypa
     # (bars over the warning's score, whatever ships: the floor is what this test is about)
     monkeypatch.setattr(linking, "LIST_THRESHOLD", 1.7)
     monkeypatch.setattr(linking, "WARNED_BAR", 1.7)
+    monkeypatch.setattr(linking, "FEW", 0)  # (the only candidate: the few rule would list it whatever the bars)
     got = classify_text(GLOO_HANG)["early_warnings"]
     assert [w["line"] for w in got] == [2]
     assert linking.BEST_FLOOR <= got[0]["score"] < linking.LIST_THRESHOLD
@@ -112,3 +116,28 @@ def test_the_warned_bar_lists_only_lines_printed_at_a_warning_level() -> None:
               7: {"line": 7, "text": "request failed (bs=1):", "score": 0.5, "count": 1, "_level": "ERROR"}}
     assert [w["line"] for w in linking._rank(scored, None, 1.2, 99.0, 0.0)] == [5]
     assert linking._rank(scored, None, 1.2, 99.0, 1.2) == []
+
+
+# A pasted excerpt: vLLM's KV-cache budget line, then the engine's death, its cause not named. The budget
+# line is an INFO line healthy start-ups print too (it scores under every bar), but it is the only line
+# before the failure: a reader reads it first.
+PASTED = (
+    "INFO 05-01 10:00:00 [gpu_worker.py:300] Available KV cache memory: 1.71 GiB\n"
+    "ERROR 05-01 10:00:02 [core.py:500] EngineCore failed to start.\n"
+    "ERROR 05-01 10:00:02 [core.py:500] RuntimeError: Engine core initialization failed. See root cause above.\n")
+# The same shape before a compile failure: a timing line is no warning of it (not worth reading alone).
+TIMED = (
+    "INFO 05-01 10:00:00 [loader.py:300] Loading weights took 3.41 seconds\n"
+    "ERROR 05-01 10:00:02 [build.py:10] RuntimeError: Error building extension 'fused_kernels': ninja: build stopped\n")
+
+
+def test_a_failure_with_few_candidates_lists_those_worth_reading(monkeypatch) -> None:
+    from forensics import classify_text
+    from forensics.diagnosis.early_warnings import linking
+
+    got = classify_text(PASTED)
+    assert [w["line"] for w in got["early_warnings"]] == [1]
+    assert got["early_warnings"][0]["score"] < linking.BEST_FLOOR  # listed by the few rule, not a bar
+    assert warnings_of(TIMED) == []
+    monkeypatch.setattr(linking, "FEW", 0)
+    assert warnings_of(PASTED) == []

@@ -1,6 +1,17 @@
 """The listing bar and floor chosen on family-held-out folds (forensics.lab.ew_bar): the choice is
 made without the family it is scored on, within the lines-a-failure budget."""
+import pytest
+
 from forensics.lab import ew_bar
+
+
+@pytest.fixture(autouse=True)
+def _no_few_rule(monkeypatch):
+    """These rows hold one or two candidates each: the linker lists such a failure's few lines whatever
+    they score (linking.FEW), which no bar decides. The bars are what these tests are about."""
+    from forensics.diagnosis.early_warnings import linking
+
+    monkeypatch.setattr(linking, "FEW", 0)
 
 
 def _row(family: str, warning_score: float | None, other_scores: tuple[float, ...] = (),

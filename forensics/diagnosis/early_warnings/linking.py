@@ -11,7 +11,8 @@ from forensics.diagnosis.early_warnings.candidates import (
 from forensics.diagnosis.early_warnings.context import matching
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
-    BEST_FLOOR, FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, SPECIFIC, STRONG, WARNED_BAR, WARNED_LEVELS, Failure, _shared, failure_context, score_candidate)
+    BEST_FLOOR, FEW, LIST_THRESHOLD, MAX_LISTED, MAX_STRONG, MORE_LISTED, SPECIFIC, STRONG, WARNED_BAR, WARNED_LEVELS,
+    Failure, _shared, failure_context, score_candidate, worth_reading)
 from forensics.diagnosis.early_warnings.subjects import subjects
 from forensics.diagnosis.early_warnings.vocab import SURVIVED_RE, UNNAMED_ARCH_FAILURE, _lazy
 from forensics.events import types as kinds
@@ -310,6 +311,7 @@ class _Linker:
         if predicts:
             rec["predicts"] = predicts
         rec["_level"] = cand.level
+        rec["_reads"] = worth_reading(text, cand.level, self.fail)
         self.scored[ev.line] = rec
         self.seen_text[key] = ev.line
 
@@ -355,17 +357,36 @@ def _rank(scored: dict[int, dict[str, Any]], learned_bar: float | None = None, b
         by_template[t] = w
         ranked.append(w)
     if learned_bar is not None:
-        out = [w for w in ranked if w["learned_p"] >= learned_bar][:MAX_LISTED]
+        out = _capped([w for w in ranked if w["learned_p"] >= learned_bar])
     else:
-        out = [w for w in ranked if (w["score"] >= bar or w["score"] >= warned and w.get("_level") in WARNED_LEVELS)
-               and (w["score"] >= STRONG or not _heads_what_follows(w["text"]))][:MAX_LISTED]
+        out = _capped([w for w in ranked if (w["score"] >= bar or w["score"] >= warned and w.get("_level") in WARNED_LEVELS)
+                       and (w["score"] >= STRONG or not _heads_what_follows(w["text"]))])
         if not out and ranked and ranked[0]["score"] >= floor and not _heads_what_follows(ranked[0]["text"]):
             out = ranked[:1]  # the strongest of a failure with none at the bar
+    if len(ranked) <= FEW:
+        # One or two messages before the failure (an excerpt a person pasted, a short run): each that
+        # reads as trouble on its own (scoring.worth_reading) is listed whatever it scores -- the reader's
+        # list is no longer for it. (corpora/public read as rules_holdout reads it: 165 -> 168 of 241
+        # labelled warnings, 0.67 -> 0.73 lines a failure: vLLM's 'Available KV cache memory' and '# GPU
+        # blocks' pasted above an engine's death, onnxruntime's 'Init provider bridge failed'.)
+        out = [w for w in ranked if w in out or w["score"] >= STRONG
+               or w.get("_reads", True) and not _heads_what_follows(w["text"])]
     out += [w for w in ranked[MAX_LISTED:MAX_STRONG] if w["score"] >= STRONG and w not in out]
     for w in scored.values():
         w.pop("_level", None)
+        w.pop("_reads", None)
         w.pop("learned_p", None)
     return out
+
+
+def _capped(over: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first ``MAX_LISTED`` lines over the bar, then up to ``MORE_LISTED`` in all of those at the full
+    bar (not the warned bar's lower one) that their program printed as a warning, an error or a traceback it
+    went on after, and that read as trouble on their own (``scoring.worth_reading``). (A line with trouble
+    words but no level -- a shell loop pasted into a report, its 'timeout 20' and 'FAILED' -- stays out.)"""
+    more = [w for w in over[MAX_LISTED:] if w.get("_reads", True) and w["score"] >= LIST_THRESHOLD
+            and w.get("_level") in WARNED_LEVELS]
+    return over[:MAX_LISTED] + more[:MORE_LISTED - MAX_LISTED]
 
 
 def _heads_what_follows(text: str) -> bool:
