@@ -31,6 +31,20 @@ def cli():
     return run_cli
 
 
+@pytest.fixture(scope="session")
+def reference_answers(tmp_path_factory):
+    """A callable giving the normal path's answers of every corpus log
+    (``tests/reference_answers.py``): computed once per session in the
+    background from the first test that asks, shared by every xdist worker."""
+    import reference_answers as R
+
+    where = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        where = where.parent  # the session's folder, above each worker's own
+    R.start(where)
+    return lambda: R.wait(where)
+
+
 SHARED_MISSING = (f"needs ../shared/corpora-real (the real labelled logs, not in the repository): "
                   f"lay shared/ beside the checkout ({REAL} is absent)")
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason=SHARED_MISSING)
@@ -70,3 +84,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
     line = shared_missing_line(len(skipped), sorted(_WITHOUT_REAL))
     if line:
         terminalreporter.write_line(line, yellow=True, bold=True)
+
