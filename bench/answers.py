@@ -5,6 +5,7 @@ changed no answer.
     python bench/answers.py --check bench/out/answers-before.json   # the same answers now? (exit 1 if not)
     FORENSICS_MATCHER=regex python bench/answers.py --check FILE    # ... with the fallback engine
     python bench/answers.py --events --out FILE                     # also every log's `parse` NDJSON
+    python bench/answers.py --show KEY                              # one log's answer as it is digested
     FORENSICS_PURE_PYTHON=1 python bench/answers.py --events --check FILE   # the pure-Python core agrees?
 
 Each log's full ``classify --format json`` answer (classifier on) is hashed
@@ -21,7 +22,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -52,9 +53,17 @@ def canonical(result: dict[str, Any]) -> str:
                       default=str)
 
 
-def answers(keys: set[str] | None = None, events: bool = False) -> dict[str, str]:
+def answer_digest(result: dict[str, Any], key: str) -> str:
+    """The digest of one log's full classify JSON (its ``source`` set to the stable key)."""
+    return hashlib.sha256(canonical({**result, "source": key}).encode()).hexdigest()[:20]
+
+
+def answers(keys: set[str] | None = None, events: bool = False,
+            also: Callable[[str, dict[str, Any]], dict[str, str]] | None = None) -> dict[str, str]:
     """Key -> digest of the log's full classify JSON; with ``events`` also
-    "events:" + key -> digest of its ``parse`` NDJSON (what the CLI writes)."""
+    "events:" + key -> digest of its ``parse`` NDJSON (what the CLI writes);
+    ``also(key, result)`` adds more entries from the same answer (the tests'
+    shared reference answers add the pinned fields' digest)."""
     from forensics.pipeline import diagnose_source, load_classifier
     from forensics.diagnosis.signatures import signature_set
     from forensics.ingest.sources import Source
@@ -66,8 +75,9 @@ def answers(keys: set[str] | None = None, events: bool = False) -> dict[str, str
         if keys is not None and key not in keys:
             continue
         res = diagnose_source(Source(str(path), path), sset=sset, classifier=clf)
-        res["source"] = key
-        out[key] = hashlib.sha256(canonical(res).encode()).hexdigest()[:20]
+        if also is not None:
+            out.update(also(key, res))
+        out[key] = answer_digest(res, key)
         if events:
             out[f"events:{key}"] = _events_digest(path)
     return out
@@ -84,17 +94,37 @@ def _events_digest(path: Path) -> str:
     return h.hexdigest()[:20]
 
 
+def show(key: str) -> int:
+    """Print the canonical JSON of one log's answer, indented (what ``answer_digest`` hashes)."""
+    from forensics.pipeline import diagnose_source, load_classifier
+    from forensics.ingest.sources import Source
+
+    path = dict(corpus_logs()).get(key)
+    if path is None:
+        print(f"no log {key!r} in the walk", file=sys.stderr)
+        return 2
+    res = diagnose_source(Source(str(path), path), classifier=load_classifier(True))
+    print(json.dumps(json.loads(canonical({**res, "source": key})), indent=1, sort_keys=True, ensure_ascii=False))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--out", help="write a snapshot")
     g.add_argument("--check", help="compare with a snapshot")
+    g.add_argument("--show", metavar="KEY", help="print one log's full classify JSON as it is digested (to diff)")
     ap.add_argument("--events", action="store_true", help="also digest each log's parse NDJSON")
     a = ap.parse_args(argv)
     from forensics import native
 
+    from forensics.diagnosis.matcher import engine_name
+
     print(f"per-line core: {native.core()}" + (f" ({native.WHY_PURE})" if native.WHY_PURE else ""),
           file=sys.stderr)
+    print(f"matching engine: {engine_name()}", file=sys.stderr)
+    if a.show:
+        return show(a.show)
     got = answers(events=a.events)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ intended change (review the diff, then commit it)."""
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 from functools import lru_cache
@@ -104,3 +105,10 @@ def mismatch(sidecar: Path) -> str | None:
         return None
     diff = difflib.unified_diff(want.splitlines(), got.splitlines(), "approved", "actual", lineterm="", n=2)
     return "\n".join(diff)
+
+
+def pinned_digest(result: dict[str, Any]) -> str:
+    """The digest ``tests/fixtures/answer-digests.json`` pins for one answer: its
+    ``expectation`` fields (no confidence floats, so it holds on any machine)."""
+    pinned = expectation(result)
+    return hashlib.sha256(json.dumps(pinned, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20]

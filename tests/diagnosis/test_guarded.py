@@ -75,6 +75,7 @@ def test_ascii_sets_find_what_each_regex_finds():
     assert len(sets) >= 6
     texts = _corpus_texts()
     assert len(texts) > 1000
+    texts = list(dict.fromkeys(texts))  # which() is a function of the text: a repeated line (~30%) adds nothing
     for st in sets:
         st.which("")
         for text in texts:

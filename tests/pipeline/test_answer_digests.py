@@ -10,38 +10,24 @@ change, ``FORENSICS_UPDATE_FIXTURES=1 python -m pytest tests/pipeline/test_answe
 rewrites the file; review which keys changed, then commit it."""
 from __future__ import annotations
 
-import hashlib
 import json
-import sys
-
-import pytest
 
 import approved as A
 from conftest import REPO
 
-sys.path.insert(0, str(REPO / "bench"))
-import answers  # noqa: E402  (bench/answers.py: every corpus log, real set and seed)
-
 DIGESTS = REPO / "tests" / "fixtures" / "answer-digests.json"
 
 
-def _digest(result: dict) -> str:
-    pinned = A.expectation(result)
-    return hashlib.sha256(json.dumps(pinned, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:20]
+_digest = A.pinned_digest
 
 
-def _answers() -> dict[str, str]:
-    from forensics.diagnosis.signatures import signature_set
-    from forensics.ingest.sources import Source
-    from forensics.pipeline import diagnose_source, load_classifier
+def test_every_answer_is_the_pinned_one(reference_answers):
+    """The normal path's answers come from the session's shared reference
+    (tests/reference_answers.py: hash seed 1), computed once for this test,
+    test_native_core, test_hash_seed and test_matching_engine."""
+    from reference_answers import split
 
-    sset, clf = signature_set(), load_classifier(True)
-    return {key: _digest(diagnose_source(Source(str(path), path), sset=sset, classifier=clf))
-            for key, path in answers.corpus_logs()}
-
-
-def test_every_answer_is_the_pinned_one():
-    got = _answers()
+    got = split(reference_answers())[2]
     assert len(got) > 900
     if A.UPDATE:
         DIGESTS.write_text(json.dumps(got, indent=0, sort_keys=True) + "\n")

@@ -1,7 +1,8 @@
 """The compiled per-line core and the pure-Python modules give the same
 answers (issue 29): every log of ``corpora/*``, every real set and seed
 (``bench/answers.py``'s walk), its full ``classify --format json`` answer and
-its ``parse`` NDJSON, once through each path, in two processes.
+its ``parse`` NDJSON, once through each path, in two processes (the compiled
+one is the session's shared reference, ``tests/reference_answers.py``).
 
 The compiled core is there after ``pip install .`` or ``python -m
 forensics.compile build`` (``.ci/run`` builds it); without it the comparison
@@ -15,6 +16,7 @@ import sys
 
 import pytest
 
+import reference_answers as reference
 from conftest import REPO
 
 from forensics import native
@@ -22,12 +24,10 @@ from forensics import native
 CI = os.environ.get("CI") == "true"
 
 
-def _run_answers(tmp_path, pure: bool) -> tuple[dict[str, str], str]:
-    out = tmp_path / ("pure.json" if pure else "compiled.json")
-    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+def _run_pure_answers(tmp_path) -> tuple[dict[str, str], str]:
+    out = tmp_path / "pure.json"
+    env = {**os.environ, native.PURE_ENV: "1", "PYTHONHASHSEED": reference.HASH_SEED}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
-    if pure:
-        env[native.PURE_ENV] = "1"
     p = subprocess.run([sys.executable, str(REPO / "bench" / "answers.py"), "--events", "--out", str(out)],
                        capture_output=True, text=True, env=env, cwd=REPO, timeout=1200)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -35,19 +35,25 @@ def _run_answers(tmp_path, pure: bool) -> tuple[dict[str, str], str]:
 
 
 @pytest.mark.skipif(native.pure_forced(), reason="the suite's pure-Python pass (the compiled pass compares both)")
-def test_compiled_and_pure_answers_are_identical(tmp_path):
+def test_compiled_and_pure_answers_are_identical(tmp_path, reference_answers):
+    """The compiled side is the session's reference answers (computed in their
+    own process, under the same hash seed): only the pure path runs here."""
     if not (native.PACKAGE_DIR / native.STAMP).exists():
         if CI:
             pytest.fail(".ci/run builds the compiled core (python -m forensics.compile build): it is missing")
         pytest.skip("the compiled core is not built here (python -m forensics.compile build)")
-    compiled, said = _run_answers(tmp_path, pure=False)
-    assert "per-line core: compiled" in said, said  # a stale or missing build would compare pure with pure
-    pure, said_pure = _run_answers(tmp_path, pure=True)
+    pure, said_pure = _run_pure_answers(tmp_path)
     assert "per-line core: python" in said_pure, said_pure
+    ref = reference_answers()
+    # a stale or missing build would compare pure with pure
+    assert ref["meta"]["core"] == "compiled", ref["meta"]
+    full, events, _ = reference.split(ref)
+    compiled = {**full, **{f"events:{k}": v for k, v in events.items()}}
     assert len(compiled) > 900 and set(compiled) == set(pure)
     assert any(k.startswith("events:") for k in compiled)
     differ = sorted(k for k in compiled if compiled[k] != pure[k])
-    assert not differ, f"{len(differ)} logs answer differently compiled and pure: {differ[:20]}"
+    assert not differ, (f"{len(differ)} logs answer differently compiled and pure: {differ[:20]}"
+                        + reference.explain(differ, {native.PURE_ENV: "1"}))
 
 
 def test_the_fallback_is_forced_by_the_environment():

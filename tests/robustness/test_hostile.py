@@ -655,10 +655,28 @@ def _vm_hwm_kb(pid: int) -> int:
 
 
 _RESULTS: dict[str, Run] = {}
+_BY_NAME = {c.name: c for c in CASES}
+
+
+class _OnDemand(dict):
+    """Each case run when its test asks for it (under pytest-xdist)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def __missing__(self, name: str) -> Run:
+        self[name] = run_case(_BY_NAME[name], self.root)
+        return self[name]
 
 
 @pytest.fixture(scope="module")
 def results(request, tmp_path_factory):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Every xdist worker collects every case but runs only the ones it is handed: running the whole
+        # battery up front ran it once per worker (two workers: ~90 s of setup each). The workers are
+        # the pool here, so each case runs once, when its test asks.
+        return _OnDemand(tmp_path_factory.mktemp("hostile"))
     wanted = {item.callspec.params["case"].name for item in request.session.items
               if getattr(item, "callspec", None) and isinstance(item.callspec.params.get("case"), Case)}
     todo = [c for c in CASES if c.name in wanted and c.name not in _RESULTS]
