@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -203,16 +202,20 @@ def test_lookup_says_none_for_unknown_text():
     assert cat.lookup("") is None
 
 
-def test_lookup_is_cheap():
+def test_lookup_tries_few_templates_a_line():
+    # Why lookup is cheap, checked without a clock (a timed test fails on a loaded machine): the index
+    # hands a line only the templates that share its rarest words, never a scan of the ~110k entries,
+    # and a line made of the commonest words in log messages is no worse.
     lines = ["RuntimeError: CUDA error: an illegal memory access was encountered",
              "INFO 05-01 10:00:00 [gpu_model_runner.py:1200] Loading model weights took 14.9 GiB",
-             "a line no program here prints at all, with some words in it"] * 300
-    cat.lookup(lines[0])  # load
-    t0 = time.perf_counter()
+             "a line no program here prints at all, with some words in it",
+             "ERROR the the a error failed to of in is not the error failed to of in is not"]
+    idx = cat._index()
+    assert idx.size > 10_000
     for ln in lines:
-        cat.lookup(ln)
-    per_call = (time.perf_counter() - t0) / len(lines)
-    assert per_call < 1e-3, per_call
+        cands, _keys = idx.candidates(ln)
+        assert len(list(cands)) <= 200, ln
+    assert cat.lookup(lines[0]) is not None
 
 
 @pytest.mark.parametrize("module, function, phase", [
