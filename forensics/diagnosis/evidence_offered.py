@@ -22,6 +22,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
+from forensics.incidents.verdicts import BENIGN_EXC
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.diagnosis.evidence import (EXCEPTION_LINE, MAX_EVIDENCE, OFFER_WORD, POINTS_ABOVE, TB_HEADER, WARNING_WORD,
                                           carried_message, clip_message)
@@ -349,13 +350,18 @@ _CHAIN_GAP_MESSAGE = 16
 
 
 def _chain_after(inc: Incident, tb: Event) -> list[Event]:
-    """The tracebacks of ``tb``'s process printed right after it, one after another (Python's chain,
-    which the parser splits at its "During handling ..." / "The above exception ..." lines)."""
+    """The tracebacks of ``tb``'s process printed right after it, each after Python's words that chain
+    it to the one before ("During handling ..." / "The above exception ...", where the parser split
+    the chain), among the lines the lifetime kept; another traceback printed next (a request's, a
+    cleanup's) is not part of the chain."""
     out: list[Event] = []
     end = tb.end_line or tb.line
     proc = outcome.process_of(tb)
+    chained = {e.line for e in (*(inc.outcome.recent if inc.outcome is not None else ()), *inc.error_lines)
+               if e.kind != kinds.TRACEBACK and _CHAIN_WORDS.search(e.text.strip())}
     for other in sorted((t for t, _p, _a in inc.tracebacks if t.line > end), key=lambda t: t.line):
-        if other.line - end > _CHAIN_GAP_MESSAGE or outcome.process_of(other) != proc:
+        if other.line - end > _CHAIN_GAP_MESSAGE or outcome.process_of(other) != proc or \
+                not any(end < n < other.line for n in chained):
             break
         out.append(other)
         end = other.end_line or other.line
@@ -366,8 +372,9 @@ def explained_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> Non
     """A lookup or transport failure listed first (``_LOW_LEVEL``) gives way to the last exception of
     the chain it starts, where that one is no such failure itself and does not restate it: Python
     raises the last one, the library's word for what the low-level failure meant. A chain whose last
-    exception repeats or wraps the first ("Capture cuda graph failed: <the first's message>"), or says
-    only that start-up failed and points back, keeps the first; so does one that ends in another
+    exception repeats or wraps the first ("Capture cuda graph failed: <the first's message>"), says
+    only that start-up failed and points back, or is a stop (a KeyboardInterrupt while it waited), keeps
+    the first; so does one that ends in another
     transport error (requests over a socket's reset)."""
     if inc is None or not evidence or evidence[0].get("role") != "cause" or \
             not isinstance(evidence[0].get("line"), int):
@@ -381,7 +388,8 @@ def explained_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> Non
         return
     after = _chain_after(inc, tb)
     last = (after[-1].data.get("chain") or (None,))[-1] if after else None
-    if last is None or not last.exc_type or _LOW_LEVEL.match(last.rendered.split("\n")[0]) or _restates(last.rendered):
+    if last is None or not last.exc_type or last.exc_type in BENIGN_EXC or \
+            _LOW_LEVEL.match(last.rendered.split("\n")[0]) or _restates(last.rendered):
         return  # a wrapper's words ("Engine process failed to start. See stack trace for the root cause")
     said = (chain[-1].exc_message or "").strip()[:80]
     if said and said in last.exc_message:
