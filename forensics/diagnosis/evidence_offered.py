@@ -185,6 +185,8 @@ _DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\
 _NOT_A_MESSAGE = re.compile(r"^\s*(?:\^+|~+|self\.|\w+(?:\.\w+)*\()")  # a frame's quoted source, its carets
 _LOCATORS = ("last-frame", "wrapper", "fatal")  # listed first, they say where or that, not what
 DEATH_GAP = 6  # lines between the error and the death line it led to
+# Words of failure (OFFER_WORD's) and of a hang: "Engine iteration timed out. This should never happen!"
+_STATES_FAILURE = re.compile(OFFER_WORD.pattern + r"|\btimed out\b|\btime-?out\b|\bshould never happen\b")
 
 
 def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
@@ -204,7 +206,7 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     at = lead["line"]
     # an error-level line in no words of failure is no error either (vLLM's scheduler-state dump, see frame_gives_way)
     near = [e for e in offered_lines if e["offer"] in ("error", "worded") and 0 < at - e["line"] <= DEATH_GAP
-            and (e["offer"] == "worded" or OFFER_WORD.search(e["text"][:400]))
+            and (e["offer"] == "worded" or _STATES_FAILURE.search(e["text"][:400]))
             and not _NOT_A_MESSAGE.match(e["text"]) and not POINTS_ABOVE.search(e["text"][:600])
             and not _DEATH_WORDS.search(e["text"][:400]) and not WARNING_WORD.search(e["text"][:200])]
     if not near:
@@ -273,7 +275,7 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     # a line the catalogue has at error level states an error only in words of failure: vLLM dumps its
     # scheduler's state at ERROR level when its engine dies ("Dumping scheduler stats: SchedulerStats(...)")
     stated = [e for e in rest if EXCEPTION_LINE.match(str(e["text"]).strip())
-              or (catalogue_facts(str(e["text"]).strip()[:400])[0] and OFFER_WORD.search(str(e["text"])[:400]))]
+              or (catalogue_facts(str(e["text"]).strip()[:400])[0] and _STATES_FAILURE.search(str(e["text"])[:400]))]
     named = [e for e in stated if e.get("role") != "wrapper"]
     if header_lead:
         if not (said or named or above):
