@@ -279,9 +279,11 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     are linked, which leave the evidence's lines out); the others are offered to the learned
     ranker, and those it does not put first go (``evidence_offered.settle``)."""
     listed = evidence.assemble(best, found.fails, fail_ev, fail_line, found.wrappers, inc)
+    evidence_offered.explained_first(inc, listed)
     offered = evidence_offered.offered(inc, listed, found.fatal_tbs)
     evidence_offered.death_gives_way(listed, offered)
     evidence_offered.frame_gives_way(listed, offered, inc)
+    evidence.pointed_to_first(inc, listed)  # a restatement promoted first gives way to its reason in turn
     evidence_offered.detail_joined(inc, listed)
     return listed, offered
 

@@ -41,7 +41,7 @@ def assemble(best: Hit | None, fails: list[Hit], fail_ev: Event | None, fail_lin
     _assert_statement_first(evidence, best.event if best is not None else fail_ev)
     _exception_fragment_first(evidence)
     if inc is not None:
-        _pointed_to_first(inc, evidence)
+        pointed_to_first(inc, evidence)
         _carried_runtime_error_first(evidence, _cause_lines(best, fail_ev))
         _panic_message_first(inc, evidence)
         _deepest_cause_first(inc, evidence)
@@ -237,11 +237,15 @@ POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|
 # A loader that restates that loading failed with nothing but the path ("llama_model_load: error loading
 # model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why; llama.cpp's
 # common init and its forks: "llama_init_from_gpt_params: error: failed to load model 'm.bin'",
-# "llama_load_model_from_file: failed to load model"): the reason is the error line printed just before it.
-_NO_REASON = re.compile(r"(?i)\bfailed to load (?:the )?model(?: from \S+| '[^']*'| \"[^\"]*\")?,?\s*$")
+# "llama_load_model_from_file: failed to load model"), or that initialising, opening or mapping a named
+# thing failed with nothing but its name (whisper.cpp: "whisper_init_state: failed to load Vitis AI model
+# from '...'", "error: failed to initialize whisper context"): the reason is the line printed just
+# before it, in any words that say something went wrong ("gguf_init_from_file: invalid magic number").
+_NO_REASON = re.compile(r"(?i)\bfailed to (?:load|initiali[sz]e|init|open|mmap) (?:the )?(?:[\w.-]+ ){0,3}?"
+                        r"(?:model|context|file|backend|library)(?: from \S+| '[^']*'| \"[^\"]*\")?[,.]?\s*$")
 
 
-def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int = 3) -> None:
+def pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int = 3) -> None:
     """A cause that only says the error is above gives way to the error line it points at: the
     device runtime's or compiler's line of the first failing process, else the block of error
     lines just before it (``outcome.best_proof``); it stays behind as a wrapper. A restatement
@@ -252,7 +256,7 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int 
     text = str(evidence[0]["text"])
     at = evidence[0]["line"]
     if _NO_REASON.search(text[:600]):
-        proof = _error_just_before(inc, at)  # the reason, printed right before the restatement
+        proof = _error_just_before(inc, at, words=OFFER_WORD)  # the reason, printed right before the restatement
     elif POINTS_ABOVE.search(text[:600]) and " with error '" not in text[:600]:
         proof = outcome.best_proof(inc, at, exclude={at}) or _error_just_before(inc, at)
     else:
@@ -267,7 +271,7 @@ def _pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int 
     evidence.insert(0, {"line": proof.line, "text": clip_message(proof.text), "role": "cause"})
     del evidence[MAX_EVIDENCE:]
     if _NO_REASON.search(proof.text[:600]):
-        _pointed_to_first(inc, evidence, depth - 1)
+        pointed_to_first(inc, evidence, depth - 1)
 
 
 # CANN's (Huawei Ascend's runtime) own message for an error, with its code: "Unsupported_Operator(EZ3002):
@@ -305,17 +309,24 @@ def _carried_runtime_error_first(evidence: list[dict[str, Any]], lines: list[tup
 
 
 _ERROR_WORDED = re.compile(r"(?i)\berror\b|\bfailed\b|\bfailure\b")
+_QUIET_LEVELS = frozenset({"INFO", "DEBUG", "TRACE", "NOTICE"})
 
 
-def _error_just_before(inc: Incident, at: int, gap: int = 3) -> Event | None:
-    """The line printed just before ``at`` (blank lines aside) when it says it is an error, though at
-    no level the parser knows (``CUDA error (file.h:188): invalid argument`` from a C++ extension)."""
+def _error_just_before(inc: Incident, at: int, gap: int = 3, words: re.Pattern[str] = _ERROR_WORDED) -> Event | None:
+    """The line printed just before ``at`` (blank lines aside) when it says it is an error (in
+    ``words``), though at no level the parser knows (``CUDA error (file.h:188): invalid argument``
+    from a C++ extension)."""
     st = inc.outcome
-    before = [e for e in (st.recent if st is not None else ()) if e.line < at and e.text.strip()]
+    # the lifetime's last lines, and those printed just before each signature hit (a restatement a
+    # signature knows keeps them there when a long traceback after it pushed them out of the last lines)
+    kept = (*st.recent, *(e for _hit, evs in st.before for e in evs)) if st is not None else ()
+    before = [e for e in kept if e.line < at and e.text.strip()]
     if not before:
         return None
     last = max(before, key=lambda e: e.line)
-    return last if at - (last.end_line or last.line) <= gap and _ERROR_WORDED.search(last.text[:400]) else None
+    if last.level in _QUIET_LEVELS:
+        return None  # logged as information: "If you see error log from logging.cc ..., please ignore"
+    return last if at - (last.end_line or last.line) <= gap and words.search(last.text[:400]) else None
 
 
 EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\[\w+\])?: \S")
@@ -419,6 +430,15 @@ _COMPILER_SUMMARY = re.compile(r"(?i)\baborted due to errors\b|\bcompilation ter
                                r"\b\d+ errors? detected in the compilation\b|\bcompilation failed\b")
 
 
+# A library's statement that an allocation of a size failed, and nothing of why (ggml's backends:
+# "ggml_vulkan: Device memory allocation of size 1879048192 failed.", "ggml_gallocr_reserve_n: failed to
+# allocate Vulkan0 buffer of size 4757131264"): the device runtime's error printed beside it says why
+# ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory", "Requested buffer size exceeds device memory
+# allocation limit: ErrorOutOfDeviceMemory").
+_SIZE_ONLY = re.compile(r"(?i)\ballocation of size \d+ failed\.?\s*$|\bfailed to allocate \S+ buffer of size \d+\s*$")
+_BESIDE = 2  # lines between the size-only statement and the runtime's error beside it
+
+
 def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -> None:
     """The line that proves the failure comes first: a compiler's own error
     inside the build output (ahead of the build tool's "ninja: build
@@ -449,6 +469,10 @@ def _add_proofs(inc: Incident, evidence: list[dict[str, Any]], fail_line: int) -
         if cls == "build" and cause_is_summary and pos == 1 and (
                 outcome.is_compiler_error(ev.text) or _COMPILER_SUMMARY.search(cause["text"][:600])):
             evidence.insert(0, entry)  # the compiler's own error proves a failed build
+        elif cls == "runtime" and cause is not None and pos == 1 and _SIZE_ONLY.search(cause["text"][:600]) and \
+                isinstance(cause.get("line"), int) and abs(ev.line - cause["line"]) <= _BESIDE:
+            evidence.insert(0, entry)  # the runtime says why the allocation of that size failed
+            cause["role"] = "supporting"
         else:
             evidence.insert(pos, entry)
         pos += 1

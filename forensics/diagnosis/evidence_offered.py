@@ -22,6 +22,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
+from forensics.incidents.verdicts import BENIGN_EXC
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.diagnosis.evidence import (EXCEPTION_LINE, MAX_EVIDENCE, OFFER_WORD, POINTS_ABOVE, TB_HEADER, WARNING_WORD,
                                           carried_message, clip_message)
@@ -184,15 +185,18 @@ _DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\
 _NOT_A_MESSAGE = re.compile(r"^\s*(?:\^+|~+|self\.|\w+(?:\.\w+)*\()")  # a frame's quoted source, its carets
 _LOCATORS = ("last-frame", "wrapper", "fatal")  # listed first, they say where or that, not what
 DEATH_GAP = 6  # lines between the error and the death line it led to
+# Words of failure (OFFER_WORD's) and of a hang: "Engine iteration timed out. This should never happen!"
+_STATES_FAILURE = re.compile(OFFER_WORD.pattern + r"|\btimed out\b|\btime-?out\b|\bshould never happen\b")
 
 
 def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
     """A death line (or a traceback's last frame, a wrapper) listed first gives way to the error line
     printed just before it: the error-level or error-worded line nearest above it (within
-    ``DEATH_GAP`` lines), the way a line that points at the error above does (``_pointed_to_first``).
+    ``DEATH_GAP`` lines), the way a line that points at the error above does (``evidence.pointed_to_first``).
     A death line: one in the words any program's end is reported in (not every line a death
     signature matches: a supervisor's report after its own warning lost more than it won). The
-    death line stays behind it; a warning is never the error it followed."""
+    death line stays behind it; a warning is never the error it followed, nor a line in no words of
+    failure, whatever its level."""
     if not evidence or not isinstance(evidence[0].get("line"), int):
         return
     lead = evidence[0]
@@ -200,7 +204,9 @@ def death_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
     if lead["role"] not in _LOCATORS and (not _DEATH_WORDS.search(text[:400]) or EXCEPTION_LINE.match(text.strip())):
         return
     at = lead["line"]
+    # an error-level line in no words of failure is no error either (vLLM's scheduler-state dump, see frame_gives_way)
     near = [e for e in offered_lines if e["offer"] in ("error", "worded") and 0 < at - e["line"] <= DEATH_GAP
+            and (e["offer"] == "worded" or _STATES_FAILURE.search(e["text"][:400]))
             and not _NOT_A_MESSAGE.match(e["text"]) and not POINTS_ABOVE.search(e["text"][:600])
             and not _DEATH_WORDS.search(e["text"][:400]) and not WARNING_WORD.search(e["text"][:200])]
     if not near:
@@ -266,8 +272,10 @@ def frame_gives_way(evidence: list[dict[str, Any]], offered_lines: list[dict[str
         above = []  # another line was printed between: not the message this traceback came with
     said = [e for e in above if e.get("role") != "wrapper"]
     rest = [e for e in others if not _is_cut_header(e)]
+    # a line the catalogue has at error level states an error only in words of failure: vLLM dumps its
+    # scheduler's state at ERROR level when its engine dies ("Dumping scheduler stats: SchedulerStats(...)")
     stated = [e for e in rest if EXCEPTION_LINE.match(str(e["text"]).strip())
-              or catalogue_facts(str(e["text"]).strip()[:400])[0]]
+              or (catalogue_facts(str(e["text"]).strip()[:400])[0] and _STATES_FAILURE.search(str(e["text"])[:400]))]
     named = [e for e in stated if e.get("role") != "wrapper"]
     if header_lead:
         if not (said or named or above):
@@ -320,6 +328,78 @@ def detail_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
                     not WARNING_WORD.search(nxt[:200]):
                 evidence[0]["text"] = clip_message(text.rstrip() + " " + nxt)
             return
+
+
+# A lookup or transport failure raised deep in a library: a bare missing key, an OS error that is
+# only its errno's words, a timeout or cancellation, an HTTP client's exception, the Hugging Face Hub
+# client's for a repo id it could not use (its shape, a 401/404 answer). Its words name no model,
+# option or device: the library that called the failing code catches it and raises, chained after
+# it, what it means ("KeyError: 'glm_moe_dsa'" ->
+# "ValueError: The checkpoint you are trying to load has model type `glm_moe_dsa` but Transformers
+# does not recognize this architecture"; "OSError: [Errno 101] Network is unreachable" -> "OSError:
+# We couldn't connect to 'https://huggingface.co' to load this file"; "HFValidationError: Repo id
+# must be in the form ..." -> "OSError: Incorrect path_or_model_id: './checkpoints/llava-1.5-7b-hf'").
+_LOW_LEVEL = re.compile(r"^\s*(?:KeyError: (?:'[^']*'|\d+)\s*$"
+                        r"|(?:[\w.]+\.)?\w*(?:Error|Exception): \[Errno -?\d+\] [^:]*$"
+                        r"|(?:[\w.]+\.)?(?:TimeoutError|timeout|CancelledError)(?:: timed out)?\s*$"
+                        r"|(?:requests|urllib3|httpx|httpcore|aiohttp)\.[\w.]*(?:Error|Exception|Timeout): "
+                        r"|huggingface_hub\.[\w.]*\.(?:HFValidationError|RepositoryNotFoundError|HfHubHTTPError): )")
+
+
+# lines between two tracebacks of a chain when the first exception's message ran over several
+# lines the parser did not keep with it (the Hub's 401 explains itself in four)
+_CHAIN_GAP_MESSAGE = 16
+
+
+def _chain_after(inc: Incident, tb: Event) -> list[Event]:
+    """The tracebacks of ``tb``'s process printed right after it, each after Python's words that chain
+    it to the one before ("During handling ..." / "The above exception ...", where the parser split
+    the chain), among the lines the lifetime kept; another traceback printed next (a request's, a
+    cleanup's) is not part of the chain."""
+    out: list[Event] = []
+    end = tb.end_line or tb.line
+    proc = outcome.process_of(tb)
+    chained = {e.line for e in (*(inc.outcome.recent if inc.outcome is not None else ()), *inc.error_lines)
+               if e.kind != kinds.TRACEBACK and _CHAIN_WORDS.search(e.text.strip())}
+    for other in sorted((t for t, _p, _a in inc.tracebacks if t.line > end), key=lambda t: t.line):
+        if other.line - end > _CHAIN_GAP_MESSAGE or outcome.process_of(other) != proc or \
+                not any(end < n < other.line for n in chained):
+            break
+        out.append(other)
+        end = other.end_line or other.line
+    return out
+
+
+def explained_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """A lookup or transport failure listed first (``_LOW_LEVEL``) gives way to the last exception of
+    the chain it starts, where that one is no such failure itself and does not restate it: Python
+    raises the last one, the library's word for what the low-level failure meant. A chain whose last
+    exception repeats or wraps the first ("Capture cuda graph failed: <the first's message>"), says
+    only that start-up failed and points back, or is a stop (a KeyboardInterrupt while it waited), keeps
+    the first; so does one that ends in another
+    transport error (requests over a socket's reset)."""
+    if inc is None or not evidence or evidence[0].get("role") != "cause" or \
+            not isinstance(evidence[0].get("line"), int):
+        return
+    at = evidence[0]["line"]
+    tb = next((t for t, _p, _a in inc.tracebacks if t.line <= at <= (t.end_line or t.line)), None)
+    if tb is None:
+        return
+    chain = tb.data.get("chain") or ()
+    if not chain or (chain[-1].line or tb.line) != at or not _LOW_LEVEL.match(chain[-1].rendered.split("\n")[0]):
+        return
+    after = _chain_after(inc, tb)
+    last = (after[-1].data.get("chain") or (None,))[-1] if after else None
+    if last is None or not last.exc_type or last.exc_type in BENIGN_EXC or \
+            _LOW_LEVEL.match(last.rendered.split("\n")[0]) or _restates(last.rendered):
+        return  # a wrapper's words ("Engine process failed to start. See stack trace for the root cause")
+    said = (chain[-1].exc_message or "").strip()[:80]
+    if said and said in last.exc_message:
+        return  # the last one restates the first: a wrapper, the first names the failure
+    evidence[0]["role"] = "root"
+    line = last.line or after[-1].line
+    evidence[:] = [{"line": line, "text": clip_message(last.rendered), "role": "cause"}] + \
+        [e for e in evidence if e.get("line") != line][:MAX_EVIDENCE - 1]
 
 
 # An exception that wraps another and names the wrapped one's type in parentheses (Ray's

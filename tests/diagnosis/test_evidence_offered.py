@@ -272,3 +272,76 @@ def test_a_traceback_cut_after_its_header_gives_way_to_the_message_its_logger_pr
     assert d["verdict"] == "failed"
     assert d["evidence"][0]["text"] == "Handshake with c00824be-282f failed"
     assert d["evidence"][1]["role"] == "wrapper"
+
+
+def _chained(first: list[str], then: list[str], words: str = "The above exception was the direct cause of "
+             "the following exception:") -> list[str]:
+    return (["INFO 05-01 10:00:00 Loading model weights", "Traceback (most recent call last):",
+             '  File "/app/load.py", line 10, in load', "    cfg = CONFIG_MAPPING[model_type]"] + first +
+            ["", words, "", "Traceback (most recent call last):", '  File "/app/serve.py", line 3, in main',
+             "    raise ValueError("] + then)
+
+
+def test_a_lookup_failure_gives_way_to_the_explanation_chained_after_it():
+    # transformers' AutoConfig: a KeyError on the model type, then its own ValueError from it
+    d = _run(_chained(["KeyError: 'glm_moe_dsa'"],
+                      ["ValueError: The checkpoint you are trying to load has model type `glm_moe_dsa` but "
+                       "Transformers does not recognize this architecture."]))
+    assert d["evidence"][0]["text"].startswith("ValueError: The checkpoint you are trying to load has model type")
+    assert d["evidence"][0]["role"] == "cause"
+
+
+def test_an_errno_failure_gives_way_to_the_library_word_for_it_during_handling():
+    d = _run(_chained(["OSError: [Errno 101] Network is unreachable"],
+                      ["OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find "
+                       "it in the cached files."], "During handling of the above exception, another exception occurred:"))
+    assert d["evidence"][0]["text"].startswith("OSError: We couldn't connect to 'https://huggingface.co'")
+    assert d["evidence"][0]["role"] == "cause"
+    assert {"line": 5, "text": "OSError: [Errno 101] Network is unreachable", "role": "root"} in d["evidence"][1:]
+
+
+def test_a_specific_first_exception_or_a_restatement_keeps_its_place():
+    # the first names the failure itself: the chained wrapper stays behind it
+    d = _run(_chained(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 594.00 MiB."],
+                      ["RuntimeError: Failed to warm up the sampler"]))
+    assert d["evidence"][0]["text"].startswith("torch.OutOfMemoryError: CUDA out of memory")
+    # a low-level first restated by the last: the first stays
+    d = _run(_chained(["TimeoutError: Server failed to start within the timeout period."],
+                      ["RuntimeError: Failed to start prefill node: Server failed to start within the timeout period."]))
+    assert d["evidence"][0]["text"].startswith("TimeoutError: Server failed to start")
+    # a lookup failure under a wrapper that only says start-up failed and points back: the first stays
+    d = _run(_chained(["KeyError: 'model.layers.0.self_attn.q_proj.weight'"],
+                      ["RuntimeError: Engine process failed to start. See stack trace for the root cause."]))
+    assert d["evidence"][0]["text"] == "KeyError: 'model.layers.0.self_attn.q_proj.weight'"
+    # a transport error over another: both low level, the first stays
+    d = _run(_chained(["ConnectionResetError: [Errno 104] Connection reset by peer"],
+                      ["requests.exceptions.ConnectionError: ('Connection aborted.', ConnectionResetError(104, "
+                       "'Connection reset by peer'))"]))
+    assert d["evidence"][0]["text"].startswith("ConnectionResetError: [Errno 104]")
+
+
+def test_a_state_dump_at_error_level_is_not_the_error_a_cut_traceback_came_with():
+    # vLLM dumps its scheduler's state at ERROR level when its engine dies, then says the engine hit
+    # a fatal error and prints the traceback (cut here): the dump names no failure
+    d = _run(["ERROR 08-21 21:56:03 [dump_input.py:79] Dumping scheduler stats: SchedulerStats(num_running_reqs=1, "
+              "num_waiting_reqs=0, kv_cache_usage=0.27)",
+              "ERROR 08-21 21:56:03 [core.py:634] EngineCore encountered a fatal error.",
+              "ERROR 08-21 21:56:03 [core.py:634] Traceback (most recent call last):",
+              'ERROR 08-21 21:56:03 [core.py:634]   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", '
+              "line 625, in run_engine_core",
+              "ERROR 08-21 21:56:03 [core.py:634]     engine_core.run_busy_loop()",
+              'ERROR 08-21 21:56:03 [core.py:634]   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", '
+              "line 267, in step",
+              "ERROR 08-21 21:56:03 [core.py:634]     model_output = self.execute_model_with_error_logging("])
+    assert d["verdict"] == "failed"
+    assert not d["evidence"][0]["text"].startswith("Dumping scheduler stats")
+
+
+def test_a_pointer_to_the_error_above_does_not_give_way_to_a_line_logged_as_information():
+    d = _run(["INFO 04-08 04:00:01 [ray_distributed_executor.py:127] Shutting down Ray distributed executor. If you "
+              "see error log from logging.cc regarding SIGTERM received, please ignore because this is the expected "
+              "termination process in Ray.",
+              "CRITICAL 04-08 04:00:01 [core_client.py:361] Got fatal signal from worker processes, shutting down. "
+              "See stack trace above for root cause issue."])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].startswith("Got fatal signal from worker processes")

@@ -215,6 +215,45 @@ def test_restatements_printed_one_under_another_give_way_to_the_reason_above_the
     assert d["evidence"][0]["text"] == "error loading model: unexpectedly reached end of file"
 
 
+def test_a_restatement_over_a_cut_traceback_gives_way_to_a_reason_in_any_error_words():
+    # the GGUF reader's reason names no "error" ("invalid magic number"), and the Python binding's cut
+    # traceback after the restatements pushed them out of the lifetime's last lines
+    d = _run(["gguf_init_from_file: invalid magic number 67676a74",
+              "error loading model: llama_model_loader: failed to load model from /srv/models/llama-2-7b.ggmlv3.bin",
+              "",
+              "llama_load_model_from_file: failed to load model",
+              "Traceback (most recent call last):",
+              '  File "/srv/app/run.py", line 246, in <module>',
+              "    main()",
+              '  File "/usr/lib/python3/dist-packages/click/core.py", line 1157, in __call__',
+              "    return self.main(*args, **kwargs)"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "gguf_init_from_file: invalid magic number 67676a74"
+
+
+def test_initialising_a_named_context_failed_gives_way_to_the_reason_above_it():
+    # whisper.cpp: each caller restates that the named thing did not load or initialise
+    d = _run(["whisper_init_state: kv pad  size  =    2.36 MB",
+              "map_rai_file: 32: Failed to open rai file '/srv/models/ggml-tiny-encoder-vitisai.rai'",
+              "whisper_vitisai_init: Failed to mmap rai file '/srv/models/ggml-tiny-encoder-vitisai.rai'",
+              "whisper_init_state: failed to load Vitis AI model from '/srv/models/ggml-tiny-encoder-vitisai.rai'",
+              "error: failed to initialize whisper context"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].startswith("map_rai_file: 32: Failed to open rai file")
+
+
+def test_an_allocation_of_a_size_that_failed_gives_way_to_the_runtimes_reason_beside_it():
+    # ggml's Vulkan backend states the size; the Vulkan call's result code says why
+    d = _run(["load_tensors: offloading 32 repeating layers to GPU",
+              "ggml_vulkan: Device memory allocation of size 1879048192 failed.",
+              "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
+              "llama_model_load: error loading model: unable to allocate Vulkan0 buffer",
+              "main: exiting due to model loading error"])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"] == "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory"
+    assert any(e["text"].startswith("ggml_vulkan: Device memory allocation of size") for e in d["evidence"][1:])
+
+
 def test_a_cut_tracebacks_first_line_is_listed_whatever_words_its_logger_put_before_the_header():
     # words that name no error ("Worker 3 stopped") are not offered as a carried message
     # (evidence_offered.carried_message): the line is then listed as the traceback's first line,
