@@ -32,14 +32,17 @@ def cli():
 
 
 @pytest.fixture(scope="session")
-def reference_answers(tmp_path_factory):
+def reference_answers(tmp_path_factory, pytestconfig):
     """A callable giving the normal path's answers of every corpus log
     (``tests/reference_answers.py``): computed once per session in the
     background from the first test that asks, shared by every xdist worker."""
     import reference_answers as R
 
     where = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    # xdist's own mark of a worker, not PYTEST_XDIST_WORKER: a pytest started from a worker inherits
+    # that variable, and its basetemp's parent is then pytest-of-<user>, shared by every session (an
+    # earlier session's reference there would be read as this one's).
+    if hasattr(pytestconfig, "workerinput"):
         where = where.parent  # the session's folder, above each worker's own
     R.start(where)
     return lambda: R.wait(where)

@@ -1,0 +1,44 @@
+"""Where the session's shared reference answers live (tests/conftest.py's ``reference_answers``):
+in this session's own temporary folder, never one an earlier session left, whatever the
+environment says."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+# Stands in for tests/reference_answers.py: says where the fixture asked for the reference.
+STUB = '''\
+def start(where):
+    print("REFERENCE-AT", where)
+
+
+def wait(where):
+    return {}
+'''
+PROBE = '''\
+def test_asks(reference_answers):
+    reference_answers()
+'''
+
+
+def test_a_pytest_started_from_an_xdist_worker_keeps_its_reference_in_its_own_folder(tmp_path: Path):
+    """A pytest run inside an xdist worker's test inherits PYTEST_XDIST_WORKER; with no xdist of its
+    own, its reference must sit in its own basetemp, not the parent (pytest-of-<user>, where an
+    earlier session's reference-answers.json would be taken for this session's)."""
+    tests = tmp_path / "checkout" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "conftest.py").write_text((REPO / "tests" / "conftest.py").read_text())
+    (tests / "reference_answers.py").write_text(STUB)
+    (tests / "test_probe.py").write_text(PROBE)
+    base = tmp_path / "bt"
+    env = {**os.environ, "PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2"}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:xdist",
+                        f"--basetemp={base}", str(tests)], capture_output=True, text=True, cwd=tests.parent,
+                       env=env, timeout=120)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    at = [ln.split(" ", 1)[1] for ln in p.stdout.splitlines() if ln.startswith("REFERENCE-AT ")]
+    assert at == [str(base.resolve())] or at == [str(base)], p.stdout[-2000:]
