@@ -71,11 +71,12 @@ def wait(where: Path) -> dict[str, Any]:
                 if time.monotonic() > deadline:
                     raise AssertionError(f"the reference answers took over {WAIT_S} s ({err_path})") from None
                 time.sleep(0.5)
-    for child in _STARTED:
-        child.wait()
+    codes = [child.wait() for child in _STARTED]
     if not out.exists():
         said = err_path.read_text(errors="replace") if err_path.exists() else ""
-        raise AssertionError(f"computing the reference answers failed: {said[-3000:]}")
+        # a process killed from outside (the OOM killer: -9) leaves no word in its stderr
+        how = f"exit status {codes[-1]}" if codes else "started by another worker"
+        raise AssertionError(f"computing the reference answers failed ({how}, {err_path}): {said[-3000:]}")
     return json.loads(out.read_text())
 
 

@@ -42,3 +42,22 @@ def test_a_pytest_started_from_an_xdist_worker_keeps_its_reference_in_its_own_fo
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     at = [ln.split(" ", 1)[1] for ln in p.stdout.splitlines() if ln.startswith("REFERENCE-AT ")]
     assert at == [str(base.resolve())] or at == [str(base)], p.stdout[-2000:]
+
+
+def test_a_reference_process_killed_mid_run_fails_the_wait_saying_how(tmp_path: Path, monkeypatch):
+    """Killed from outside (the OOM killer's SIGKILL), the background process leaves no reference and no
+    word in its stderr: the tests waiting on it fail, saying it was killed, and it is not started again."""
+    import signal
+    import time
+
+    import pytest
+    import reference_answers as R
+
+    monkeypatch.setattr(R, "_STARTED", [])  # only this test's process (the session's own is not waited on)
+    R.start(tmp_path)
+    time.sleep(1)
+    os.kill(R._STARTED[0].pid, signal.SIGKILL)
+    with pytest.raises(AssertionError, match=r"failed \(exit status -9"):
+        R.wait(tmp_path)
+    R.start(tmp_path)
+    assert len(R._STARTED) == 1  # the failure stands for the session: no second computation
