@@ -22,7 +22,7 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
-from forensics.incidents.verdicts import BENIGN_EXC
+from forensics.incidents.stops import BENIGN_EXC
 from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.diagnosis.evidence import (EXCEPTION_LINE, MAX_EVIDENCE, OFFER_WORD, POINTS_ABOVE, TB_HEADER, WARNING_WORD,
                                           carried_message, clip_message)
@@ -370,6 +370,12 @@ def _chain_after(inc: Incident, tb: Event) -> list[Event]:
     return out
 
 
+# Exceptions that are a bug in the code handling the first one, not its meaning (an except block that
+# names an undefined logger, or prints a message the stream cannot encode): Python raises them last,
+# but what failed is still the first exception.
+_HANDLER_BUG = frozenset({"NameError", "UnboundLocalError", "UnicodeEncodeError"})
+
+
 def explained_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
     """A lookup or transport failure listed first (``_LOW_LEVEL``) gives way to the last exception of
     the chain it starts, where that one is no such failure itself and does not restate it: Python
@@ -390,7 +396,7 @@ def explained_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> Non
         return
     after = _chain_after(inc, tb)
     last = (after[-1].data.get("chain") or (None,))[-1] if after else None
-    if last is None or not last.exc_type or last.exc_type in BENIGN_EXC or \
+    if last is None or not last.exc_type or last.exc_type in BENIGN_EXC or last.exc_type in _HANDLER_BUG or \
             _LOW_LEVEL.match(last.rendered.split("\n")[0]) or _restates(last.rendered):
         return  # a wrapper's words ("Engine process failed to start. See stack trace for the root cause")
     said = (chain[-1].exc_message or "").strip()[:80]

@@ -318,6 +318,21 @@ def test_a_specific_first_exception_or_a_restatement_keeps_its_place():
                       ["requests.exceptions.ConnectionError: ('Connection aborted.', ConnectionResetError(104, "
                        "'Connection reset by peer'))"]))
     assert d["evidence"][0]["text"].startswith("ConnectionResetError: [Errno 104]")
+    # a stop raised while handling it (sys.exit in the except block): the first stays
+    d = _run(_chained(["KeyError: 'glm_moe_dsa'"], ["SystemExit: 1"],
+                      "During handling of the above exception, another exception occurred:"))
+    assert d["evidence"][0]["text"] == "KeyError: 'glm_moe_dsa'"
+
+
+def test_a_bug_in_the_handler_raised_last_does_not_displace_the_failure_it_handled():
+    # the except block names an undefined logger, or its message cannot be encoded: Python raises that
+    # last, but the failure is still the first exception's
+    for last in ("NameError: name 'logger' is not defined", "UnboundLocalError: cannot access local variable "
+                 "'cfg' where it is not associated with a value", "UnicodeEncodeError: 'ascii' codec can't encode "
+                 "character '\\u2019' in position 10: ordinal not in range(128)"):
+        d = _run(_chained(["KeyError: 'glm_moe_dsa'"], [last],
+                          "During handling of the above exception, another exception occurred:"))
+        assert d["evidence"][0]["text"] == "KeyError: 'glm_moe_dsa'", last
 
 
 def test_a_state_dump_at_error_level_is_not_the_error_a_cut_traceback_came_with():
