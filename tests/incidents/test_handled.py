@@ -11,7 +11,7 @@ from forensics.events.tables import load_table
 from forensics.incidents import handled
 
 TABLE = load_table(handled.__file__, "handled.yaml")
-CASES = [(part, e["id"], e["regex"], text, want) for part in ("lines", "ignored_tracebacks") for e in TABLE[part]
+CASES = [(part, e["id"], e["regex"], text, want) for part in ("lines", "ignored_tracebacks", "deaths_after") for e in TABLE[part]
          for want, key in ((True, "match"), (False, "no_match")) for text in e["examples"][key]]
 
 
@@ -50,3 +50,18 @@ def test_an_ignored_exception_at_exit_is_no_failure() -> None:
     assert _diagnose(log)["verdict"] != "failed"
     # the same traceback without Python's word that it was ignored ends the run
     assert _diagnose(log.replace("Exception ignored in: <function LLMEngine.__del__ at 0xfffda85337f0>\n", ""))["verdict"] == "failed"
+
+
+def test_an_ignored_exception_the_process_died_after_is_a_failure() -> None:
+    """The ignored exception's message runs into the crash ("Segmentation fault (core dumped)" right
+    after it, kept with the message): the process did not go on, it died."""
+    log = ("INFO 05-01 10:00:10 model_runner.py:1000] Loading model weights took 14.99 GB\n"
+           "Exception ignored in: <function Worker.__del__ at 0x7f00>\n"
+           "Traceback (most recent call last):\n"
+           '  File "/x/vllm/worker/worker.py", line 50, in __del__\n'
+           "    torch.cuda.synchronize()\n"
+           "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert _diagnose(log)["verdict"] != "failed"
+    for death in ("Segmentation fault (core dumped)", "Fatal Python error: Aborted"):
+        d = _diagnose(log + death + "\n")
+        assert d["verdict"] == "failed" and d["root_cause"] == "gpu.illegal-access", (death, d["verdict"])
