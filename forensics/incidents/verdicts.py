@@ -87,9 +87,11 @@ def dismissed(inc: Incident, ev: Event) -> bool:
 
 def ignored(inc: Incident, tb: Event) -> bool:
     """A traceback Python printed for an exception it ignored ("Exception ignored in: <obj>" on the
-    line before: a __del__ or a finaliser's): the program went on, whatever the exception."""
+    line before: a __del__ or a finaliser's): the program went on, whatever the exception, unless a
+    death line follows it (then the exception is the crash's first word: a faulted GPU's, say)."""
     st = inc.outcome
-    return handled.ignored_traceback((inc.error_lines, st.recent if st is not None else ()), tb)
+    return handled.ignored_traceback((inc.error_lines, st.recent if st is not None else ()), tb) and \
+        not died(inc, tb.end_line or tb.line)
 
 
 # A server's reply to one request it could not serve (llama.cpp's server: "send_error: task id = N,

@@ -65,3 +65,6 @@ def test_an_ignored_exception_the_process_died_after_is_a_failure() -> None:
     for death in ("Segmentation fault (core dumped)", "Fatal Python error: Aborted"):
         d = _diagnose(log + death + "\n")
         assert d["verdict"] == "failed" and d["root_cause"] == "gpu.illegal-access", (death, d["verdict"])
+    # the crash on a line of its own, after the traceback: the exception is still the crash's evidence
+    d = _diagnose(log + "\nSegmentation fault (core dumped)\n")
+    assert d["verdict"] == "failed" and d["evidence"][0]["text"].startswith("RuntimeError: CUDA error: an illegal memory")
