@@ -13,7 +13,7 @@ from typing import Any
 
 from forensics.events import types as kinds
 from forensics.events.types import Event
-from forensics.incidents import outcome, verdicts
+from forensics.incidents import outcome, stops, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
 from forensics.diagnosis import arbitrate, evidence, evidence_offered, failure_phase, phase_infer, phase_priors, summaries
 from forensics.diagnosis.decision import death, learned
@@ -147,8 +147,8 @@ def _findings(inc: Incident) -> _Findings:
              and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
-                and not verdicts.after_stop_request(inc, h.line) and not verdicts.echoes_a_stop(inc, h.line)
-                and not verdicts.killed_while_up(inc, h.event)]
+                and not stops.after_stop_request(inc, h.line) and not stops.echoes_a_stop(inc, h.line)
+                and not stops.killed_while_up(inc, h.event)]
     deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
                  if not outcome.crash_report_stack(t, deaths)]
@@ -159,7 +159,7 @@ def _findings(inc: Incident) -> _Findings:
         fails = [h for h in inc.failure_hits if _deadline_expired(inc, h)]
     if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
         tail = death.died_at(inc)  # nothing a rule knows says it died: the learned detector reads its end
-        if tail is not None and verdicts.echoes_a_stop(inc, tail.line):
+        if tail is not None and stops.echoes_a_stop(inc, tail.line):
             tail = None  # what it read is a parent's report of an operator's stop
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
 
@@ -176,7 +176,7 @@ def _ends_in_error(inc: Incident) -> Event | None:
     executor shut down). An operator's stop ends on the stop's own lines, not on an error."""
     tail = outcome.ends_in_error(inc)
     if tail is None or inc.ready_line is not None or inc.stop_requested_line is not None \
-            or verdicts.echoes_a_stop(inc, tail.line):
+            or stops.echoes_a_stop(inc, tail.line):
         return None
     if inc.shutdown_line is None or tail.line > inc.shutdown_line or death.cleanup_of_a_failure(inc):
         return tail
@@ -187,7 +187,7 @@ def _healthy_phase(inc: Incident, verdict: str) -> str | None:
     """The last phase a lifetime without a failure reached. Killed from outside while up, it is
     where it was at the kill (what the dying processes print after it, a leaked process group's
     warning, is no stop). Starting with no marker at all: launch."""
-    killed = [h.line for h in inc.wrapper_hits if verdicts.killed_while_up(inc, h.event)]
+    killed = [h.line for h in inc.wrapper_hits if stops.killed_while_up(inc, h.event)]
     if killed:
         return inc.phase_at(killed[0]) or inc.reached()
     reached = inc.reached()

@@ -17,9 +17,7 @@ from forensics.incidents import handled, outcome
 from forensics.incidents.harness import harness_assertion, in_harness_frames
 from forensics.incidents.lifetimes import Incident, proc_key
 from forensics.incidents.request_errors import request_level, traceback_frames
-# The operators' stops live in their own module; the verdicts and their callers read them here too.
-from forensics.incidents.stops import (BENIGN_EXC, a_stop, after_stop_request, echoes_a_stop, killed_while_up,  # noqa: F401
-                                      quiet_before)
+from forensics.incidents.stops import a_stop, after_stop_request, echoes_a_stop, quiet_before
 
 
 def died(inc: Incident, after_line: int) -> bool:

@@ -932,7 +932,7 @@ def _read_at_run_time(incidents: list, up: bool = False) -> list[str]:
     healthy log scored on lines the detector never reads set the threshold once: a clean Ctrl-C's
     wrapper line at 0.999."""
     from forensics.diagnosis.decision.death import candidates, consulted, consulted_up
-    from forensics.incidents.verdicts import echoes_a_stop
+    from forensics.incidents.stops import echoes_a_stop
 
     read = (lambda inc: not consulted(inc) and consulted_up(inc)) if up else consulted  # noqa: E731
     return [ev.text for inc in incidents if read(inc)

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 from forensics.diagnosis.decision.pair_model import built, load
 from forensics.events import types as kinds
 from forensics.events.tables import load_table
-from forensics.incidents import outcome, verdicts
+from forensics.incidents import outcome, stops, verdicts
 
 TAIL_LINES = 30  # outcome.RECENT_EVENTS keeps at least this many lines' events
 LAST_EVENTS = 12  # the last events are read whatever they say
@@ -206,7 +206,7 @@ def _stop_exception(text: str) -> bool:
     Ctrl-C; ``SystemExit``, a cancellation), whatever follows it on the line (a notebook's output
     runs stderr's next warning onto it with no line break)."""
     head = text.lstrip().split(":", 1)[0].strip()
-    return head in verdicts.BENIGN_EXC
+    return head in stops.BENIGN_EXC
 
 
 def _last_progress_up(inc: Any, st: Any, end: int | None = None) -> int:
@@ -231,7 +231,7 @@ def _last_progress_up(inc: Any, st: Any, end: int | None = None) -> int:
 def _survived_up(inc: Any, ev: Any) -> bool:
     """What a ready server's rules already clear: a bystander's (a metrics collector's) error, a kill
     from outside while all was well, one request's error that uvicorn reported."""
-    return verdicts.bystander(ev) or verdicts.killed_while_up(inc, ev) or verdicts.asgi_report_before(inc, ev.line)
+    return verdicts.bystander(ev) or stops.killed_while_up(inc, ev) or verdicts.asgi_report_before(inc, ev.line)
 
 
 def _last_change(inc: Any, st: Any) -> int:
@@ -308,7 +308,7 @@ def cleanup_of_a_failure(inc: Any) -> bool:
     # A Ctrl-C'd worker's KeyboardInterrupt among them: the operator stopped it, and the errors
     # around it (its "Process EngineCore:" header, the front end's "Engine core initialization
     # failed") report that stop (batch-02/026).
-    if any(ev.kind == kinds.TRACEBACK and verdicts.a_stop(inc, ev) for ev in recent):
+    if any(ev.kind == kinds.TRACEBACK and stops.a_stop(inc, ev) for ev in recent):
         return False
     return any(ev.kind == kinds.TRACEBACK or _reads_as_failure(ev) for ev in recent)
 
@@ -365,7 +365,7 @@ def answers_failing_since(inc: Any) -> Any:
     last = getattr(inc, "last_answer", None)
     if last is None or not failing_status(last[1]):
         return None
-    if (inc.shutdown_line is not None and last[0] > inc.shutdown_line) or verdicts.after_stop_request(inc, last[0]):
+    if (inc.shutdown_line is not None and last[0] > inc.shutdown_line) or stops.after_stop_request(inc, last[0]):
         return None  # a server that drains as it stops answers 503 on purpose (its readiness withdrawn)
     for ev in reversed(inc.error_lines):
         if ev.line >= last[0] or not unhandled(ev) or verdicts.bystander(ev) or verdicts.replied_error(ev) \
