@@ -141,10 +141,10 @@ class _Findings:
 
 
 def _findings(inc: Incident) -> _Findings:
-    fails = [h for h in inc.failure_hits
-             if verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)
+    fails = [h for h in inc.failure_hits if _ends_service(inc, h) or (
+             verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)
              and not verdicts.warned_and_went_on(inc, h.event) and not verdicts.dismissed(inc, h.event)
-             and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))]
+             and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event)))]
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
                 and not stops.after_stop_request(inc, h.line) and not stops.echoes_a_stop(inc, h.line)
@@ -162,6 +162,15 @@ def _findings(inc: Incident) -> _Findings:
         if tail is not None and stops.echoes_a_stop(inc, tail.line):
             tail = None  # what it read is a parent's report of an operator's stop
     return _Findings(fails, wrappers, fatal_tbs, tail, exit_failed)
+
+
+def _ends_service(inc: Incident, hit: Hit) -> bool:
+    """A failure its signature says fails the deployment's service while the processes stay up and
+    answer (``ends_service``: a PD deployment's KV transfer on a request): it holds after readiness and
+    with answers after it, not after the operator asked the server to stop or it shut down."""
+    if not hit.signature.ends_service or stops.after_stop_request(inc, hit.line):
+        return False
+    return inc.shutdown_line is None or hit.line < inc.shutdown_line
 
 
 def _ends_in_error(inc: Incident) -> Event | None:

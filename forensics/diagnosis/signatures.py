@@ -76,6 +76,9 @@ class Signature:
     strength: str = "strong"
     live_when: tuple[str, ...] = ()  # precursors: the contexts (context.yaml) watch warns in
     quiet_when: tuple[str, ...] = ()  # precursors: the only contexts healthy runs print it in (else news)
+    # failures: the line fails the deployment's service while its processes stay up and answer (a
+    # PD deployment's KV transfer on a request): not cleared as one request's error it went on after
+    ends_service: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "root_cause": self.root_cause, "kind": self.kind,
@@ -355,6 +358,9 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
         raise _fail(path, "field 'strength'", "must be 'strong' or 'weak'")
     if not isinstance(rem := raw["remediation"], str):
         raise _fail(path, "field 'remediation'", "must be a string")
+    ends_service = raw.get("ends_service", False)
+    if not isinstance(ends_service, bool) or (ends_service and kind != "failure"):
+        raise _fail(path, "field 'ends_service'", "must be true or false, and true only on a failure")
     return Signature(
         id=sid, title=str(raw["title"]), root_cause=label, kind=kind, conditions=tuple(conds),
         remediation=rem.strip(), path=str(path), status=status, priority=prio, predicts=predicts, phase=phase,
@@ -364,7 +370,7 @@ def parse_signature(path: Path, raw: Any, index: int = 0, trusted: bool = False,
         examples_match=_str_list(path, "field 'examples.match'", ex.get("match")),
         examples_no_match=_str_list(path, "field 'examples.no_match'", ex.get("no_match")),
         strength=strength, live_when=_str_list(path, "field 'live_when'", raw.get("live_when")),
-        quiet_when=_str_list(path, "field 'quiet_when'", raw.get("quiet_when")))
+        quiet_when=_str_list(path, "field 'quiet_when'", raw.get("quiet_when")), ends_service=ends_service)
 
 
 def iter_signature_files(dirs: list[Path]) -> Iterator[Path]:
