@@ -23,6 +23,7 @@ from typing import Any
 
 from forensics.atomic import atomic_write_text
 from forensics.diagnosis.decision.calibration import POOLED as POOLED_KIND
+from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD
 from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
 from forensics.diagnosis.decision.learned import warned_label
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
@@ -186,21 +187,28 @@ def phase_answer(model: Any, r: "Row") -> str:
     return max(sorted(probs), key=lambda k: probs[k])
 
 
-def _fit_weights(cases: list[Any], truths: list[str], choice: Choice, seed: int) -> Any:
+def _pairs(cases: list[Any], choice: Choice) -> Any:
+    """Every case's pair features, (case, candidate, feature): built once per fit, not once per
+    fold (Python's ``pair_vector`` over ~90,000 pairs was most of a fit's time)."""
+    import numpy as np
+
+    return np.array([[choice.pair(c, k) for k in choice.classes] for c in cases], dtype=float).reshape(
+        len(cases), len(choice.classes), len(choice.features))
+
+
+def _fit_weights(cases: list[Any], truths: list[str], choice: Choice, seed: int, pairs: Any = None) -> Any:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    X = np.array([choice.pair(c, k) for c in cases for k in choice.classes])
+    X = (_pairs(cases, choice) if pairs is None else pairs).reshape(-1, len(choice.features))
     y = np.array([1 if k == t else 0 for t in truths for k in choice.classes])
     # No intercept: the per-candidate biases are features. Balanced: one right candidate per case.
     return LogisticRegression(C=C_REGULARISATION, fit_intercept=False, max_iter=5000, class_weight="balanced",
                               random_state=seed).fit(X, y).coef_[0]
 
 
-def _logits(w: Any, cases: list[Any], choice: Choice) -> Any:
-    import numpy as np
-
-    return np.array([[float(np.dot(w, choice.pair(c, k))) for k in choice.classes] for c in cases])
+def _logits(w: Any, cases: list[Any], choice: Choice, pairs: Any = None) -> Any:
+    return (_pairs(cases, choice) if pairs is None else pairs) @ w
 
 
 def _temperature(z: Any, truth_idx: Any) -> float:
@@ -231,15 +239,16 @@ def fit_choice(cases: list[Any], truths: list[str], choice: Choice, seed: int = 
     idx = np.array([choice.classes.index(t) for t in list(truths) + list(cal_truths)])
     oof = np.zeros((len(every), len(choice.classes)))
     answered = np.zeros(len(every), dtype=bool)
+    X = _pairs(every, choice)
     for tr, te in _folds(len(cases), folds, seed, groups, cal_groups):
-        w = _fit_weights([cases[i] for i in tr], [truths[i] for i in tr], choice, seed)
-        oof[te] = _logits(w, [every[i] for i in te], choice)
+        w = _fit_weights([cases[i] for i in tr], [truths[i] for i in tr], choice, seed, X[tr])
+        oof[te] = _logits(w, [every[i] for i in te], choice, X[te])
         answered[te] = True
     oof, idx = oof[answered], idx[answered]  # a calibration row of a group no fold holds: no answer
     t = _temperature(oof, idx)
     kept = [c for c, a in zip(every, answered) if a]
     temps = _kind_temperatures(oof, idx, kept, choice)
-    return CalibratedChoice(list(choice.classes), [float(v) for v in _fit_weights(cases, truths, choice, seed)], t,
+    return CalibratedChoice(list(choice.classes), [float(v) for v in _fit_weights(cases, truths, choice, seed, X[:len(cases)])], t,
                             temps, None, _softmax(oof, kept, choice, t, temps), answered)
 
 
@@ -257,10 +266,12 @@ def _softmax(z: Any, cases: list[Any], choice: Choice, t: float, temps: dict[str
 def oof_answer(r: Row, probs: dict[str, float], unknown_below: float) -> tuple[str, float, bool]:
     """One out-of-fold answer as the run time gives it: its kind of answer, the model's probability
     of it (``learned.decide`` never reads more than 0.999) and whether it was right."""
-    from forensics.diagnosis.decision.calibration import answer_kind
+    from forensics.diagnosis.decision.calibration import answer_kind, unknown_lead
 
     probs = {k: min(v, 0.999) for k, v in probs.items()}
     label, _ = answer_of(probs, r, unknown_below)
+    if label == "unknown":  # read by how far ``unknown`` leads (``calibration.UNKNOWN_LEAD``)
+        return UNKNOWN_LEAD, unknown_lead(probs), label == r.truth
     return answer_kind(r.inputs, label), probs.get(label, 0.0), label == r.truth
 
 
@@ -279,7 +290,8 @@ def fit_calibration(answers: list[tuple[str, float, bool]]) -> dict[str, list[li
     if not answers:
         return {}
     pooled = sum(ok for _, _, ok in answers) / len(answers)
-    table = {POOLED_KIND: _knots([(p, ok) for _, p, ok in answers], pooled)}
+    # (the pooled map reads a probability: the ``unknown`` answers' lead is no probability)
+    table = {POOLED_KIND: _knots([(p, ok) for k, p, ok in answers if k != UNKNOWN_LEAD], pooled)}
     for kind in sorted({k for k, _, _ in answers}):
         got = [(p, ok) for k, p, ok in answers if k == kind]
         share = (sum(ok for _, ok in got) + CALIBRATION_PRIOR * pooled) / (len(got) + CALIBRATION_PRIOR)
@@ -480,14 +492,15 @@ def _by_group(pairs: list[tuple[Any, ...]]) -> dict[str, list[tuple[Any, ...]]]:
 def learned_answer(item: tuple[Any, ...], below: float) -> tuple[str, float]:
     """The learned answer of one out-of-fold item, (row, probabilities) or (row, probabilities, the
     fold model's calibration maps), and its confidence as ``learned.decide`` gives it."""
-    from forensics.diagnosis.decision.calibration import answer_kind, calibrated
+    from forensics.diagnosis.decision.calibration import answer_kind, calibrated, unknown_reading
 
     r, probs = item[0], {k: min(v, 0.999) for k, v in item[1].items()}
     label, p = answer_of(probs, r, below)
     table = item[2] if len(item) > 2 else {}
     if not table:
         return label, p
-    return label, round(min(0.999, calibrated(table, answer_kind(r.inputs, label), probs.get(label, 0.0))), 3)
+    kind, x = unknown_reading(table, probs) if label == "unknown" else (answer_kind(r.inputs, label), probs.get(label, 0.0))
+    return label, round(min(0.999, calibrated(table, kind, x)), 3)
 
 
 def _scores(got: list[tuple[Any, ...]], below: float, with_pairs: bool = True) -> dict[str, Any]:
@@ -641,27 +654,30 @@ def held_out_rows() -> list[Row]:
 
 
 def train_decision_models(out: Path, phase_out: Path, seed: int = 0, rows: list[Row] | None = None,
-                          held: list[Row] | None = None) -> dict[str, Any]:
-    """Fit the label and phase models on every row; write them (with their cross-validated figures)."""
+                          held: list[Row] | None = None, folds: int | None = None) -> dict[str, Any]:
+    """Fit the label and phase models on every row; write them (with their cross-validated figures).
+    ``folds``: the public families held out in that many grouped folds, not one at a time (``crossval``)."""
     from threadpoolctl import threadpool_limits
 
     rows = rows if rows is not None else collect_rows()
     held = held if held is not None else held_out_rows()
     # One thread: hundreds of small fits, which many BLAS threads on a shared machine slow down ~5x.
     with threadpool_limits(1):
-        return _train_decision_models(out, phase_out, seed, rows, held)
+        return _train_decision_models(out, phase_out, seed, rows, held, folds)
 
 
-def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row], held: list[Row]) -> dict[str, Any]:
+def label_model_data(rows: list[Row], held: list[Row], cv: dict[str, Any], seed: int = 0,
+                     folds: int | None = None) -> dict[str, Any]:
+    """The label model fitted on every row, as ``decision.json`` holds it, with the figures of ``cv``
+    (``crossval``) and whether it ships."""
     import sklearn
 
-    cv = crossval(rows, seed, held)
     digest = corpus_hash(rows)
     meta = {"version": f"label-{digest[:8]}", "rows": len(rows),
             "groups": dict(sorted(Counter(r.group for r in rows).items())),
             "labels": dict(sorted(Counter(r.truth for r in rows).items())),
             "corpus_hash": digest, "seed": seed, "scikit_learn": sklearn.__version__,
-            "crossval": cv, "unknown_below": cv["unknown_below"], "C": C_REGULARISATION}
+            "crossval": cv, "crossval_folds": folds, "unknown_below": cv["unknown_below"], "C": C_REGULARISATION}
     # A learned part replaces the rules only where it did better on held-out groups by more
     # than noise (CLEAR_GAIN of the rows); the calibration is taken where its ECE is lower.
     # The label: better read as a family never met (its own signatures out: ``held_out``), and
@@ -681,6 +697,14 @@ def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row
     # probability of the answer replaces the hand-set confidence where that was better calibrated.
     data["choose"] = meta["ships"]["label"]
     data["active"] = meta["ships"]["label"] or meta["ships"]["confidence"]
+    return data
+
+
+def _train_decision_models(out: Path, phase_out: Path, seed: int, rows: list[Row], held: list[Row],
+                           folds: int | None = None) -> dict[str, Any]:
+    cv = crossval(rows, seed, held, folds)
+    data = label_model_data(rows, held, cv, seed, folds)
+    meta, digest = data["meta"], data["meta"]["corpus_hash"]
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, json.dumps(data, indent=1, sort_keys=False) + "\n")
     pmeta = {"version": f"phase-{digest[:8]}", "rows": len(phase_rows(rows)), "corpus_hash": digest, "seed": seed,

@@ -89,3 +89,25 @@ def test_the_fitted_model_carries_its_maps_and_gives_them_to_the_run_time():
     probe = cases[60].inputs
     sure = confidence(pm, probe, "dist.nccl", pm.proba(probe)["dist.nccl"])
     assert 0.5 < sure < 0.8  # right two times in three out of fold
+
+
+def test_an_unknown_is_read_by_how_far_it_leads_the_label_after_it():
+    from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD, unknown_lead, unknown_reading
+
+    # Seed 2's cut traceback: ``unknown`` 0.150, a toolchain label 0.148 (a near tie), against an
+    # ``unknown`` far ahead of everything else.
+    tie = {"unknown": 0.150, "toolchain.compiler-missing": 0.148, "gpu.cuda-graph-capture": 0.1}
+    clear = {"unknown": 0.6, "config.model-load": 0.1}
+    assert unknown_lead(tie) < 0.02 and unknown_lead(clear) == pytest.approx(5 / 6)
+    assert unknown_lead({"unknown": 0.1, "dist.nccl": 0.12}) == 0.0  # a label leads: under the bar
+    # Near ties right two times in five, clear leads three in five: the answers' map reads the lead.
+    answers = [dt.oof_answer(dt.Row("t", "g", "unknown" if i % 5 < 2 else "dist.nccl", DecisionInputs(), None, None),
+                             dict(tie, **{"dist.nccl": 0.149}), 0.15) for i in range(60)]
+    answers += [dt.oof_answer(dt.Row("c", "g", "unknown" if i % 5 < 3 else "dist.nccl", DecisionInputs(), None, None),
+                              clear, 0.15) for i in range(60)]
+    assert {k for k, _, _ in answers} == {UNKNOWN_LEAD}
+    table = dt.fit_calibration(answers)
+    assert unknown_reading(table, tie)[0] == UNKNOWN_LEAD
+    assert calibrated(table, *unknown_reading(table, tie)) < 0.5 < calibrated(table, *unknown_reading(table, clear))
+    # A model trained before reads the probability of ``unknown`` through its ``unknown`` map.
+    assert unknown_reading({"unknown": [[0.3, 0.48]]}, clear) == ("unknown", 0.6)

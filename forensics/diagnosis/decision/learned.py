@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
-from forensics.diagnosis.decision.calibration import confidence
+from forensics.diagnosis.decision.calibration import calibrated, confidence, unknown_reading
 from forensics.diagnosis.decision.label_features import DecisionInputs
 from forensics.diagnosis.decision.label_model import RECORDER, label_model
 from forensics.events import types as kinds
@@ -121,8 +121,10 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
         """How often such an answer was right on families held out (``decision.calibration``); an
         ``unknown`` answer is read by the model's probability of ``unknown`` itself (a model without
         maps keeps the probability the bar read)."""
-        return confidence(model, inp, label, probs.get("unknown", 0.0) if label == "unknown" and model.calibration
-                          else p)
+        if label == "unknown" and model.calibration:
+            kind, x = unknown_reading(model.calibration, probs)
+            return round(min(0.999, calibrated(model.calibration, kind, x)), 3)
+        return confidence(model, inp, label, p)
 
     if not model.meta.get("ships", {}).get("label", True) and rules.label is not None:
         # Calibration only: the rules' answer, with the model's probability of it.
