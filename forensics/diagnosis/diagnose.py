@@ -278,6 +278,7 @@ def _ranked_evidence(result: dict[str, Any], offered: list[dict[str, Any]], inc:
     go), the first at the first copy of its message (an early warning on that copy goes)."""
     out = evidence_offered.settle(learned.rank_evidence(evidence_offered.wrapped_first(
         result["evidence"] + offered), inc)) if classifier is not None else result["evidence"]
+    evidence_said.echo_gives_way(inc, out)
     result["early_warnings"] = evidence_said.earliest_copy(inc, out, result["early_warnings"])
     return out
 

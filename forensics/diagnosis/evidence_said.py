@@ -52,6 +52,7 @@ def logged_reason(inc: Incident, at: int, cause: str) -> tuple[int, str] | None:
 
 
 _COPY_BEFORE = 40  # lines above the first listed line searched for an earlier copy of its message
+_LISTED = 5  # lines listed (evidence.MAX_EVIDENCE; a list the rules made longer stays as long)
 
 
 def earliest_copy(inc: Incident | None, evidence: list[dict[str, Any]],
@@ -82,3 +83,28 @@ def earliest_copy(inc: Incident | None, evidence: list[dict[str, Any]],
     lead["line"] = min(copies)
     evidence[1:] = [e for e in evidence[1:] if e.get("line") != lead["line"]]
     return [w for w in warnings if w.get("line") != lead["line"]]
+
+
+# A command-line client's print of the error its server answered with: Go's and Rust's "Error: <err>",
+# the HTTP status first when the client adds it ("Error: 500 Internal Server Error: <the server's error>").
+_CLIENT_ERROR = re.compile(r"^Error: (?:\d{3} [A-Z][\w ]+: )?(?P<msg>\S.{19,})$")
+
+
+def echo_gives_way(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """A client's "Error: <msg>" listed first goes to the server's line that logged that message as
+    its error field shortly before (Ollama's `error="<msg>"` on its "Load failed" line, printed in
+    the same terminal as `ollama run`): the server said it first, and why it failed is its to say."""
+    if inc is None or not evidence or not isinstance(evidence[0].get("line"), int):
+        return
+    m = _CLIENT_ERROR.match(str(evidence[0]["text"]).strip())
+    if m is None:
+        return
+    quoted = f'error="{m.group("msg")}'
+    said = [ev for ev in _kept(inc, evidence[0]["line"] - _COPY_BEFORE, evidence[0]["line"]) if quoted in ev.text]
+    if said:
+        server, keep = said[0], max(_LISTED, len(evidence))  # the latest (``_kept`` is latest first)
+        evidence[1:] = [e for e in evidence[1:] if e.get("line") != server.line]
+        if evidence[0].get("role") == "cause":
+            evidence[0]["role"] = "supporting"
+        evidence.insert(0, {"line": server.line, "text": server.text[:600], "role": "cause"})
+        del evidence[keep:]

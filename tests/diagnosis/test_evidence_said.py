@@ -41,3 +41,17 @@ def test_a_retry_of_the_same_process_keeps_its_last_copy(tmp_path):
     evidence = [{"line": 3, "text": "[APP]::Process exited with code null", "role": "cause"}]
     evidence_said.earliest_copy(inc, evidence, [])
     assert evidence[0]["line"] == 3
+
+
+def test_a_clients_error_gives_way_to_the_servers_line_that_logged_it(tmp_path):
+    inc = _incident(tmp_path, [
+        'time=2025-01-31T20:48:19.587Z level=INFO source=sched.go:428 msg="Load failed" model=/m/blob '
+        'error="widget requires more frobs (391 units) than are available (366 units)"',
+        '[GIN] 2025/01/31 - 20:48:19 | 500 |  1.394289898s |       127.0.0.1 | POST     "/api/generate"',
+        "Error: 500 Internal Server Error: widget requires more frobs (391 units) than are available (366 units)",
+    ])
+    evidence = [{"line": 3, "text": "Error: 500 Internal Server Error: widget requires more frobs (391 units) than "
+                                    "are available (366 units)", "role": "cause"}]
+    evidence_said.echo_gives_way(inc, evidence)
+    assert [e["line"] for e in evidence] == [1, 3]
+    assert evidence[0]["role"] == "cause" and evidence[1]["role"] == "supporting"
