@@ -15,7 +15,8 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, stops, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import arbitrate, evidence, evidence_offered, failure_phase, phase_infer, phase_priors, summaries
+from forensics.diagnosis import (arbitrate, evidence, evidence_offered, evidence_said, failure_phase, phase_infer,
+                                 phase_priors, summaries)
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
@@ -270,8 +271,7 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
         _add_learned_warnings(result, inc, classifier, label, fail_line, fail_ts)
     result["early_warnings"] = early_warnings.link(inc, label, fail_line, fail_ts, result["evidence"],
                                                    prior=result["early_warnings"], rivals=result["candidates"])
-    result["evidence"] = evidence_offered.settle(learned.rank_evidence(evidence_offered.wrapped_first(
-        result["evidence"] + offered), inc)) if classifier is not None else result["evidence"]
+    result["evidence"] = _ranked_evidence(result, offered, inc, classifier)
     if classifier is not None and learned.phase_wanted():
         result["phase"] = learned.decide_phase(
             learned.phase_inputs(result["phase"], inc, fail_line, fail_ev, best, label, startup, truncated, near, phase),
@@ -279,6 +279,17 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if fail_ts and inc.start_ts:
         result["time_to_failure_s"] = max(0.0, (fail_ts - inc.start_ts).total_seconds())
     return result
+
+
+def _ranked_evidence(result: dict[str, Any], offered: list[dict[str, Any]], inc: Incident,
+                     classifier: Any) -> list[dict[str, Any]]:
+    """The listed and offered lines in the learned ranker's order (offered ones it did not put first
+    go), the first at the first copy of its message (an early warning on that copy goes)."""
+    out = evidence_offered.settle(learned.rank_evidence(evidence_offered.wrapped_first(
+        result["evidence"] + offered), inc)) if classifier is not None else result["evidence"]
+    evidence_said.echo_gives_way(inc, out)
+    result["early_warnings"] = evidence_said.earliest_copy(inc, out, result["early_warnings"])
+    return out
 
 
 def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event | None,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from forensics.diagnosis.evidence_said import logged_reason
+from forensics.diagnosis.phase_priors import STARTUP_FAILED
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome
@@ -245,6 +247,14 @@ _NO_REASON = re.compile(r"(?i)\bfailed to (?:load|initiali[sz]e|init|open|mmap) 
                         r"(?:model|context|file|backend|library)(?: from \S+| '[^']*'| \"[^\"]*\")?[,.]?\s*$")
 
 
+def _traceback_top(inc: Incident, at: int) -> int:
+    """Where "above" begins for a pointer printed at ``at``: raised as a traceback's exception (torch_npu's
+    "RuntimeError: The Inner error is reported as above" at the end of a worker's traceback), it points
+    above the traceback, whose frames are no error; a line of its own points above itself."""
+    tb = next((t for t, _p, _a in inc.tracebacks if t.line < at <= (t.end_line or t.line)), None)
+    return tb.line if tb is not None else at
+
+
 def pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int = 3) -> None:
     """A cause that only says the error is above gives way to the error line it points at: the
     device runtime's or compiler's line of the first failing process, else the block of error
@@ -258,7 +268,11 @@ def pointed_to_first(inc: Incident, evidence: list[dict[str, Any]], depth: int =
     if _NO_REASON.search(text[:600]):
         proof = _error_just_before(inc, at, words=OFFER_WORD)  # the reason, printed right before the restatement
     elif POINTS_ABOVE.search(text[:600]) and " with error '" not in text[:600]:
-        proof = outcome.best_proof(inc, at, exclude={at}) or _error_just_before(inc, at)
+        top = _traceback_top(inc, at)
+        proof = outcome.best_proof(inc, top, exclude={at, top})
+        if proof is not None and top != at and STARTUP_FAILED.search(proof.text[:300]):
+            proof = None  # above a traceback, a start-up summary ("EngineCore failed to start.") is its logger's
+        proof = proof or _error_just_before(inc, at)
     else:
         return
     if proof is None or proof.line >= at or POINTS_ABOVE.search(proof.text[:600]):
@@ -387,7 +401,9 @@ def _deepest_cause_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
     """An error with its chain of causes after it (anyhow's "Caused by:" block, outermost
     first): the last cause names what went wrong and goes first; the context line stays
     behind it (TEI's "Error: Could not create backend" over "Runtime compute cap 52 is not
-    compatible with compile time compute cap 75"; Dynamo's lease over the refused connection)."""
+    compatible with compile time compute cap 75"; Dynamo's lease over the refused connection). A last
+    cause left with generic words gives way to the error the program logged before it returned the
+    chain (``evidence_said.logged_reason``)."""
     if not evidence or evidence[0]["role"] != "cause" or not isinstance(evidence[0].get("line"), int):
         return
     st = inc.outcome
@@ -408,6 +424,7 @@ def _deepest_cause_first(inc: Incident, evidence: list[dict[str, Any]]) -> None:
         found = (ev.line, m.group(1).strip())
     if found is None:
         return
+    found = logged_reason(inc, at, found[1]) or found
     evidence[0]["role"] = "supporting"
     evidence.insert(0, {"line": found[0], "text": clip_message(found[1]), "role": "cause"})
     del evidence[MAX_EVIDENCE:]

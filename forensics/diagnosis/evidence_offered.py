@@ -177,11 +177,15 @@ def _chained(inc: Incident, anchors: list[int], fatal_tbs: list[Event]) -> tuple
 
 # How any program's end is reported, by itself, its shell or its supervisor: a signal's name (Go's
 # runtime), an exit status, systemd's "Main process exited, code=exited, status=1/FAILURE", an abort
-# macro's "FILE:LINE: Fatal error" (ggml), "Aborted (core dumped)". Such a line says the process died,
-# never why.
+# macro's "FILE:LINE: Fatal error" (ggml), "Aborted (core dumped)", a shell's report of its job. Such a
+# line says the process died, never why.
 _DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\bexit status \d|\bMain process exited\b|"
                           r"\bstatus=\d+/[A-Z]|:\d+: Fatal error$|\bAborted \(core dumped\)|\bSegmentation fault\b|"
-                          r"\bterminated with exit code\b")
+                          r"\bterminated with exit code\b|"
+                          # a shell's report of its job's death: zsh's "zsh: abort      ./run-server", bash's
+                          # "bash: line 1:  4242 Segmentation fault" (the job's own last error is above it)
+                          r"^(?:ba|da|z)?sh: (?:line \d+: )?(?:\d+ +)?(?:abort|segmentation fault|bus error|"
+                          r"illegal hardware instruction)\b")
 _NOT_A_MESSAGE = re.compile(r"^\s*(?:\^+|~+|self\.|\w+(?:\.\w+)*\()")  # a frame's quoted source, its carets
 _LOCATORS = ("last-frame", "wrapper", "fatal")  # listed first, they say where or that, not what
 DEATH_GAP = 6  # lines between the error and the death line it led to

@@ -360,3 +360,31 @@ def test_a_pointer_to_the_error_above_does_not_give_way_to_a_line_logged_as_info
               "See stack trace above for root cause issue."])
     assert d["verdict"] == "failed"
     assert d["evidence"][0]["text"].startswith("Got fatal signal from worker processes")
+
+
+def test_a_shells_report_of_its_jobs_death_gives_way_to_the_jobs_last_error():
+    # zsh reports a job killed by a signal as "zsh: abort <command>": glibc's assert printed why just before
+    d = _run(["srv  log_server_r: done request: POST /completion 127.0.0.1 200",
+              "widget-server: /src/widget/sampler.cpp:1094: void sampler_apply(sampler*): Assertion `found' failed.",
+              "zsh: abort      ./run-widget-server"])
+    assert d["verdict"] == "failed"
+    assert "Assertion `found' failed." in d["evidence"][0]["text"]
+    assert any(e["text"].startswith("zsh: abort") for e in d["evidence"][1:])
+
+
+def test_a_pointer_raised_at_the_end_of_a_traceback_points_above_the_traceback():
+    # torch_npu's "The Inner error is reported as above" ends a worker's traceback: the error it points
+    # at was printed before the traceback's first line, not among its frames
+    frames = []
+    for i in range(12):
+        frames += [f'  File "/opt/widget/layer{i}.py", line {10 + i}, in forward', f"    return self.op{i}(x)"]
+    d = _run(["[rank3]:[E227 10:31:13.476680270 compiler_depend.ts:444] WidgetOperation setup failed!",
+              "",
+              "(Worker_TP0 pid=277) ERROR 02-27 10:31:15 [multiproc_executor.py:822] WorkerProc hit an exception.",
+              "(Worker_TP0 pid=277) ERROR 02-27 10:31:15 [multiproc_executor.py:822] Traceback (most recent call last):"]
+             + [f"(Worker_TP0 pid=277) ERROR 02-27 10:31:15 [multiproc_executor.py:822] {f}" for f in frames]
+             + ["(Worker_TP0 pid=277) ERROR 02-27 10:31:15 [multiproc_executor.py:822] RuntimeError: The Inner error is "
+                "reported as above. The process exits for this inner error, and the current working operator name is "
+                "WidgetOperation."])
+    assert d["verdict"] == "failed"
+    assert d["evidence"][0]["text"].endswith("WidgetOperation setup failed!"), d["evidence"]

@@ -82,3 +82,24 @@ def test_an_error_chain_is_proved_by_its_deepest_cause():
     texts = [e["text"] for e in res["evidence"]]
     assert texts[0] == "frobnication of shard 7 refused by the quux layer"
     assert "Error: Could not start the widget engine" in texts[1:]
+
+
+@pytest.mark.parametrize("logged", [
+    "Could not start Fast engine: Could not open engine: frobnication of shard 7 refused",
+    '{"timestamp":"2025-03-24T04:51:46.312403Z","level":"ERROR","message":"Could not start Fast engine: '
+    'Could not open engine: frobnication of shard 7 refused","target":"widget_engine"}',
+])
+def test_an_error_chain_that_kept_only_generic_words_gives_way_to_the_error_logged_before_it(logged):
+    # a Rust program logs the error, then returns it from main with context (TEI's shape): anyhow's last
+    # cause keeps only the words the logged line continues with the reason
+    res = _run([
+        "2024-03-18T18:17:40.000000Z  INFO widget_router: Starting the widget engine",
+        logged,
+        "Error: Could not create engine",
+        "",
+        "Caused by:",
+        "    Could not open engine: no suitable engine could be opened",
+    ])
+    texts = [e["text"] for e in res["evidence"]]
+    assert res["evidence"][0]["line"] == 2, texts
+    assert "Error: Could not create engine" in texts[1:]
