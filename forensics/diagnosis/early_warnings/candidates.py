@@ -24,14 +24,16 @@ WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
 # Two shapes of many programs: Go's logfmt (slog, logrus: Ollama, containerd, Kubernetes parts)
 # ``level=WARN``, and ggml's common log (llama.cpp and the servers built on it) ``0.00.747.142 W fn: ...``.
 # Four more (fix-ew3; each a logging library's own header, wherever a wrapper's prefix puts it):
-# a level in brackets after another tag (TurboMind's ``[TM][WARNING]``, ``[ERROR]``), logrus's text
+# a level in brackets right after another tag (TurboMind's ``[TM][WARNING]``; a line that opens with a
+# bracketed level alone is left to the envelope: read here, two healthy start-ups of the real dev set
+# got a live warning each), logrus's text
 # formatter (Docker Compose, containerd: ``WARN[0000]``, ``ERRO[0012]``, ``FATA[0000]``), onnxruntime's
 # logger (``[W:onnxruntime:Default, ...]``, ``[E:onnxruntime:...]``), and glog's full header after a
 # prefix (a Docker build step's ``#17 3.494 W0610 11:42:35.430000 7 file.py:140]``, a worker's tag).
 _TEXT_LEVEL = re.compile(r"(?:^|[\s\]|:-])(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)(?=[\s:\]|-])|^[WE]\d{4} \d\d:|"
                          r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):|"
                          r"\blevel=[\"']?(?i:warn(?:ing)?|error|fatal|crit(?:ical)?)\b|^\d+\.\d\d\.\d{3}\.\d{3} [WE] \w|"
-                         r"\[(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|^(?:WARN|ERRO|FATA)\[\d{4}\]|\[[WEF]:onnxruntime:|"
+                         r"\]\[(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|^(?:WARN|ERRO|FATA)\[\d{4}\]|\[[WEF]:onnxruntime:|"
                          r"\s[WE]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [\w./-]+:\d+\]")
 # Wording that means "something is not as it should be" whatever the level.
 CUE_RE = re.compile(
