@@ -46,6 +46,25 @@ def test_ggml_and_logfmt_levels_are_read():
     assert E.text_level(_ev('time=2025-10-19T15:17:57.097+08:00 level=INFO source=sched.go:1 msg="x"')) is None
 
 
+def test_logging_libraries_headers_are_read_wherever_a_prefix_puts_them():
+    """TurboMind's bracketed level after its tag, logrus's text formatter (Docker Compose),
+    onnxruntime's logger and glog's full header after a build step's prefix carry a level."""
+    assert E.text_level(_ev("[TM][WARNING] [ProcessInferRequests] [117] total sequence length (62534 + 3002) "
+                            "exceeds `session_len` (65536), `max_new_tokens` is truncated to 3001")) == "WARNING"
+    assert E.text_level(_ev("[TM][INFO] [LlamaBatch] session 1 finished")) is None
+    assert E.text_level(_ev('WARN[0000] The "MODEL_NAME" variable is not set. Defaulting to a blank string.')) \
+        == "WARNING"
+    assert E.text_level(_ev("ERRO[0012] error waiting for container: context canceled")) == "ERROR"
+    assert E.text_level(_ev("2023-12-28 18:17:04.075921870 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:1987 "
+                            "CreateInferencePybindStateModule] Init provider bridge failed.")) == "WARNING"
+    assert E.text_level(_ev("2023-12-28 18:17:04.075921870 [E:onnxruntime:, inference_session.cc:1 Initialize] "
+                            "boom")) == "ERROR"
+    assert E.text_level(_ev("#17 3.494 W0610 11:42:35.430000 7 site-packages/torch/utils/cpp_extension.py:140] "
+                            "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'")) == "WARNING"
+    assert E.text_level(_ev("#17 3.494 I0610 11:42:35.430000 7 site-packages/torch/x.py:1] fine")) is None
+    assert E.text_level(_ev("the run W0610 was fine")) is None
+
+
 def test_memory_needed_against_available_on_one_line():
     ollama = ('time=2025-10-19T15:17:57.097+08:00 level=WARN source=server.go:540 msg="model request too large for '
               'system" requested="5.5 GiB" available="3.4 GiB" total="6.0 GiB" free="3.4 GiB" swap="0 B"')

@@ -123,3 +123,17 @@ def test_a_status_name_of_several_words_is_a_refused_allocation() -> None:
         got = wording_class(f"W0101 00:00:00.000000 1 memory.cc:212] pool exhausted: {name}, falling back")
         assert got is not None and got[0] == "allocation-refused", name
     assert wording_class("W0101 memory.cc:212] cuda_out_of_memory_handler installed") is None
+
+
+def test_a_failed_health_check_of_a_running_server_is_news_live_and_one_that_could_not_connect_is_not() -> None:
+    # SGLang's model gateway probing a worker that was serving (fix-ew3): the worker stopped answering
+    line = ("2025-12-04 16:22:37  WARN sgl_model_gateway::core::worker: /sgl-workspace/sglang/sgl-router/src/core/"
+            "worker.rs:784: HTTP health check failed for http://10.194.129.138:30026")
+    got = live_decision(Event(kinds.MESSAGE, 9, line), base=EMPTY)
+    assert got is not None and "health-check-failed" in got["why"] and got["predicts"] == ["hang.timeout"]
+    # the same gateway at start-up, the worker not listening yet: its probe could not connect
+    starting = ("2025-12-13 18:40:40  WARN sgl_model_gateway::workflow::event: event.rs:145: Step failed "
+                "step_id=detect_connection_mode error=\"Step failed: detect_connection_mode - Both HTTP and gRPC "
+                "health checks failed for http://10.0.0.1:30025: HTTP: Health check failed: error sending request "
+                "for url (http://10.0.0.1:30025/health)\"")
+    assert wording_class(starting) is None

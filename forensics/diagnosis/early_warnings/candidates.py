@@ -23,9 +23,18 @@ WARN_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"})
 # " WARN ", NCCL's "NCCL WARN", glog "W0412", "warning:", Python warnings).
 # Two shapes of many programs: Go's logfmt (slog, logrus: Ollama, containerd, Kubernetes parts)
 # ``level=WARN``, and ggml's common log (llama.cpp and the servers built on it) ``0.00.747.142 W fn: ...``.
+# Four more (fix-ew3; each a logging library's own header, wherever a wrapper's prefix puts it):
+# a level in brackets right after another tag (TurboMind's ``[TM][WARNING]``; a line that opens with a
+# bracketed level alone is left to the envelope: read here, two healthy start-ups of the real dev set
+# got a live warning each), logrus's text
+# formatter (Docker Compose, containerd: ``WARN[0000]``, ``ERRO[0012]``, ``FATA[0000]``), onnxruntime's
+# logger (``[W:onnxruntime:Default, ...]``, ``[E:onnxruntime:...]``), and glog's full header after a
+# prefix (a Docker build step's ``#17 3.494 W0610 11:42:35.430000 7 file.py:140]``, a worker's tag).
 _TEXT_LEVEL = re.compile(r"(?:^|[\s\]|:-])(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)(?=[\s:\]|-])|^[WE]\d{4} \d\d:|"
                          r"\b(?:User|Future|Deprecation|Runtime|Resource|Import)Warning\b|^\s*(?i:warning|error):|"
-                         r"\blevel=[\"']?(?i:warn(?:ing)?|error|fatal|crit(?:ical)?)\b|^\d+\.\d\d\.\d{3}\.\d{3} [WE] \w")
+                         r"\blevel=[\"']?(?i:warn(?:ing)?|error|fatal|crit(?:ical)?)\b|^\d+\.\d\d\.\d{3}\.\d{3} [WE] \w|"
+                         r"\]\[(?:WARN(?:ING)?|ERROR|CRITICAL|FATAL)\]|^(?:WARN|ERRO|FATA)\[\d{4}\]|\[[WEF]:onnxruntime:|"
+                         r"\s[WE]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [\w./-]+:\d+\]")
 # Wording that means "something is not as it should be" whatever the level.
 CUE_RE = re.compile(
     r"(?i)warn|error|fail|fall(?:ing)? ?back|not installed|not (?:be )?compatible|incompatible|not set|disabled|"
@@ -48,13 +57,20 @@ ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail"
 # What a line says it needs, a count of zero, a throughput (resources.py's shortfall): words too common to make a line a candidate
 # on their own, so the line must also hold ARITH_RE's figures.
 NEED_WORDS = ("request", "require", "need", "detected 0", "found 0", "initialized: 0", "initialised: 0", "throughput",
-              "projected to use")
+              "projected to use", "buffer size =")  # (ggml's buffers: a GPU's, not the CPU's, is a budget line)
 # Numbers that resource arithmetic reads, whatever the level.
 ARITH_RE = re.compile(
     r"(?i)(?:model loading took|loading model weights took|weights took|load weight end|kv cache memory|"
     r"kv cache is allocated|memory pool end|avail(?:able)? mem|# ?(?:gpu|cuda) blocks|gpu kv cache size|"
     r"maximum concurrency|max_total_num_tokens|starting at gpu #|gpu_id=|free memory on device|"
     r"explicitly set \(-?\d|msg=\"?system memory|"
+    # TensorRT-LLM's KV-cache plan (its memory plan at INFO, as vLLM's "Available KV cache memory"):
+    # "[MemUsageChange] Allocated 64.49 GiB for max tokens in paged KV cache (1056640)", "Using 693
+    # tokens in paged KV cache." -- a budget line, news before a memory failure
+    r"allocated -?\d+(?:\.\d+)? ?[GMK]i?B for (?:max tokens in )?paged kv cache|using -?\d+ tokens in paged kv cache|"
+    # ggml's plan of a GPU's buffers (llama.cpp, Ollama's runner: "CUDA0 buffer size = 79522.36 MiB",
+    # "CUDA0 KV buffer size", "CUDA0 compute buffer size"): the device's memory plan, line by line
+    r"\b(?:cuda|rocm|hip|vulkan|sycl|cann|musa|mtl)\d+ (?:model |kv |compute )?buffer size = +\d|"
     # what a line says it needs, beside what it has (resources.py's shortfall)
     r"\b(?:requested|required|requires|needs?|needed)\b[\"']?\s*[=:]?\s*[\"']?\d+(?:\.\d+)? ?[GMT]i?B\b|"
     r"\d ?[GMT]i?B\b[\w ]{0,30}?\b(?:requires|needs|needed|required)\b|required (?:GPU|NPU|XPU|device|card|node)s? exceeds?|"
@@ -102,12 +118,14 @@ def text_level(ev: Event) -> str | None:
     m = _TEXT_LEVEL.search(ev.text[:160])
     if m is None:
         return lvl or None
-    tok = m.group(0).strip(" :]|-\t").upper()
+    tok = m.group(0).strip(" :]|-\t[").upper()
     if tok.startswith("LEVEL="):
         tok = tok[6:].strip("\"'")
     elif tok[:1].isdigit():
         tok = tok.split(" ")[1]  # ggml's stamp, then its level letter
-    if tok.startswith(("ERROR", "CRITICAL", "CRIT", "FATAL")) or re.match(r"E\d{4}", tok) or tok == "E":
+    elif tok[1:2] == ":":
+        tok = tok[0]  # onnxruntime's severity letter
+    if tok.startswith(("ERRO", "CRIT", "FATA")) or re.match(r"[EF]\d{4}", tok) or tok in ("E", "F"):
         return "ERROR"
     return "WARNING"
 

@@ -14,12 +14,13 @@ from forensics.events.tables import load_table
 
 
 @lru_cache(maxsize=1)
-def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...], bool, bool], ...]:
+def _wording() -> tuple[tuple[str, Any, tuple[str, ...], bool, tuple[str, ...], bool, bool, Any], ...]:
     """``wording.yaml``: (id, regex, what it predicts, read at any level, hints, announced live, its
-    figures decide) per class."""
+    figures decide, what no line of the class holds anywhere -- ``unless``, or None) per class."""
     raw = load_table(__file__, "wording.yaml")
     return tuple((c["id"], _lazy(c["regex"]), tuple(c["predicts"]), bool(c.get("any_level")),
-                  tuple(c["hints"]), bool(c.get("live", True)), bool(c.get("figures_decide"))) for c in raw["classes"])
+                  tuple(c["hints"]), bool(c.get("live", True)), bool(c.get("figures_decide")),
+                  _lazy(c["unless"]) if c.get("unless") else None) for c in raw["classes"])
 
 
 @lru_cache(maxsize=1)
@@ -54,9 +55,9 @@ def wording_class(text: str) -> tuple[str, str, tuple[str, ...], bool, bool] | N
     head = text[:400]
     classes = _wording()
     for i in _class_hints().which(head.lower()):
-        cid, rx, predicts, any_level, _hints, live, _figures = classes[i]
+        cid, rx, predicts, any_level, _hints, live, _figures, unless = classes[i]
         m = rx.search(head)
-        if m is not None:
+        if m is not None and (unless is None or unless.search(head) is None):
             return cid, m.group(0), predicts, any_level, live
     return None
 
