@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from forensics.diagnosis import phase_infer, phase_priors
+from forensics.diagnosis import phase_infer, phase_launch, phase_priors
 from forensics.events import types as kinds
 from forensics.events.phases import PHASE_ORDER
 from forensics.events.types import Event
@@ -43,7 +43,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         framed = "cuda-graph-capture"
     if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
         framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
-    if phase_infer.is_usage_error(near_text) or phase_infer.program_missing(near_text):
+    if _nothing_started(near_text):
         return "launch"
     # The step may be named on the lines the failing message continues on (an exception's message
     # of several lines: TensorRT-LLM's "The following component could not be created: KV cache").
@@ -87,6 +87,13 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     return "warmup" if forward else fallback
 
 
+def _nothing_started(near_text: str) -> bool:
+    """The failing lines refuse what comes before any step: the arguments (a usage error), the program
+    itself (not found), its listening socket (the address in use): launch, whatever markers came before."""
+    return phase_launch.is_usage_error(near_text) or phase_launch.program_missing(near_text) or \
+        phase_launch.never_listened(near_text)
+
+
 def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepped: str | None,
                  ev: Event | None, near_text: str) -> str:
     """The failure's phase where a marker came before it: the marker, corrected by the frames, by a
@@ -101,8 +108,7 @@ def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepp
     if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
         return stepped  # the server names a later step than its last marker says
     if marker == "ready":
-        # After uvicorn's start-up line, a bind failure: it never listened (taxonomy: launch).
-        return "launch" if phase_infer.never_listened(near_text) else "serving"
+        return "serving"  # (a bind failure after the start-up line never listened: launch, above)
     if framed is None:
         # Weights loaded and nothing after: the next step is the memory plan.
         nxt = phase_infer.successor_phase(marker_text, marker)

@@ -39,9 +39,14 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # (importlib's _load_unlocked): an import, at launch; not one of a weight loader's _load_*
     # helpers below. And the server resolving the model's configuration from its arguments (vLLM's
     # and SGLang's get_config, which builds the engine's model config before any weight is read; not
-    # transformers' AutoConfig as such, which a loader also calls from inside its load_model).
+    # transformers' AutoConfig as such, which a loader also calls from inside its load_model). So too
+    # its tokenizer and multimodal processor, which vLLM and SGLang build from the same arguments
+    # before any weight is read (vLLM's transformers_utils get_tokenizer / get_processor and their
+    # cached_* wrappers, SGLang's hf_transformers_utils get_tokenizer / get_processor).
     ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
-                          r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$", re.M)),
+                          r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$|"
+                          r"^(?:cached_)?get_(?:tokenizer|processor|image_processor)\w* \S*(?:transformers_utils/\w+|"
+                          r"hf_transformers_utils|hf_transformers/\w+)\.py$", re.M)),
     ("load-weights", re.compile(
         r"^(?:load_model|load_weights|get_model|from_pretrained|load_checkpoint|_load_\w+|create_weights|"
         r"initialize_model|_initialize_model|load_state_dict|weight_loader\w*|process_weights_after_loading|"
@@ -51,7 +56,13 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"_create_weight\w*|create_shared_weights|(?:_apply|convert) \S*torch/nn/modules/module\.py|"
         # A rotary embedding builds its frequency and cos/sin tables in its constructor, run while the
         # model is built for its weights (vLLM's and SGLang's layers/rotary_embedding.py).
-        r"_compute_inv_freq|_compute_cos_sin_cache)\s", re.M)),
+        r"_compute_inv_freq|_compute_cos_sin_cache)\s|"
+        # Hugging Face Hub downloading the model's files (huggingface_hub's file_download.py
+        # hf_hub_download, _snapshot_download.py snapshot_download, their own frames): fetching the
+        # model is the start of its load. Not a call that its argument check refused before the
+        # download began (the validator's frames, no hub frame: a bad repo id, launch), nor a server
+        # resolving only its configuration (get_config, above: launch).
+        r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
         r"_process_engine_step|handle_generate_request|generate_request|step|start_worker_execution_loop|\w*forward_thread\w*|sample|_sample|"
@@ -204,34 +215,6 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
-# A command line's parser rejecting it (argparse, click): printed before the program does anything
-# else, so the process died at launch whatever an earlier process's markers say.
-_USAGE_ERROR = re.compile(
-    r"\berror: (?:unrecognized arguments|argument [-\w/]+: |the following arguments are required|invalid choice)|"
-    r"^Error: (?:No such option|Invalid value for|Missing option|Got unexpected extra argument)", re.M)
-
-
-# The program itself could not be started: a shell running a script line ("line 31: /opt/x/bin/ollama:
-# No such file or directory", "vllm: command not found") or a launcher's exec of an executable
-# ("[Errno 2] No such file or directory: '/env/bin/vllm'"). Not a compiler or build tool that a JIT
-# build runs (nvcc, gcc, ninja ...): that is the build's own failure (kernel-jit).
-_PROGRAM_MISSING = re.compile(
-    r"(?:^|\n)(?:[^\n]*: )?line \d+: (?:[^\s:]*/)?(?P<sh>[\w.+-]+): (?:No such file or directory|command not found)\s*(?:\n|$)|"
-    r"\[Errno 2\] No such file or directory: '[^'\n]*/bin/(?P<ex>[\w.+-]+)'")
-# A compiler's or a build tool's name, with a target triple before it or a version after it
-# (x86_64-linux-gnu-gcc, gcc-14, clang++-18).
-_BUILD_TOOL = re.compile(r"(?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang(?:\+\+)?|nvcc|hipcc|ninja|make|cmake|ptxas|cicc|"
-                         r"ld|as|nvlink|fatbinary|cl(?:\.exe)?|icpx|dpcpp)(?:-\d+(?:\.\d+)*)?(?:\.exe)?")
-
-
-def program_missing(text: str) -> bool:
-    """The failing lines say the program (not a compiler a build runs) could not be found to start."""
-    for m in _PROGRAM_MISSING.finditer(text[:4000]):
-        if not _BUILD_TOOL.fullmatch((m.group("sh") or m.group("ex") or "").lower()):
-            return True
-    return False
-
-
 # CUDA refusing an operation because a stream is being captured (a kernel loaded, memory
 # allocated or synchronised during capture): a CUDA graph was being captured, whatever the
 # frames were doing for it (Triton loading its compiled kernel, an allocator).
@@ -241,22 +224,6 @@ _CAPTURING = re.compile(r"\bnot permitted when stream is capturing\b|cudaErrorSt
 def during_capture(text: str) -> bool:
     """The failing lines say a stream was being captured into a CUDA graph."""
     return _CAPTURING.search(text[:4000]) is not None
-
-
-def is_usage_error(text: str) -> bool:
-    """The failing lines are a command-line parser's usage error."""
-    return _USAGE_ERROR.search(text[:4000]) is not None
-
-
-# uvicorn (and asyncio's create_server under it) binds its socket after the application's
-# start-up ("Application startup complete.") and before "Uvicorn running on": a bind that
-# failed means the server never listened, whatever the start-up lines before it said.
-_BIND_FAILED = re.compile(r"\berror while attempting to bind on address\b")
-
-
-def never_listened(text: str) -> bool:
-    """The failing lines say the HTTP server could not bind its address."""
-    return _BIND_FAILED.search(text[:4000]) is not None
 
 
 # uvicorn's lines before it runs the application's lifespan start-up ("Started server process",
