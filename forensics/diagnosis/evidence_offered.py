@@ -183,9 +183,11 @@ _DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\
                           r"\bstatus=\d+/[A-Z]|:\d+: Fatal error$|\bAborted \(core dumped\)|\bSegmentation fault\b|"
                           r"\bterminated with exit code\b|"
                           # a shell's report of its job's death: zsh's "zsh: abort      ./run-server", bash's
-                          # "bash: line 1:  4242 Segmentation fault" (the job's own last error is above it)
-                          r"^(?:ba|da|z)?sh: (?:line \d+: )?(?:\d+ +)?(?:abort|segmentation fault|bus error|"
-                          r"illegal hardware instruction)\b")
+                          # "bash: line 1:  4242 Aborted   ./run-server" or a script's "./start.sh: line 9: ..."
+                          # (bash capitalises the signal's name and pads the pid); the job's own last error is
+                          # above it. Not "Killed": SIGKILL's reason (the OOM killer, an operator) is not above
+                          r"^(?:(?:ba|da|z)?sh|\S+\.sh): (?:line \d+: +)?(?:\d+ +)?"
+                          r"(?i:abort(?:ed)?|segmentation fault|bus error|illegal (?:hardware )?instruction)\b(?!:)")
 _NOT_A_MESSAGE = re.compile(r"^\s*(?:\^+|~+|self\.|\w+(?:\.\w+)*\()")  # a frame's quoted source, its carets
 _LOCATORS = ("last-frame", "wrapper", "fatal")  # listed first, they say where or that, not what
 DEATH_GAP = 6  # lines between the error and the death line it led to

@@ -32,6 +32,18 @@ def _kept(inc: Incident, lo: int, hi: int) -> list[Any]:
     return sorted(evs.values(), key=lambda e: -e.line)
 
 
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _restates(head: str, rest: str) -> bool:
+    """The cause's detail only says its head again ("Could not start backend: Could not start a
+    suitable backend"): half its words or more are the head's (or grow from one: "open", "opened").
+    A detail of its own ("... : frobnicator socket refused the handshake") names the reason."""
+    said = _WORD.findall(head.lower())
+    words = _WORD.findall(rest.lower())
+    return bool(words) and 2 * sum(any(w.startswith(h) for h in said) for w in words) >= len(words)
+
+
 def logged_reason(inc: Incident, at: int, cause: str) -> tuple[int, str] | None:
     """The error a program logged before it returned the chain printed at ``at``, where the chain's
     last cause (``cause``) keeps only its generic words: TEI logs "Could not start Candle backend:
@@ -43,6 +55,8 @@ def logged_reason(inc: Incident, at: int, cause: str) -> tuple[int, str] | None:
     if m is None:
         return None
     head, rest = m.group(1), cause.strip()[len(m.group(1)):].strip()
+    if not _restates(head, rest):
+        return None  # the chain names its own reason: a line logged above is another attempt's
     for ev in _kept(inc, at - _LOGGED_BEFORE, at):
         i = ev.text.find(head)
         after = ev.text[i + len(head):].strip() if i >= 0 else ""
@@ -75,8 +89,12 @@ def earliest_copy(inc: Incident | None, evidence: list[dict[str, Any]],
     if own is None or outcome.process_of(own)[1:] == (None, None):
         return warnings
     # another rank's or worker's copy; the same process saying it again is a retry (a supervisor's
-    # restart loop: "Process exited with code null" after each attempt), whose last copy ended it
+    # restart loop: "Process exited with code null" after each attempt), whose last copy ended it. A
+    # copy logged as information or a warning where this one is an error (or the reverse) is no copy:
+    # that rank went on past it (a warning before the error is an early warning, and stays one)
+    warned = (own.level or "").upper() in _NOT_ERROR_LEVELS
     copies = [ev.line for ev in _kept(inc, at - _COPY_BEFORE, at) if ev.text.strip() == said
+              and ((ev.level or "").upper() in _NOT_ERROR_LEVELS) == warned
               and outcome.process_of(ev)[1:] != (None, None) and outcome.process_of(ev) != outcome.process_of(own)]
     if not copies:
         return warnings

@@ -43,7 +43,7 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
         framed = "cuda-graph-capture"
     if framed in _COMPILES_IN and _a_compile_failed(best, near_text):
         framed = "kernel-jit"  # the build that the profile run (or the loader) started failed
-    if _nothing_started(near_text):
+    if _nothing_started(near_text, marker):
         return "launch"
     # The step may be named on the lines the failing message continues on (an exception's message
     # of several lines: TensorRT-LLM's "The following component could not be created: KV cache").
@@ -87,11 +87,13 @@ def failure_phase(inc: Incident, line: int, ev: Event | None, best: Hit | None,
     return "warmup" if forward else fallback
 
 
-def _nothing_started(near_text: str) -> bool:
+def _nothing_started(near_text: str, marker: str | None) -> bool:
     """The failing lines refuse what comes before any step: the arguments (a usage error), the program
-    itself (not found), its listening socket (the address in use): launch, whatever markers came before."""
+    itself (not found), its listening socket (the address in use): launch, whatever markers came before.
+    Not a bind refused once the server answered requests (the serving marker): it had listened, so the
+    socket is another one's (a metrics exporter's, a second listener's), refused while it served."""
     return phase_launch.is_usage_error(near_text) or phase_launch.program_missing(near_text) or \
-        phase_launch.never_listened(near_text)
+        (marker != "serving" and phase_launch.never_listened(near_text))
 
 
 def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepped: str | None,

@@ -5,6 +5,8 @@ exact wordings the programs print (Go's runtime on a signal, systemd's exit repo
 macro and its Metal backend), never copied from the corpora."""
 from __future__ import annotations
 
+import pytest
+
 from helpers import classify_lines as _run
 
 from forensics.diagnosis import evidence_offered
@@ -370,6 +372,16 @@ def test_a_shells_report_of_its_jobs_death_gives_way_to_the_jobs_last_error():
     assert d["verdict"] == "failed"
     assert "Assertion `found' failed." in d["evidence"][0]["text"]
     assert any(e["text"].startswith("zsh: abort") for e in d["evidence"][1:])
+
+
+@pytest.mark.parametrize("report", ["./run-widget.sh: line 12:  4242 Aborted                 ./widget-server",
+                                    "bash: line 1:  4242 Bus error               ./widget-server"])
+def test_bashs_report_of_its_jobs_death_gives_way_to_the_jobs_last_error(report):
+    # bash (a script's name or "bash" before it) capitalises the signal's name and pads the pid (review22)
+    d = _run(["srv  log_server_r: done request: POST /completion 127.0.0.1 200",
+              "widget-server: /src/widget/sampler.cpp:1094: void sampler_apply(sampler*): Assertion `found' failed.",
+              report])
+    assert "Assertion `found' failed." in d["evidence"][0]["text"], d["evidence"]
 
 
 def test_a_pointer_raised_at_the_end_of_a_traceback_points_above_the_traceback():

@@ -55,3 +55,34 @@ def test_a_clients_error_gives_way_to_the_servers_line_that_logged_it(tmp_path):
     evidence_said.echo_gives_way(inc, evidence)
     assert [e["line"] for e in evidence] == [1, 3]
     assert evidence[0]["role"] == "cause" and evidence[1]["role"] == "supporting"
+
+
+def test_a_copy_another_rank_logged_as_a_warning_is_no_first_copy_and_stays_an_early_warning(tmp_path):
+    # rank 0 warned and went on; rank 1's error is the failure (review22)
+    msg = "Widget collective timed out after 600000 milliseconds on the frob channel"
+    inc = _incident(tmp_path, [
+        "(APIServer pid=10) INFO 02-27 10:00:01 [launcher.py:1] Application startup complete.",
+        f"(Worker_TP0 pid=277) WARNING 02-27 10:31:10 [widget.py:10] {msg}",
+        f"(Worker_TP1 pid=278) ERROR 02-27 10:31:15 [widget.py:10] {msg}",
+    ])
+    evidence = [{"line": 3, "text": msg, "role": "cause"}]
+    warnings = [{"line": 2, "text": msg}]
+    assert evidence_said.earliest_copy(inc, evidence, warnings) == warnings
+    assert evidence[0]["line"] == 3
+
+
+def test_a_chain_whose_last_cause_names_its_reason_keeps_it(tmp_path):
+    # the line logged above with the same words is an earlier attempt's, with another reason (review22)
+    inc = _incident(tmp_path, [
+        "2024-05-01T10:00:01.000000Z ERROR widget_backend: src/lib.rs:300: Could not start backend: sprocket 7 is bent",
+        "2024-05-01T10:00:01.500000Z  INFO widget_backend: src/lib.rs:310: Trying another backend",
+        "Error: Could not create backend",
+        "",
+        "Caused by:",
+        "    0: Could not start backend",
+        "    1: Could not start backend: frobnicator socket /tmp/frob.sock refused the handshake",
+    ])
+    assert evidence_said.logged_reason(
+        inc, 3, "Could not start backend: frobnicator socket /tmp/frob.sock refused the handshake") is None
+    assert evidence_said.logged_reason(inc, 3, "Could not start backend: Could not start a suitable backend") == (
+        1, "Could not start backend: sprocket 7 is bent")

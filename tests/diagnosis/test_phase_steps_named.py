@@ -49,6 +49,15 @@ def test_an_address_in_use_after_the_model_was_fetched_never_listened():
     assert d["verdict"] == "failed" and d["phase"] == "launch"
 
 
+def test_an_address_in_use_once_the_server_answered_requests_is_another_socket_refused_while_serving():
+    # it had listened and served: the socket refused is an exporter's, not the server's own (review22)
+    d = _run(["INFO:     Application startup complete.",
+              *['INFO:     10.0.0.1:5000 - "POST /v1/completions HTTP/1.1" 200 OK'] * 3,
+              "INFO 06-01 10:05:00 [widget_exporter.py:10] Starting the widget exporter on port 9400",
+              *_tb([("widget_exporter/server.py", "start")], "OSError: [Errno 98] Address already in use")])
+    assert d["verdict"] == "failed" and d["phase"] == "serving"
+
+
 _DONE = "INFO 06-01 10:01:00 [core.py:283] init engine (profile, create kv cache, warmup model) took 6.57 seconds"
 
 

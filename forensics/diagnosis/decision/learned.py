@@ -119,8 +119,9 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
 
     def sure(label: str | None, p: float) -> float:
         """How often such an answer was right on families held out (``decision.calibration``); an
-        ``unknown`` answer is read by the model's probability of ``unknown`` itself (a model without
-        maps keeps the probability the bar read)."""
+        ``unknown`` answer is read by how far ``unknown`` leads the runner-up where the model carries
+        that map, else by the model's probability of ``unknown`` (``calibration.unknown_reading``; a
+        model without maps keeps the probability the bar read)."""
         if label == "unknown" and model.calibration:
             kind, x = unknown_reading(model.calibration, probs)
             return round(min(0.999, calibrated(model.calibration, kind, x)), 3)
