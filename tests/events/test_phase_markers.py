@@ -63,6 +63,11 @@ def test_api_server_tasks_are_before_it_listens():
     "INFO 06-01 10:02:00 [logger.py:39] Received request tokn-788eaac1b2: prompt: 'hello', params: None",
     # "Loading" a file that holds no weights.
     "INFO     Loading the extension \"gallery\"",
+    # a start-up step's one word, not a model folder's name (review22)
+    "INFO:Loading tokenizer...",
+    "2024-01-01 10:00:00 INFO Loading configuration...",
+    "Loading plugins...",
+    "Loading \"settings\"",
 ])
 def test_lines_that_are_no_marker(line):
     evs = [e for e in parse([line]) if e.text.strip()]
