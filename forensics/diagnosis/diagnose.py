@@ -168,8 +168,12 @@ def _findings(inc: Incident) -> _Findings:
 def _ends_service(inc: Incident, hit: Hit) -> bool:
     """A failure its signature says fails the deployment's service while the processes stay up and
     answer (``ends_service``: a PD deployment's KV transfer on a request): it holds after readiness and
-    with answers after it, not after the operator asked the server to stop or it shut down."""
+    with answers after it, not after the operator asked the server to stop or it shut down. Before a
+    readiness line it holds only where no start-up marker came before it (an excerpt that begins
+    mid-serving): printed during a start-up the server went on past, it is a start-up error it survived."""
     if not hit.signature.ends_service or stops.after_stop_request(inc, hit.line):
+        return False
+    if verdicts.survived(inc, hit.line) and inc.phase_at(hit.line) not in (None, "ready", "serving"):
         return False
     return inc.shutdown_line is None or hit.line < inc.shutdown_line
 

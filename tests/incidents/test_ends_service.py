@@ -30,3 +30,16 @@ def test_an_excerpt_that_begins_with_the_failure_is_failed() -> None:
 
 def test_not_once_the_server_shut_down() -> None:
     assert api.classify_text(ACCESS + HEALTH + SHUTDOWN + TRANSFER)["verdict"] != "failed"
+
+
+STARTING = ["[2025-09-17 16:19:10 TP0] Load weight begin. avail mem=78.00 GB\n",
+            "[2025-09-17 16:19:30 TP0] Load weight end. type=WidgetForCausalLM, dtype=torch.bfloat16, avail mem=60.00 GB\n",
+            "[2025-09-17 16:19:35 TP0] KV Cache is allocated. #tokens: 100000, K size: 5.00 GB, V size: 5.00 GB\n",
+            "[2025-09-17 16:19:40] INFO:     Application startup complete.\n"]
+READY = "[2025-09-17 16:20:00] The server is fired up and ready to roll!\n"
+
+
+def test_not_a_transfer_failed_during_a_start_up_the_server_went_on_past() -> None:
+    # start-up markers before it, a readiness line after it: a start-up error it survived (review22)
+    res = api.classify_text("".join(STARTING) + TRANSFER + READY + ACCESS + ACCESS)
+    assert res["verdict"] == "ready", (res["verdict"], res["evidence"])
