@@ -65,6 +65,16 @@ def logged_reason(inc: Incident, at: int, cause: str) -> tuple[int, str] | None:
     return None
 
 
+def _quiet(ev: Any) -> bool:
+    """Logged as information or a warning, not as an error."""
+    return (ev.level or "").upper() in _NOT_ERROR_LEVELS
+
+
+def _another(theirs: tuple[Any, ...], mine: tuple[Any, ...]) -> bool:
+    """A process or rank the parser read (a pid or rank tag) other than ``mine``."""
+    return theirs[1:] != (None, None) and theirs != mine
+
+
 _COPY_BEFORE = 40  # lines above the first listed line searched for an earlier copy of its message
 _LISTED = 5  # lines listed (evidence.MAX_EVIDENCE; a list the rules made longer stays as long)
 
@@ -92,10 +102,9 @@ def earliest_copy(inc: Incident | None, evidence: list[dict[str, Any]],
     # restart loop: "Process exited with code null" after each attempt), whose last copy ended it. A
     # copy logged as information or a warning where this one is an error (or the reverse) is no copy:
     # that rank went on past it (a warning before the error is an early warning, and stays one)
-    warned = (own.level or "").upper() in _NOT_ERROR_LEVELS
+    warned, mine = _quiet(own), outcome.process_of(own)
     copies = [ev.line for ev in _kept(inc, at - _COPY_BEFORE, at) if ev.text.strip() == said
-              and ((ev.level or "").upper() in _NOT_ERROR_LEVELS) == warned
-              and outcome.process_of(ev)[1:] != (None, None) and outcome.process_of(ev) != outcome.process_of(own)]
+              and _quiet(ev) == warned and _another(outcome.process_of(ev), mine)]
     if not copies:
         return warnings
     lead["line"] = min(copies)
