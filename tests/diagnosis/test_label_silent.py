@@ -81,3 +81,31 @@ def test_the_decision_answers_unknown_with_the_guess_first_and_keeps_its_place()
     # where nothing says where, the guessed label still places the failure
     assert got.phase_label == "config.model-load" and told.phase_label is None
     assert 0.0 < got.confidence < 0.9
+
+
+def test_an_untold_unknown_reads_its_own_map_or_its_measured_share() -> None:
+    from forensics.diagnosis.decision.calibration import UNTOLD, UNTOLD_SHARE, untold_confidence
+
+    assert untold_confidence({}, 0.6) == UNTOLD_SHARE
+    assert untold_confidence({"unknown": [[0.35, 0.48]]}, 0.6) == UNTOLD_SHARE
+    assert untold_confidence({UNTOLD: [[0.3, 0.6], [0.7, 0.8]]}, 0.5) == pytest.approx(0.7)
+
+
+def test_training_reads_the_decision_as_the_run_time_makes_it() -> None:
+    """``decision_train.answer_of`` (held-out figures, the ``unknown`` bar, the calibration maps)
+    answers ``unknown`` where ``learned.decide`` does, and its calibration reads such an answer
+    as its own kind."""
+    from forensics.lab.decision_train import Row, oof_answer, set_aside
+    from forensics.lab.decision_train import answer_of as trained_answer
+
+    probs = {"config.model-load": 0.6, "unknown": 0.25, "gpu.out-of-memory": 0.15}
+    silent_row = Row("x.log", "vllm", "unknown", DecisionInputs(clf=GUESS, proof=POINTER), None, None)
+    told_row = Row("y.log", "vllm", "config.model-load",
+                   DecisionInputs(clf=GUESS, proof="ValueError: Unrecognized model in /models/llama"), None, None)
+    assert trained_answer(probs, silent_row, 0.15)[0] == "unknown"
+    assert set_aside(probs, silent_row, 0.15) == "config.model-load"
+    assert oof_answer(silent_row, probs, 0.15) == ("untold", 0.6, True)
+    assert trained_answer(probs, told_row, 0.15)[0] == "config.model-load"
+    assert set_aside(probs, told_row, 0.15) is None
+    # under the bar the answer is the bar's unknown, read as every unknown is
+    assert set_aside({"config.model-load": 0.1, "unknown": 0.09}, silent_row, 0.15) is None

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
-from forensics.diagnosis.decision.calibration import calibrated, confidence, unknown_reading
+from forensics.diagnosis.decision.calibration import calibrated, confidence, unknown_reading, untold_confidence
 from forensics.diagnosis.decision.label_features import DecisionInputs
 from forensics.diagnosis.decision.label_model import RECORDER, label_model
 from forensics.events import types as kinds
@@ -156,7 +156,8 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     if untold(inp, label):
         # The log holds only the news of the failure, and the label is the classifier's guess alone:
         # ``unknown``, the guess first among the candidates and placing the failure where nothing else does.
-        return Decision("unknown", sure("unknown", probs[label]), decided_by, cands, phase_label=label)
+        return Decision("unknown", untold_confidence(model.calibration or {}, probs[label]), decided_by, cands,
+                        phase_label=label)
     return Decision(label, sure(label, probs[label]), decided_by, cands)
 
 
