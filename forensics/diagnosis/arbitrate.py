@@ -24,6 +24,10 @@ class Decision:
     confidence: float | None
     decided_by: str | None
     candidates: list[dict[str, Any]]
+    # Where nothing in the log says where the failure happened, the label whose typical phase places
+    # it, when that is not the answer: an ``unknown`` given because the log names no cause
+    # (``learned.untold``) keeps the place of the label the classifier guessed.
+    phase_label: str | None = None
 
 
 def rule_confidence(best: Hit, fails: list[Hit], truncated: bool) -> float:

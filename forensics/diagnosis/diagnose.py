@@ -257,12 +257,13 @@ def _diagnose_incident(inc: Incident, classifier: Any = None, always_classify: b
     if classifier is not None:
         decision = learned.decide(learned.inputs_of(best, found.fails, rule_conf, truncated, clf_answer, predicted,
                                                     fail_ev, found.wrappers, found.tail, found.exit_failed,
-                                                    inc, fail_line, near, learned.lead_of(result["evidence"], offered)),
+                                                    inc, fail_line, near, learned.lead_of(result["evidence"], offered),
+                                                    learned.evidence_texts(result["evidence"], offered)),
                                   decision, arbitrate.needs_classifier(best, truncated, rule_conf), inc)
     label = decision.label
     if phase is None:
         # Nothing in the excerpt says where: where failures of this kind happen.
-        result["phase"] = failure_phase.unmarked_phase(inc, fail_line, label, startup, near)
+        result["phase"] = failure_phase.unmarked_phase(inc, fail_line, decision.phase_label or label, startup, near)
     result["root_cause"] = label
     result["confidence"] = decision.confidence
     result["decided_by"] = decision.decided_by

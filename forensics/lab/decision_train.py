@@ -23,9 +23,9 @@ from typing import Any
 
 from forensics.atomic import atomic_write_text
 from forensics.diagnosis.decision.calibration import POOLED as POOLED_KIND
-from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD
+from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD, UNTOLD
 from forensics.diagnosis.decision.label_features import FEATURES, DecisionInputs, evidence_kind, pair_vector
-from forensics.diagnosis.decision.learned import warned_label
+from forensics.diagnosis.decision.learned import untold, warned_label
 from forensics.diagnosis.decision.phase_features import FEATURES as PHASE_FEATURES
 from forensics.diagnosis.decision.phase_features import pair_vector as phase_pair_vector
 from forensics.diagnosis.taxonomy import LABELS, PHASES
@@ -270,6 +270,9 @@ def oof_answer(r: Row, probs: dict[str, float], unknown_below: float) -> tuple[s
 
     probs = {k: min(v, 0.999) for k, v in probs.items()}
     label, _ = answer_of(probs, r, unknown_below)
+    guess = set_aside(probs, r, unknown_below)
+    if guess is not None:  # an ``unknown`` the log's silence gave: read by the label set aside
+        return UNTOLD, probs[guess], label == r.truth
     if label == "unknown":  # read by how far ``unknown`` leads (``calibration.UNKNOWN_LEAD``)
         return UNKNOWN_LEAD, unknown_lead(probs), label == r.truth
     return answer_kind(r.inputs, label), probs.get(label, 0.0), label == r.truth
@@ -413,9 +416,21 @@ def answer_of(probs: dict[str, float], r: Row, unknown_below: float) -> tuple[st
     if warned_label(inp, r.rules_label):
         return str(r.rules_label), probs.get(str(r.rules_label), 0.0)
     label = max(sorted(probs), key=lambda k: probs[k])
-    if probs[label] < unknown_below:
+    if probs[label] < unknown_below or set_aside(probs, r, unknown_below) is not None:
         return "unknown", probs[label]
     return label, probs[label]
+
+
+def set_aside(probs: dict[str, float], r: Row, unknown_below: float) -> str | None:
+    """The label ``learned.untold`` sets aside for this row (the model's first label, over the
+    ``unknown`` bar, on a proving line that names no cause, named by nothing else), else None."""
+    inp = r.inputs
+    if inp.rule_label is not None and inp.rule_strength == "strong" and inp.clf is None:
+        return None
+    if warned_label(inp, r.rules_label):
+        return None
+    label = max(sorted(probs), key=lambda k: probs[k])
+    return label if probs[label] >= unknown_below and untold(inp, label) else None
 
 
 def score(pairs: list[tuple[Row, str, float]]) -> dict[str, Any]:
@@ -492,13 +507,16 @@ def _by_group(pairs: list[tuple[Any, ...]]) -> dict[str, list[tuple[Any, ...]]]:
 def learned_answer(item: tuple[Any, ...], below: float) -> tuple[str, float]:
     """The learned answer of one out-of-fold item, (row, probabilities) or (row, probabilities, the
     fold model's calibration maps), and its confidence as ``learned.decide`` gives it."""
-    from forensics.diagnosis.decision.calibration import answer_kind, calibrated, unknown_reading
+    from forensics.diagnosis.decision.calibration import answer_kind, calibrated, unknown_reading, untold_confidence
 
     r, probs = item[0], {k: min(v, 0.999) for k, v in item[1].items()}
     label, p = answer_of(probs, r, below)
     table = item[2] if len(item) > 2 else {}
     if not table:
         return label, p
+    guess = set_aside(probs, r, below)
+    if guess is not None:
+        return label, untold_confidence(table, probs[guess])
     kind, x = unknown_reading(table, probs) if label == "unknown" else (answer_kind(r.inputs, label), probs.get(label, 0.0))
     return label, round(min(0.999, calibrated(table, kind, x)), 3)
 

@@ -81,6 +81,9 @@ class DecisionInputs:
     prior: dict[str, float] | None = None  # P(label | proving line), ``label_prior.prior_of``
     says: tuple[str, ...] | None = None  # the labels the proving line's wording names, ``label_wording.says``
     cat_says: tuple[str, ...] | None = None  # the catalogue's labels of the proving line, ``label_prior.catalogue_says``
+    # the other evidence lines' texts (listed and offered, bounded): where the proving line names no
+    # cause, whether another line names the label (``learned.untold``); no feature reads them
+    others: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from forensics.diagnosis.arbitrate import Decision
-from forensics.diagnosis.decision.calibration import calibrated, confidence, unknown_reading
+from forensics.diagnosis.decision.calibration import calibrated, confidence, unknown_reading, untold_confidence
 from forensics.diagnosis.decision.label_features import DecisionInputs
 from forensics.diagnosis.decision.label_model import RECORDER, label_model
 from forensics.events import types as kinds
@@ -34,9 +34,10 @@ def phase_wanted() -> bool:
 def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: bool,
               clf_answer: dict[str, Any] | None, predicted: str | None, fail_ev: Any, wrappers: list[Any],
               tail: Any, exit_failed: bool, inc: Any = None, fail_line: int | None = None,
-              near: list[str] | None = None, lead: str | None = None) -> DecisionInputs:
+              near: list[str] | None = None, lead: str | None = None,
+              others: tuple[str, ...] = ()) -> DecisionInputs:
     """The ``DecisionInputs`` of one failure, from what ``diagnose`` computed (``lead``: the evidence
-    line the ranker puts first, ``lead_of``)."""
+    line the ranker puts first, ``lead_of``; ``others``: the evidence lines' texts, ``evidence_texts``)."""
     sig = best.signature if best is not None else None
     rivals = tuple(sorted({h.signature.root_cause for h in fails
                            if sig is None or h.signature.root_cause != sig.root_cause}))
@@ -49,7 +50,17 @@ def inputs_of(best: Any, fails: list[Any], rule_conf: float | None, truncated: b
         rivals=rivals, n_rules=len({h.signature.id for h in fails}), clf=clf, precursor=predicted,
         truncated=truncated, traceback=fail_ev is not None and fail_ev.kind == kinds.TRACEBACK,
         no_failure_line=fail_ev is None, wrapper=bool(wrappers), ends_in_error=tail is not None,
-        exit_failed=exit_failed, proof=_message_of(_lead_or_proof(lead, inc, fail_line), near))
+        exit_failed=exit_failed, proof=_message_of(_lead_or_proof(lead, inc, fail_line), near), others=others)
+
+
+# The evidence lines ``untold`` reads for one naming the label (the listed and offered lines are a
+# dozen at most; a bound keeps a pathological log's reading linear).
+_OTHERS = 16
+
+
+def evidence_texts(listed: list[dict[str, Any]], offered: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The texts of the listed and offered evidence lines, bounded (``DecisionInputs.others``)."""
+    return tuple(str(e.get("text") or "")[:400] for e in (listed + offered)[:_OTHERS])
 
 
 def lead_of(listed: list[dict[str, Any]], offered: list[dict[str, Any]]) -> str | None:
@@ -142,7 +153,37 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
     # The unknown bar reads the model's probability (the answer's calibrated confidence reads the bar's answer).
     if round(probs[label], 3) < model.unknown_below and label != "unknown":
         return Decision("unknown", sure("unknown", probs[label]), decided_by, cands)
+    if untold(inp, label):
+        # The log holds only the news of the failure, and the label is the classifier's guess alone:
+        # ``unknown``, the guess first among the candidates and placing the failure where nothing else does.
+        return Decision("unknown", untold_confidence(model.calibration or {}, probs[label]), decided_by, cands,
+                        phase_label=label)
     return Decision(label, sure(label, probs[label]), decided_by, cands)
+
+
+def untold(inp: DecisionInputs, label: str) -> bool:
+    """The proving line names no cause (``label_silent``: it points elsewhere for the reason, or a
+    process crashed with no subject) and nothing in the log names ``label``: no signature (the
+    answer's or a rival's), no strong warning's prediction, no wording class or catalogue label of
+    the proving line or of another evidence line, and the proving line's kind (its exception class,
+    error code, catalogue facts) is not most often this label (``label_prior``). The label is then
+    the text classifier's guess from the family's usual failures, which the log does not support
+    (issue 27, item 2: a careful reader would say ``unknown``). Held out (rules_holdout at 31c52cf7,
+    studied families): 11 of 15 such answers were labelled ``unknown``, none the guessed label."""
+    if label == "unknown" or label == inp.rule_label or label in inp.rivals or label == inp.precursor:
+        return False
+    if label in (inp.says or ()) or label in (inp.cat_says or ()):
+        return False
+    if inp.prior and max(inp.prior, key=lambda k: (inp.prior[k], k)) == label:  # type: ignore[index]
+        return False
+    from forensics.diagnosis.decision.label_silent import names_no_cause
+
+    if not names_no_cause(inp.proof):
+        return False
+    from forensics.diagnosis.decision.label_prior import catalogue_says
+    from forensics.diagnosis.decision.label_wording import says
+
+    return not any(label in says(t) or label in catalogue_says(t) for t in inp.others)
 
 
 def said_by(inp: DecisionInputs) -> tuple[str, ...]:
