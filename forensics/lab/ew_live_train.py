@@ -47,6 +47,10 @@ class Log:
     rules_false: int  # lines the rules printed live on a healthy log
     rows: list[tuple[list[float], bool]] = field(default_factory=list)  # (features, positive) of usable lines
     names: list[str] = field(default_factory=list)  # each usable line's signature and text (what the gate read)
+    # every line the recorder saw (the quiet precursor lines and, pool "unusual", the warning lines no
+    # precursor names that the general rules kept quiet), with "y": True a labelled warning before the
+    # fatal line, False a healthy log's line, None a failure's line nobody labelled
+    records: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _one(row: dict[str, str], group: str, sset: Any) -> Log:
@@ -63,11 +67,17 @@ def _one(row: dict[str, str], group: str, sset: Any) -> Log:
     log = Log(row["_path"], group, healthy, bool(early) and not healthy, _live_hit(row, live),
               len(live) if healthy else 0)
     fatal_at = next((i + 1 for i, t in enumerate(_raw_lines(row["_path"])) if fatal and fatal in t), None)
-    seen: set[int] = set()
+    seen: set[tuple[str, int]] = set()
     for r in rec:
-        if r["line"] in seen:
+        key = (r.get("pool", "precursor"), r["line"])
+        if key in seen:
             continue
-        seen.add(r["line"])
+        seen.add(key)
+        y = False if healthy else True if log.labelled and evidence_names(early, [r], row["_path"]) and (
+            fatal_at is None or r["line"] < fatal_at) else None
+        log.records.append({**r, "y": y})
+        if key[0] != "precursor":
+            continue
         if healthy:
             log.rows.append((r["features"], False))
         elif log.labelled and evidence_names(early, [r], row["_path"]) and (fatal_at is None or r["line"] < fatal_at):
@@ -78,16 +88,20 @@ def _one(row: dict[str, str], group: str, sset: Any) -> Log:
     return log
 
 
-def collect() -> list[Log]:
-    """Every labelled log replayed with its group held out of the healthy baseline."""
+def collect(own: dict[str, set[str]] | None = None, held_baseline: bool = True) -> list[Log]:
+    """Every labelled log replayed with its group held out of the healthy baseline (``held_baseline``;
+    else the shipped one, as ``rules_holdout`` reads them) and, given ``own`` (family -> its own
+    signatures, a ``rules_holdout --json`` file's), each family's logs read without its own
+    signatures, as ``rules_holdout`` reads them."""
     from forensics.diagnosis.early_warnings.baseline import BASELINE_PATH, HELD_OUT, from_data
     from forensics.diagnosis.signatures import signature_set
     from forensics.lab.ew_baseline import assemble, scan_all
     from forensics.lab.ew_heldout import REPO, baseline_groups, scored_rows
+    from forensics.lab.rules_holdout import reduced_set
 
     shipped = json.loads(BASELINE_PATH.read_text(encoding="utf-8"))
     groups_of = baseline_groups([REPO / s for s in shipped["sources"] if (REPO / s).is_dir()])
-    scans = scan_all(list(groups_of))
+    scans = scan_all(list(groups_of)) if held_baseline else []
     sset = signature_set()
     by_group: dict[str, list[dict[str, str]]] = {}
     for row, group in scored_rows(project=PROJECT):
@@ -96,11 +110,14 @@ def collect() -> list[Log]:
     os.environ["FORENSICS_EW_LIVE_GATE"] = "off"  # the rules' decisions, not a gate's
     try:
         for group, rows in sorted(by_group.items()):
-            token = HELD_OUT.set(from_data(assemble([s for s in scans if groups_of[s[0]] != group])))
+            read_with = reduced_set(sset, own, group) if own and group in own else sset
+            token = HELD_OUT.set(from_data(assemble([s for s in scans if groups_of[s[0]] != group]))) \
+                if held_baseline else None
             try:
-                out += [_one(r, group, sset) for r in rows]
+                out += [_one(r, group, read_with) for r in rows]
             finally:
-                HELD_OUT.reset(token)
+                if token is not None:
+                    HELD_OUT.reset(token)
     finally:
         os.environ.pop("FORENSICS_EW_LIVE_GATE", None)
     return out
@@ -155,6 +172,7 @@ def crossval(logs: list[Log], seed: int = 0) -> dict[str, Any]:
     per: dict[str, Any] = {}
     total: dict[str, int] = {}
     by_bar: dict[float, dict[str, int]] = {t: {} for t in THRESHOLDS}
+    public: dict[float, dict[str, int]] = {t: {} for t in THRESHOLDS}  # the public families' folds only
     for g in sorted({lg.group for lg in logs}):
         train = [lg for lg in logs if lg.group != g]
         test = [lg for lg in logs if lg.group == g]
@@ -167,7 +185,10 @@ def crossval(logs: list[Log], seed: int = 0) -> dict[str, Any]:
         for bar in THRESHOLDS:
             for k, v in score(test, w, b, bar).items():
                 by_bar[bar][k] = by_bar[bar].get(k, 0) + v
-    return {"groups": per, "overall": total, "by_bar": {str(t): v for t, v in by_bar.items()}}
+                if not g.startswith("project:"):
+                    public[bar][k] = public[bar].get(k, 0) + v
+    return {"groups": per, "overall": total, "by_bar": {str(t): v for t, v in by_bar.items()},
+            "by_bar_public": {str(t): v for t, v in public.items()}}
 
 
 def held_out_bar(cv: dict[str, Any]) -> float:
@@ -236,13 +257,40 @@ def aside_report(logs: list[Log], aside: frozenset[str], seed: int = 0) -> dict[
             "aside": score([lg for lg in logs if lg.group in aside], w, b, bar)}
 
 
+def holdout_report(logs: list[Log], aside: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The cross-validated gate, rules and gate together, over the public families only (the
+    project's corpora train it but are not scored), at every bar and at each fold's own bar:
+    live labelled warnings and false live lines on healthy logs, overall and on ``aside``."""
+    cv = crossval(logs)
+    out: dict[str, Any] = {"fold_bars": {}, "fold_bars_aside": {}}
+    for g, v in cv["groups"].items():
+        if g.startswith("project:"):
+            continue
+        for key in ("fold_bars", *(("fold_bars_aside",) if g in aside else ())):
+            for k, n in v.items():
+                if k != "threshold":
+                    out[key][k] = out[key].get(k, 0) + n
+    out["by_bar"] = cv["by_bar_public"]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--aside", type=Path, help="families kept out of the fit and reported apart (one a line "
                                                "after a first line that says how they were drawn); writes no model")
+    ap.add_argument("--holdout", type=Path, help="a rules_holdout --json file: read each family without its own "
+                                                 "signatures and with the shipped baseline, as rules_holdout does, and "
+                                                 "print the gate's cross-validated public figures; writes no model")
     args = ap.parse_args(argv)
+    if args.holdout:
+        data = json.loads(args.holdout.read_text(encoding="utf-8"))
+        own = {f: set(v.get("own") or ()) for f, v in data["families"].items()}
+        aside = frozenset(x.strip() for x in args.aside.read_text(encoding="utf-8").splitlines()[1:] if x.strip()) \
+            if args.aside else frozenset()
+        print(json.dumps(holdout_report(collect(own, held_baseline=False), aside), indent=1))
+        return 0
     if args.aside:
         aside = frozenset(x.strip() for x in args.aside.read_text(encoding="utf-8").splitlines()[1:] if x.strip())
         print(json.dumps(aside_report(collect(), aside), indent=1))

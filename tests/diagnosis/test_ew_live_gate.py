@@ -138,3 +138,31 @@ def test_the_aside_families_stay_out_of_the_fit_and_are_scored_apart() -> None:
     assert got["bar"] <= 1.0 and got["studied_public_folds"]["added_live"] == 6
     assert got["studied_public_folds"]["added_false"] == 0
     assert (got["aside"]["added_live"], got["aside"]["added_false"], got["aside"]["healthy"]) == (1, 1, 1)
+
+
+def test_the_recorder_sees_where_a_line_arrives_and_the_quiet_warning_lines_no_precursor_names(monkeypatch) -> None:
+    # where_now: what watch knows of the lifetime when a line arrives (its phase, how long it has run,
+    # the errors and tracebacks so far); a warning line no precursor names that the general rules keep
+    # quiet reaches the recorder as pool "unusual" (what a gate over such lines would read).
+    from datetime import datetime, timedelta
+
+    from forensics.diagnosis.early_warnings.live import where_now
+
+    t0 = datetime(2026, 1, 1, 12, 0, 0)
+    inc = SimpleNamespace(phase="load-weights", start_ts=t0, start_line=1, error_lines=[1, 2], warning_lines=[],
+                          tracebacks=[], precursor_hits=[])
+    got = where_now(inc, Event(kinds.LOG, 41, "x", t0 + timedelta(seconds=30)))
+    assert got == {"phase": "load-weights", "since_s": 30.0, "since_lines": 40, "errors": 2, "warnings": 0,
+                   "tracebacks": 0, "precursors": 0}
+    assert where_now(SimpleNamespace(), Event(kinds.LOG, 3, "x"))["since_s"] is None
+    monkeypatch.setenv("FORENSICS_EW_LIVE_GATE", "off")
+    G._CACHE.clear()
+    rec: list = []
+    token = G.RECORDER.set(rec)
+    try:
+        quiet = "2026-01-01 12:00:31 WARNING the frobnicator is slow today"
+        assert live_decision(Event(kinds.LOG, 5, quiet), None, {}, base=EMPTY, where=got) is None
+    finally:
+        G.RECORDER.reset(token)
+        G._CACHE.clear()
+    assert [(r["pool"], r["line"], r["level"], r["where"]["phase"]) for r in rec] == [("unusual", 5, "WARNING", "load-weights")]

@@ -6,6 +6,7 @@ from typing import Any
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
 from forensics.diagnosis.early_warnings.candidates import ARITH_RE, ARITH_WORDS, NEED_WORDS, Notes, is_noise, template, text_level
 from forensics.diagnosis.early_warnings.context import matching
+from forensics.diagnosis.early_warnings.live_gate import RECORDER
 from forensics.diagnosis.early_warnings.resources import STALLED, ZERO_COUNT, arithmetic
 from forensics.diagnosis.early_warnings.scoring import _topic
 from forensics.diagnosis.early_warnings.subjects import subject_value, subjects
@@ -39,7 +40,8 @@ STRONG_KINDS = frozenset({"pkg", "mod", "lib", "tool", "arch", "env", "model"})
 
 
 def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | None = None,
-                  server: str | None = None, base: Baseline | None = None, ready: bool = False) -> dict[str, Any] | None:
+                  server: str | None = None, base: Baseline | None = None, ready: bool = False,
+                  where: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """Should ``watch`` print this line now as an early warning? Pure: a
     precursor signature names it, or resource arithmetic trips, or it is
     unusual against the healthy baseline *and* about a failure topic."""
@@ -51,7 +53,7 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
         return None
     if signature_hit is not None:
         d = _precursor_decision(ev, signature_hit.signature, facts or {}, base)
-        return d if d is not None else _gate_decision(ev, signature_hit.signature, facts or {}, base, ready)
+        return d if d is not None else _gate_decision(ev, signature_hit.signature, facts or {}, base, ready, where)
     head = text[:400]
     low = head.lower()
     arith = arithmetic(text, facts or {}) if (any(map(low.__contains__, ARITH_WORDS))
@@ -65,7 +67,33 @@ def live_decision(ev: Event, signature_hit: Any = None, facts: dict[str, Any] | 
                 "subjects": sorted(subjects(text))[:12]}
     if kind == kinds.PHASE_MARKER:
         return None
-    return _unusual_decision(ev, server, base or baseline())
+    d = _unusual_decision(ev, server, base or baseline())
+    if d is None:
+        _record_unusual(ev, server, base or baseline(), where)
+    return d
+
+
+def _record_unusual(ev: Event, server: str | None, base: Baseline, where: dict[str, Any] | None) -> None:
+    """Hand the lab's recorder a warning line no precursor names that the general rules kept quiet
+    (only while it records): what a learned gate over such lines would read."""
+    rec = RECORDER.get()
+    if rec is None:
+        return
+    text = ev.text
+    said = wording_class(text)
+    level = text_level(ev)
+    if cuda_error_label(text) is None and said is None and level not in ("WARNING", "ERROR"):
+        return
+    head = text[:400]
+    subs = subjects(text)
+    rec.append({"pool": "unusual", "line": ev.line, "text": text, "signature": None, "level": level,
+                "judged": {"familiar": base.familiar(text), "usual": base.usual(template(text), server),
+                           "wording_class": said is not None, "live_cue": LIVE_CUE.search(head) is not None,
+                           "degraded": DEGRADED_RE.search(head) is not None,
+                           "python_warning": PYTHON_WARNING.search(head) is not None,
+                           "strong": sorted(s for s in subs if s.split(":", 1)[0] in STRONG_KINDS and base.rarity(s) >= 0.5),
+                           "topics": [lab for lab in LABEL_TOPICS if _topic(lab, subs, text) >= 1.0][:3]},
+                "subjects": sorted(subs)[:12], "where": dict(where or {})})
 
 
 def _unusual_decision(ev: Event, server: str | None, base: Baseline) -> dict[str, Any] | None:
@@ -150,10 +178,10 @@ def _precursor_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseli
 
 
 def _gate_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | None,
-                   ready: bool) -> dict[str, Any] | None:
+                   ready: bool, where: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """A precursor line the rules keep quiet, weighed by the learned gate (``live_gate.py``) in the
     context the start-up stated; the lab's recorder sees every such line."""
-    from forensics.diagnosis.early_warnings.live_gate import RECORDER, features, live_gate
+    from forensics.diagnosis.early_warnings.live_gate import features, live_gate
 
     rec, gate = RECORDER.get(), live_gate()
     if rec is None and gate is None:
@@ -168,7 +196,9 @@ def _gate_decision(ev: Event, sig: Any, facts: dict[str, Any], base: Baseline | 
               "degraded": DEGRADED_RE.search(head) is not None, **_resources(facts)}
     f = features(sig, text_level(ev), have, judged)
     if rec is not None:
-        rec.append({"line": ev.line, "text": text, "signature": sig.id, "features": f})
+        rec.append({"line": ev.line, "text": text, "signature": sig.id, "features": f, "level": text_level(ev),
+                    "judged": judged, "have": sorted(have), "where": dict(where or {}),
+                    "predicts": list(sig.predicts) or [sig.root_cause], "strength": sig.strength})
     p = gate.probability(f) if gate is not None else 0.0
     if gate is None or p < gate.threshold:
         return None
@@ -184,6 +214,21 @@ def _resources(facts: dict[str, Any]) -> dict[str, bool]:
     gpus = max(int(facts.get("tp") or 1) * int(facts.get("dp") or 1), int(facts.get("visible") or 1))
     return {"budget_set": frac is not None, "budget_high": frac is not None and float(frac) >= 0.9,
             "multi_gpu": gpus > 1}
+
+
+def where_now(inc: Any, ev: Event) -> dict[str, Any]:
+    """Where in its lifetime a line arrives, as ``watch`` knows it then: the phase reached, the
+    seconds and lines since the lifetime started, and the error lines, warning lines, tracebacks
+    and precursor lines it has printed so far (this line included)."""
+    start_ts, start_line = getattr(inc, "start_ts", None), getattr(inc, "start_line", None)
+    try:
+        since = (ev.ts - start_ts).total_seconds() if ev.ts is not None and start_ts is not None else None
+    except TypeError:  # one stamp with a zone, the other without
+        since = None
+    return {"phase": getattr(inc, "phase", None), "since_s": since,
+            "since_lines": ev.line - start_line if start_line is not None else None,
+            "errors": len(getattr(inc, "error_lines", ())), "warnings": len(getattr(inc, "warning_lines", ())),
+            "tracebacks": len(getattr(inc, "tracebacks", ())), "precursors": len(getattr(inc, "precursor_hits", ()))}
 
 
 def _figures_speak(text: str) -> bool:
@@ -206,7 +251,8 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
         notes_now: Notes | None = getattr(inc, "ew_notes", None)
         d = live_decision(ev if h.line == ev.line else Event(kinds.LOG, h.line, h.text, h.event.ts), h,
                           notes_now.facts if notes_now is not None else None,
-                          ready=getattr(inc, "ready_line", None) is not None)
+                          ready=getattr(inc, "ready_line", None) is not None,
+                          where=where_now(inc, ev) if RECORDER.get() is not None else None)
         if d is not None:
             out.append(d)
         else:
@@ -219,7 +265,8 @@ def live_early_warnings(inc: Any, ev: Event, announced: set) -> list[dict[str, A
     # handed on measured 2 false live warnings more on the studied families' healthy logs: mlflow's
     # requirement mismatches, which its precursor keeps quiet for that reason.)
     notes: Notes | None = getattr(inc, "ew_notes", None)
-    d = live_decision(ev, None, notes.facts if notes is not None else None, getattr(inc, "server", None))
+    d = live_decision(ev, None, notes.facts if notes is not None else None, getattr(inc, "server", None),
+                      where=where_now(inc, ev) if RECORDER.get() is not None else None)
     if d is not None:
         key = template(ev.text)
         if key not in announced:
