@@ -190,20 +190,11 @@ def _ends_in_error(inc: Incident) -> Event | None:
     executor shut down). An operator's stop ends on the stop's own lines, not on an error."""
     tail = outcome.ends_in_error(inc)
     if tail is None or inc.ready_line is not None or inc.stop_requested_line is not None \
-            or stops.echoes_a_stop(inc, tail.line) or _handled_run(inc, tail):
+            or stops.echoes_a_stop(inc, tail.line):
         return None
     if inc.shutdown_line is None or tail.line > inc.shutdown_line or death.cleanup_of_a_failure(inc):
         return tail
     return None
-
-
-def _handled_run(inc: Incident, tail: Event) -> bool:
-    """Every error-level line of the run that ends the log, from ``tail`` on, is a failure its program
-    handles by design or said at once it goes on without (``verdicts.dismissed``: ``handled.yaml``):
-    what the program says it handles is no death, last line or not."""
-    st = inc.outcome
-    run = [e for e in st.errors if e.line >= tail.line] if st is not None else []
-    return bool(run) and all(verdicts.dismissed(inc, e) for e in run)
 
 
 def _healthy_phase(inc: Incident, verdict: str) -> str | None:

@@ -130,8 +130,6 @@ def fatal_tracebacks(inc: Incident, matched_lines: set[int]) -> list[Event]:
             continue
         if ignored(inc, ev):
             continue  # Python's report of an exception it ignored (a __del__'s at exit)
-        if recovered(inc, ev):
-            continue  # the program said at once it goes on another way (a fallback), and nothing failed after
         if continues_a_request(inc, ev):
             continue  # the rest of a request handler's chain, cut before its own exception
         if ev.line in wrapped and echoes_a_stop(inc, ev.line):
@@ -346,10 +344,8 @@ def _went_on_quietly(inc: Incident, ev: Event) -> bool:
 # A program's own word, below error level, that it retries what just failed another way or falls
 # back (llama.cpp: "compute buffer allocation failed, retrying without pipeline parallelism"; a
 # loader "falling back to the CPU kernel"; a client "will retry"): a wording class of any program.
-# So is one that it takes a default instead ("library \"aiter\" is not installed, defaulting to other
-# attention mechanisms" after aiter's JIT build failed).
 _RETRIES = re.compile(r"(?i)\bretrying\b|\bretry(?:ing)? (?:with|without)\b|\bfall(?:ing)? ?back\b|\btrying again\b|"
-                      r"\bwill (?:retry|try again)\b|\bdefaulting to\b")
+                      r"\bwill (?:retry|try again)\b")
 _RETRY_SPAN = 6  # lines: the program says it retries right after the failure's lines
 _ERROR_LEVELS = ("ERROR", "CRITICAL", "FATAL")
 
@@ -357,19 +353,14 @@ _ERROR_LEVELS = ("ERROR", "CRITICAL", "FATAL")
 def recovered(inc: Incident, ev: Event) -> bool:
     """Within a few lines after the failure ``ev`` the program said, below error level, that it
     retries another way, then went on to ordinary work (an info-level line) with no error-level
-    line, no traceback and no death after that word: it recovered; the failure did not end it. A log
-    that ends on that word (and its repeats) shows the program going on the other way, not dying."""
+    line, no traceback and no death after that word: it recovered; the failure did not end it."""
     end = ev.end_line or ev.line
     st = inc.outcome
     if st is None or died(inc, ev.line):
         return False
-    said = [e for e in st.recent if end < e.line and e.kind != kinds.TRACEBACK
-            and (e.level or "").upper() not in _ERROR_LEVELS and _RETRIES.search(e.text[:300])]
-    retry = next((e.line for e in said if e.line <= end + _RETRY_SPAN), None)
-    if retry is None:
-        return False
-    after = [e for e in st.recent if e.line > retry and e.text.strip()]
-    if not any(e.level in ("INFO", "DEBUG") for e in after) and not all(e in said for e in after):
+    retry = next((e.line for e in st.recent if end < e.line <= end + _RETRY_SPAN and e.kind != kinds.TRACEBACK
+                  and (e.level or "").upper() not in _ERROR_LEVELS and _RETRIES.search(e.text[:300])), None)
+    if retry is None or not any(e.line > retry and e.level in ("INFO", "DEBUG") for e in st.recent):
         return False
     return not any(e.line > retry for e in st.errors) and not any(tb.line > retry for tb, _p, _a in inc.tracebacks)
 
