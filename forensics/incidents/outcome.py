@@ -49,8 +49,12 @@ _NATIVE_FATAL = (r"^Failed: Cuda error \S+:\d+ '|^(?:malloc|free|realloc|malloc_
 # ("ggml_vulkan: Requested buffer size exceeds device buffer size limit: ErrorOutOfDeviceMemory"),
 # Mesa RADV's amdgpu winsys, which prints only its failures ("radv/amdgpu: Not enough memory for
 # command submission.", "radv/amdgpu: The CS has been cancelled because the context is lost."), and
-# the HIP runtime finding no kernel for the GPU ("No compatible code objects found for: gfx1152").
-_ACCEL_RUNTIME = (r"\bE[A-Z]\d{4}: |\b(?:UR|ZE)_RESULT_ERROR_[A-Z_]+|\bPI_ERROR_[A-Z_]+|\bHSA_STATUS_ERROR_[A-Z_]+|"
+# the HIP runtime finding no kernel for the GPU ("No compatible code objects found for: gfx1152"), and
+# OpenCL's error codes by their names in cl.h (an OpenCL runtime returns them only as a call's
+# failure: OpenVINO's Intel GPU plugin "[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES", ggml's
+# OpenCL backend), never its CL_DEVICE_* / CL_PLATFORM_* property names that device listings print.
+_ACCEL_RUNTIME = (r"\bCL_(?:OUT_OF_RESOURCES|OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE|BUILD_PROGRAM_FAILURE|"
+                  r"DEVICE_NOT_FOUND|COMPILER_NOT_AVAILABLE|INVALID_[A-Z_]+)\b|\bE[A-Z]\d{4}: |\b(?:UR|ZE)_RESULT_ERROR_[A-Z_]+|\bPI_ERROR_[A-Z_]+|\bHSA_STATUS_ERROR_[A-Z_]+|"
                   r"\bggml_vulkan: .{1,300} error Error[A-Z]\w* at |\bggml_vulkan: Device memory allocation of size \d+ failed|"
                   r"\bvk::\w+::\w+: Error[A-Z]\w*|\bRESOURCE_EXHAUSTED: |\bROCm error: |"
                   r"\bggml_vulkan: .{1,300}: ErrorOutOf(?:Device|Host)Memory\b|"
@@ -67,15 +71,17 @@ _ERROR_LEVEL = re.compile(
 RECENT_EVENTS = 32  # >= decision.death.TAIL_LINES + 1
 _ERROR_HINT = ("ERROR", "FATAL", "CRITICAL", "rror", "WARN", "FAILED", "ninja", "panicked", "EE", "terminate", "what()",
                "(): ", "corrupt", "not recognized", "EXHAUSTED", "EL", "EZ", "EI", "EH", "EK", "EJ", "ggml_vulkan",
-               "radv/", "code objects")
+               "radv/", "code objects", "CL_")
 
-# A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL): the line
+# A device runtime's own error (CUDA, HIP, NCCL/RCCL, Ascend CANN/ACL; UCX, the transport that NCCL's
+# and NIXL's network plugins and KV-transfer engines run over, whose error channel is its ucs_error
+# macro: "[ts] [host:pid:0] ib_mlx5_log.c:179  UCX  ERROR Local protection error on mlx5_0:1/RoCE"): the line
 # that proves a device failure, whatever wrapper reported it afterwards.
 _RUNTIME = re.compile(
     r"\b(?:cuda|hip|nccl|acl|cudnn|cublas|cufft|curand|cusolver|hccl)Error[A-Z]\w*|\bCUDA_ERROR_[A-Z_]+|"
     r"\bCUDA error: |\bHIP error: |\bNCCL WARN\b.{0,300}?(?:Fail|fail|error|Error)|\bNCCL error\b|"
     r"\bEE\d{4}\b|^\[Error\]: |\bACL error\b|\baclnn\w+ failed\b|\brt\w+ execution failed\b|\bhccl\w* failed\b|"
-    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: |" + _ACCEL_RUNTIME + "|" + _NATIVE_FATAL)
+    r"\bXid\b.{0,40}\b\d+\b|\bNVRM: |\bUCX +ERROR\b|" + _ACCEL_RUNTIME + "|" + _NATIVE_FATAL)
 # A compiler's or build tool's own error line inside build output.
 _BUILD = re.compile(
     r"^\S+?:\d+(?::\d+)?: (?:fatal )?error: |(?:^|\s)fatal error: |^FAILED: |ninja: build stopped|"

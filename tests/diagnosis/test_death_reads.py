@@ -244,3 +244,32 @@ def test_a_supervisors_word_that_its_child_ended_is_a_death_at_any_level(tmp_pat
     assert not death.reports_an_end(death_event("[DEBUG] <qwen-coder> cmd.Wait() returned error: exit status 0"))
     res = _verdict(tmp_path, _UP + ['[DEBUG] supervisor: backend "qwen" ended: signal: segmentation fault (core dumped)'])
     assert res["verdict"] == "failed" and "core dumped" in res["evidence"][0]["text"]
+
+
+_BENTO_UP = ['[INFO] [cli] Starting production HTTP BentoServer from "_service:svc" listening on http://0.0.0.0:3000 (Press CTRL+C to quit)']
+
+
+def test_a_supervisors_expired_start_up_deadline_is_the_end_at_any_level_and_any_score(tmp_path):
+    # Ollama's scheduler words its runner's start-up timeout inside an info-level "Load failed"; BentoML's
+    # API server at warning level: a deadline that exists to end a stuck start-up, whatever the level
+    load_failed = ('time=2026-01-04T10:23:12.805-06:00 level=INFO source=sched.go:470 msg="Load failed" '
+                   'model=/m error="timed out waiting for llama runner to start - progress 0.82 - "')
+    assert death.decides(death_event(load_failed)) and death.reports_an_end(death_event(load_failed))
+    assert not death.decides(death_event('time=2026-01-04T10:01:38.849-06:00 level=INFO source=server.go:1372 '
+                                         'msg="waiting for server to become available" status="llm server loading model"'))
+    assert not death.decides(death_event("--startup-timeout 600"))
+    res = _verdict(tmp_path, _BENTO_UP + ["[WARNING] [api_server:llm-llama-service:1] Timed out waiting for runner to be ready"])
+    assert res["verdict"] == "failed" and res["evidence"][0]["text"].endswith("Timed out waiting for runner to be ready")
+
+
+def test_ucx_and_opencl_errors_are_a_runtimes_own():
+    from forensics.incidents import outcome
+    ucx = ("[1745700389.902821] [labinit01:6274 :0]     ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
+           "mlx5_0:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/2)")
+    assert outcome.proof_class(ucx) == "runtime"
+    assert outcome.proof_class("[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES") == "runtime"
+    assert outcome.is_error(death_event("[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES"))
+    # a device listing's property names are no error
+    assert outcome.proof_class("  CL_DEVICE_NAME: Intel(R) Arc(TM) A770 Graphics") is None
+    assert not outcome.is_error(death_event("  CL_DEVICE_MAX_COMPUTE_UNITS: 512"))
+    assert outcome.proof_class("[1745700389.9] [host:6274 :0] ucp_worker.c:1783 UCX  INFO  ep_cfg[0]: tag(rc_mlx5/mlx5_0:1)") is None

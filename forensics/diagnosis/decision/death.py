@@ -70,6 +70,23 @@ def _any_level_shapes() -> tuple[re.Pattern[str], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def _deciding_shapes() -> tuple[re.Pattern[str], ...]:
+    """The shapes that decide alone (``decides: true``): the line says the process ended so plainly
+    (a supervisor's deadline for its child's start-up expired) that it is where the lifetime died
+    whatever the line model scores it (a shape added after the model was trained has no weight in it)."""
+    return tuple(re.compile(s["regex"], sum(_FLAGS[c] for c in s.get("flags", "")))
+                 for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("decides"))
+
+
+def decides(ev: Any) -> bool:
+    """A line (not a traceback, nor a Python warning) that holds a shape that decides alone."""
+    if ev.kind == kinds.TRACEBACK or verdicts.python_warning(ev):
+        return False
+    head = ev.text[:600]
+    return any(rx.search(head) for rx in _deciding_shapes())
+
+
 def reports_an_end(ev: Any) -> bool:
     """A supervisor's line that its child process ended badly (an exit status, a fatal signal), at any
     level: a process manager logs its child's exit as its own routine (llama-swap's
@@ -186,6 +203,10 @@ def _tail(inc: Any, st: Any, progressed: int, end: int | None = None) -> list[An
     # ... and a start-up that reached another phase after the line went on past it (``progressed``).
     # Only a change of phase is going on: a marker of the step the line was printed in (llama.cpp's
     # context lines that a runner goes on printing after Ollama's scheduler gave up on it) is not past it.
+    # A line whose shape decides alone (a supervisor's start-up deadline expired) is read even so: what
+    # the child still prints after its supervisor gave up on it (Ollama's runner setting up its context
+    # after the scheduler's "Load failed ... timed out waiting for llama runner to start") is the lag of
+    # a process being torn down, not progress.
     # A line an early-warning rule knows is a warning the program printed and went on after (an
     # optional extension that did not load), not where it died; so is one the program itself said
     # just after was optional (TensorFlow's probe of TensorRT's libraries: verdicts.dismissed).
@@ -195,7 +216,7 @@ def _tail(inc: Any, st: Any, progressed: int, end: int | None = None) -> list[An
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
-                and ev.line > progressed and (unhandled(ev) or reports_an_end(ev)) and ev.line not in warned \
+                and (ev.line > progressed or decides(ev)) and (unhandled(ev) or reports_an_end(ev)) and ev.line not in warned \
                 and not verdicts.dismissed(inc, ev) and not verdicts.recovered(inc, ev) and not verdicts.replied_error(ev) and not _stop_exception(ev.text):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
@@ -335,7 +356,7 @@ def died_at(inc: Any) -> Any:
         return None
     best, best_p = None, bar
     for ev in candidates(inc, up):
-        p = model.score(ev.text)
+        p = 1.0 if decides(ev) else model.score(ev.text)
         if p >= best_p:
             best, best_p = ev, p
     if best is None and up:
