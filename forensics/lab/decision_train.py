@@ -304,9 +304,10 @@ def fit_calibration(answers: list[tuple[str, float, bool]]) -> dict[str, list[li
 # classifier) filled the >= 0.9 answers until they were right 95-96% of the time held out. A knot
 # reads ``SURE`` or more only where its bin's own answers (unshrunk) were right ``SURE_RIGHT`` of the
 # time; elsewhere just under ``SURE`` (the knots below it too, so a map never falls as the probability
-# rises). Twenty-third session, the maps refit on rules_holdout's answers at 31c52cf7, each family's
-# answers read through maps fitted on the other families': >= 0.9 right 95.7% -> 97.2% (the answers
-# at >= 0.9 794 -> 643), ECE 0.023 -> 0.028.
+# rises). Twenty-third session, the maps refit on rules_holdout's 1,682 answers (calibration_holdout),
+# each family's answers read through maps fitted on the other families': without this rule >= 0.9
+# right 771/800 (96.4%), ECE 0.0255; with it 627/643 (97.5%), ECE 0.0302 (the shipped maps at
+# 31c52cf7: 682/710, 96.1%, ECE 0.0504).
 SURE = 0.9
 SURE_RIGHT = 0.97
 UNDER_SURE = 0.899
