@@ -24,6 +24,19 @@ def test_each_answer_has_the_kind_of_evidence_it_rests_on():
     assert answer_kind(warned, "env.library-missing") == "strong-broad"
     bare_name = DecisionInputs(rule_label="hang.timeout", rule_strength="strong", rule_priority=40, rule_level="ERROR")
     assert answer_kind(bare_name, "hang.timeout") == "strong-broad"
+    # A carrier of the middle band: Triton's "CompilationError" whose message says the GPU lacks fp8,
+    # CANN's "ACL stream synchronize failed" whose EI9999 line says an HCCL collective timed out.
+    carrier = DecisionInputs(rule_label="toolchain.compile-failed", rule_strength="strong", rule_priority=65,
+                             rule_level="ERROR", traceback=True)
+    assert answer_kind(carrier, "toolchain.compile-failed") == "strong-mid"
+    beside = DecisionInputs(rule_label="toolchain.compile-failed", rule_strength="strong", rule_priority=65,
+                            clf={"toolchain.compile-failed": 0.7}, truncated=True)
+    assert answer_kind(beside, "toolchain.compile-failed") == "strong-mid"
+    # A broad signature stays broad when the classifier was consulted beside it (vLLM's pydantic
+    # "validation error for ModelConfig", whatever the value error says).
+    broad_beside = DecisionInputs(rule_label="config.invalid-argument", rule_strength="strong", rule_priority=35,
+                                  rule_level="ERROR", clf={"config.invalid-argument": 0.6})
+    assert answer_kind(broad_beside, "config.invalid-argument") == "strong-broad"
     consulted = DecisionInputs(rule_label="dist.nccl", rule_strength="strong", rule_priority=80,
                                clf={"dist.nccl": 0.6, "hang.timeout": 0.4}, truncated=True)
     assert answer_kind(consulted, "dist.nccl") == "signature"
@@ -111,3 +124,18 @@ def test_an_unknown_is_read_by_how_far_it_leads_the_label_after_it():
     assert calibrated(table, *unknown_reading(table, tie)) < 0.5 < calibrated(table, *unknown_reading(table, clear))
     # A model trained before reads the probability of ``unknown`` through its ``unknown`` map.
     assert unknown_reading({"unknown": [[0.3, 0.48]]}, clear) == ("unknown", 0.6)
+
+
+def test_only_bins_right_97_percent_of_the_time_read_0_9_or_more():
+    # Issue 27: answers at >= 0.9 are right >= 97% of the time. A wording's label right 95% of the time
+    # at 0.98 would read about 0.94 calibrated; it reads just under 0.9. A conclusive specific
+    # signature right 99% of the time keeps its reading.
+    answers = [("named", 0.98, i % 20 != 0) for i in range(200)] + [("strong", 0.97, i % 100 != 0) for i in range(200)]
+    table = dt.fit_calibration(answers)
+    assert calibrated(table, "named", 0.98) == dt.UNDER_SURE < 0.9
+    assert calibrated(table, "strong", 0.97) >= 0.95
+    # Below the tier a map is as fitted, and it never falls as the probability rises.
+    low = [("learned", 0.5, i % 2 == 0) for i in range(60)] + [("learned", 0.95, i % 100 < 93) for i in range(120)]
+    knots = dt.fit_calibration(low)["learned"]
+    ys = [y for _, y in knots]
+    assert ys == sorted(ys) and max(ys) < 0.9 and ys[0] < 0.6
