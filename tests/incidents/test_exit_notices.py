@@ -38,3 +38,16 @@ def test_an_exit_notice_after_readiness_alone_leaves_it_ready():
 def test_after_a_stop_the_exit_notices_are_the_stop():
     assert _phase(_SERVED + _STOP + _TRACKER) == ("ready", "shutdown")
     assert _phase(_SERVED + _SCANCEL) == ("ready", "shutdown")
+
+
+def test_a_programs_own_shutdown_lines_are_the_stop():
+    # vLLM V0's executor closing its workers at the engine's close; production-stack's router lifespan teardown.
+    done = ['INFO 07-23 20:50:10 metrics.py:349] Avg prompt throughput: 2.0 tokens/s, Avg generation throughput: '
+            '0.4 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs',
+            "INFO 07-23 20:50:22 multiproc_worker_utils.py:140] Terminating local vLLM worker processes",
+            "(VllmWorkerProcess pid=532) INFO 07-23 20:50:22 multiproc_worker_utils.py:247] Worker exiting"]
+    assert _phase(["INFO 07-23 20:49:00 launcher.py:28] Available routes are:",
+                   "INFO:     Application startup complete."] + done + _PG) == ("ready", "shutdown")
+    router = ['INFO:     10.0.0.5:50432 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+              "INFO:     Closing engine stats scraper", "INFO:     Closing service discovery module"]
+    assert _phase(["INFO:     Application startup complete."] + router) == ("ready", "shutdown")
