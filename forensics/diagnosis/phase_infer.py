@@ -218,7 +218,11 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # ... and vLLM's worker refusing to start because the device's free memory is already below what
     # --gpu-memory-utilization asks ("Free memory on device ... on startup is less than desired GPU memory
     # utilization": v1/worker request_memory, run by init_device before the model is loaded).
-    ("launch", re.compile(r"\bWorkNCCL\(SeqNum=1, |\bon startup is less than desired GPU memory utilization\b")),
+    # ... and Dynamo's runtime connecting to its discovery and messaging services as the process starts
+    # (DistributedRuntime(...), before any engine: "Failed to connect to etcd server with config ...",
+    # "Failed to connect to NATS: ...").
+    ("launch", re.compile(r"\bWorkNCCL\(SeqNum=1, |\bon startup is less than desired GPU memory utilization\b|"
+                          r"\bFailed to connect to (?:etcd server with config|NATS: )")),
 ]
 
 

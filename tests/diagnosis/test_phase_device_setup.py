@@ -52,3 +52,12 @@ def test_the_start_up_memory_check_is_launch_even_without_its_frames():
               head + line, "140:Aug 24 01:02:32 dgx systemd[1]: serve.service: Main process exited, code=exited, "
                            "status=1/FAILURE"])
     assert d["verdict"] == "failed" and d["phase"] == "launch"
+
+
+def test_dynamos_runtime_failing_to_reach_its_services_is_launch():
+    # Dynamo's DistributedRuntime connects to etcd and NATS as the process starts, before any engine.
+    for exc in ('Exception: Failed to connect to etcd server with config ClientOptions { etcd_url: '
+                '["http://localhost:2379"], etcd_connect_options: None, attach_lease: true }',
+                "Exception: Failed to connect to NATS: IO error: Connection refused (os error 111)"):
+        d = _run(_tb([("dynamo/frontend/main.py", "async_main")], exc))
+        assert d["verdict"] == "failed" and d["phase"] == "launch", exc
