@@ -27,9 +27,6 @@ PHASE_OF = {name: phase for name, phase, _ in MARKERS}
 # Markers a program prints on a timer while it is up (periodic: true): they say it is still up, so
 # once it serves they are no step back to ready.
 PERIODIC: frozenset[str] = frozenset(row["name"] for row in _TABLE if row.get("periodic"))
-# Shutdown markers a process prints as it exits, whoever ended it (exit_notice: true): a stop only
-# once another marker said someone stopped it.
-EXIT_NOTICES: frozenset[str] = frozenset(row["name"] for row in _TABLE if row.get("exit_notice"))
 
 # One alternation of plain literals rejects ordinary lines cheaply (a mixed
 # alternation defeats re's literal-prefix scan and costs ~15 us a line);

@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.events.bulk import BULK, CLIENT, idle_stats, request_class
-from forensics.events.phases import EXIT_NOTICES, PERIODIC, PHASE_ORDER
+from forensics.events.phases import PERIODIC, PHASE_ORDER
 
 MAX_TRACEBACKS = 64
 MAX_HITS = 400
@@ -321,8 +321,6 @@ class IncidentBuilder:
             inc.shutdown_line = inc.shutdown_line or ev.line
             if inc.ready_line is None:
                 return  # killed during start-up: it died in the phase it was in
-            if marker in EXIT_NOTICES and inc.phase != "shutdown":
-                return  # it exited after it was up, nobody seen stopping it: still where it was (serving, ready)
         self._enter(inc, phase, ev)
 
     def _enter(self, inc: Incident, phase: str, ev: Event) -> None:
