@@ -42,8 +42,12 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # transformers' AutoConfig as such, which a loader also calls from inside its load_model). So too
     # its tokenizer and multimodal processor, which vLLM and SGLang build from the same arguments
     # before any weight is read (vLLM's transformers_utils get_tokenizer / get_processor and their
-    # cached_* wrappers, SGLang's hf_transformers_utils get_tokenizer / get_processor).
+    # cached_* wrappers, SGLang's hf_transformers_utils get_tokenizer / get_processor). And a worker
+    # setting up its device (vLLM's Worker.init_device, on every platform: the device index, the
+    # distributed environment, the start-up memory snapshot and its check), which the executor runs
+    # before it asks the worker to load the model.
     ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
+                          r"^init_device \S*worker\w*\.py$|"
                           r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$|"
                           r"^(?:cached_)?get_(?:tokenizer|processor|image_processor)\w* \S*(?:transformers_utils/\w+|"
                           r"hf_transformers_utils|hf_transformers/\w+)\.py$", re.M)),
@@ -211,7 +215,14 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers
     # them from 1: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"): the distributed set-up's own barrier
     # or all-reduce, at launch, whatever a later collective's timeout would mean.
-    ("launch", re.compile(r"\bWorkNCCL\(SeqNum=1, ")),
+    # ... and vLLM's worker refusing to start because the device's free memory is already below what
+    # --gpu-memory-utilization asks ("Free memory on device ... on startup is less than desired GPU memory
+    # utilization": v1/worker request_memory, run by init_device before the model is loaded).
+    # ... and Dynamo's runtime connecting to its discovery and messaging services as the process starts
+    # (DistributedRuntime(...), before any engine: "Failed to connect to etcd server with config ...",
+    # "Failed to connect to NATS: ...").
+    ("launch", re.compile(r"\bWorkNCCL\(SeqNum=1, |\bon startup is less than desired GPU memory utilization\b|"
+                          r"\bFailed to connect to (?:etcd server with config|NATS: )")),
 ]
 
 
