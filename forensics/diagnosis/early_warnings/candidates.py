@@ -45,8 +45,9 @@ CUE_RE = re.compile(
     r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|\btime(?:d)? ?out\b|"
     # (fix-ewfound23) data a program found damaged ("Context corruption detected", "corrupted size vs.
     # prev_size"), and a setting that overrides what the program would choose ("VLLM_X is set: forcing
-    # FLASHINFER ... instead of TRITON_ATTN"): trouble, or a deliberate change, whatever the level
-    r"corrupt|\bforc(?:ing|ed)\b")
+    # FLASHINFER ... instead of TRITON_ATTN"): trouble, or a deliberate change, whatever the level. (Not
+    # a force without the choice it overrides: transformers' "Offline mode: forcing local_files_only=True".)
+    r"corrupt|\bforc(?:ing|ed)\b[^.;]{0,80}?\binstead of\b")
 # The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
 # match contains; the regexes confirm at link time.
 CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
@@ -149,15 +150,22 @@ _NOISE_HINTS = ("|", "it/s", "s/it", "█", "▏", "▎", "▍", "▌", "▋", "
 
 
 def is_noise(text: str) -> bool:
-    """Blank lines, progress bars, caret underlines: never a warning (unless another process's log
-    record was written onto the bar's line: ``after_progress_bar``)."""
+    """Blank lines, progress bars, caret underlines: never a warning (``watch`` asks this; after the
+    fact a log record written onto a bar's line is read: ``after_progress_bar``)."""
     stripped = text.strip()
     if not stripped:
         return True
     if any(map(text.__contains__, _NOISE_HINTS)) or not _ALNUM.search(stripped[:40]):
-        # looks like a bar or punctuation only: let the pattern decide
-        return bool(_NOISE.search(text)) and after_progress_bar(text) is None
+        return bool(_NOISE.search(text))  # looks like a bar or punctuation only: let the pattern decide
     return False
+
+
+def is_noise_after_the_fact(text: str) -> bool:
+    """``is_noise``, except a progress bar's line that carries another process's log record with a
+    level: after the fact that record is a candidate like any line. (Live it stays noise: healthy
+    Blackwell start-ups write CuTe DSL's package-walk warning onto SGLang's capture bar, and its
+    precursor would be announced there.)"""
+    return is_noise(text) and after_progress_bar(text) is None
 
 
 # The end of a tqdm bar ("| 453/512 [00:06<00:00, 79.11it/s]") and a log record another process wrote
@@ -333,7 +341,7 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
         glued = after_progress_bar(text) if level is None else None
         if glued is not None:
             level = text_level(Event(ev.kind, ev.line, glued))
-    if is_noise(head) or _is_config_dump(text):
+    if is_noise_after_the_fact(head) or _is_config_dump(text):
         return facts, None, None, False
     per_gpu = "GPU #" in text or "gpu_id=" in text or "cuda:" in text
     return facts, level, _FAST_KEY.sub("N", text[:160]), per_gpu
