@@ -42,14 +42,20 @@ CUE_RE = re.compile(
     r"not available|missing|mismatch|lower than|older than|newer than|too (?:old|new|small|large|low|high|many)|"
     r"insufficient|negative|set by environment|overrid|is not|was not|no platform|ignor|skipp|requested for|"
     r"does not support|does not have|doesn't have|\black(?:s|ing)?\b|only supported|below|requires?\b|out of memory|"
-    r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|\btime(?:d)? ?out\b")
+    r"ran out of|exhausted|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|deadlock|\btime(?:d)? ?out\b|"
+    # (fix-ewfound23) data a program found damaged ("Context corruption detected", "corrupted size vs.
+    # prev_size"), and a setting that overrides what the program would choose ("VLLM_X is set: forcing
+    # FLASHINFER ... instead of TRITON_ATTN"): trouble, or a deliberate change, whatever the level. (Not
+    # a force without the choice it overrides: transformers' "Offline mode: forcing local_files_only=True".)
+    r"corrupt|\bforc(?:ing|ed)\b[^.;]{0,80}?\binstead of\b")
 # The streaming check: plain substrings (C speed) that every CUE_RE / ARITH_RE
 # match contains; the regexes confirm at link time.
 CUE_WORDS = ("warn", "error", "fail", "fall", "not ", "incompatible", "disabled", "exceed", "deprecat", "could",
              "couldn't", "cannot", "can't", "unable", "retry", "unsupported", "missing", "mismatch", "lower than",
              "older than", "newer than", "too ", "insufficient", "negative", "set by environment", "overrid",
              "ignor", "skipp", "requested for", "does not", "doesn't", " lack", "only supported", "below", "require",
-             "no platform", "out of", " hang", " hung", "stuck", "deadlock", "timeout", "timed out", "time out")
+             "no platform", "out of", " hang", " hung", "stuck", "deadlock", "timeout", "timed out", "time out",
+             "corrupt", "forcing", "forced")
 # ("out of memory", "ran out of"; "exhausted" is always printed at an error level; a space before the
 # short words: "Blackwell" holds "lack", "change" holds "hang")
 ARITH_WORDS = ("took", "load weight end", "kv cache", "memory pool end", "avail", "blocks", "maximum concurrency",
@@ -144,13 +150,41 @@ _NOISE_HINTS = ("|", "it/s", "s/it", "█", "▏", "▎", "▍", "▌", "▋", "
 
 
 def is_noise(text: str) -> bool:
-    """Blank lines, progress bars, caret underlines: never a warning."""
+    """Blank lines, progress bars, caret underlines: never a warning (``watch`` asks this; after the
+    fact a log record written onto a bar's line is read: ``after_progress_bar``)."""
     stripped = text.strip()
     if not stripped:
         return True
     if any(map(text.__contains__, _NOISE_HINTS)) or not _ALNUM.search(stripped[:40]):
         return bool(_NOISE.search(text))  # looks like a bar or punctuation only: let the pattern decide
     return False
+
+
+def is_noise_after_the_fact(text: str) -> bool:
+    """``is_noise``, except a progress bar's line that carries another process's log record with a
+    level: after the fact that record is a candidate like any line. (Live it stays noise: healthy
+    Blackwell start-ups write CuTe DSL's package-walk warning onto SGLang's capture bar, and its
+    precursor would be announced there.)"""
+    return is_noise(text) and after_progress_bar(text) is None
+
+
+# The end of a tqdm bar ("| 453/512 [00:06<00:00, 79.11it/s]") and a log record another process wrote
+# right after it, with no newline between (a bar redraws with carriage returns, so the record lands on
+# its line: vLLM's "Adding requests: 88%|...| 453/512 [00:06<00:00, 79.11it/s](EngineCore_DP0 pid=10311)
+# [kvcached][WARNING][...] available_size()=9.0 < need_size=30"): the record is a line of its own.
+_BAR_THEN_RECORD = re.compile(r"\|\s*\d+/\d+ \[[^\]]{0,80}?(?:it/s|s/it)\]\s*(\S.{20,})$")
+
+
+def after_progress_bar(text: str) -> str | None:
+    """The log record written onto a progress bar's line, when it carries a level of its own (its
+    program's word that it is a warning or an error); None otherwise."""
+    if "it/s]" not in text and "s/it]" not in text:
+        return None
+    m = _BAR_THEN_RECORD.search(text[:2000])
+    if m is None:
+        return None
+    rest = m.group(1)
+    return rest if _TEXT_LEVEL.search(rest[:160]) else None
 
 
 # Python classes even where this module is compiled (forensics.native): they are
@@ -284,10 +318,14 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
         # A marker line its logger printed as a warning or an error ("FlashInfer JIT will look
         # for nvcc on PATH") is read as one: the level says more than the phrase it shares.
         low = head.lower()
-        if not (any(map(low.__contains__, ARITH_WORDS)) or any(map(low.__contains__, NEED_WORDS))) \
+        glued = after_progress_bar(text)  # a warning another process wrote onto a progress bar's line
+        if glued is not None:
+            level: str | None = text_level(Event(kinds.LOG, ev.line, glued))
+        elif not (any(map(low.__contains__, ARITH_WORDS)) or any(map(low.__contains__, NEED_WORDS))) \
                 or not ARITH_RE.search(head):
             return facts, None, None, False
-        level: str | None = lvl
+        else:
+            level = lvl
     elif lvl is not None and lvl not in ("INFO", "DEBUG") and lvl.upper() in WARN_LEVELS:
         level = "WARNING" if lvl.upper() in ("WARNING", "WARN") else "ERROR"
     elif kind == kinds.PACKAGE_WALK_WARNING:
@@ -299,11 +337,28 @@ def _judge(ev: Event) -> tuple[tuple, str | None, str | None, bool]:
                 and not (any(map(low.__contains__, NEED_WORDS)) and ARITH_RE.search(head)) \
                 and not _said_at_any_level(head):
             return facts, None, None, False
-        level = text_level(ev)
-    if is_noise(head) or _is_config_dump(text):
+        level = text_level(ev) or _leading_bracket_level(head)
+        glued = after_progress_bar(text) if level is None else None
+        if glued is not None:
+            level = text_level(Event(ev.kind, ev.line, glued))
+    if is_noise_after_the_fact(head) or _is_config_dump(text):
         return facts, None, None, False
     per_gpu = "GPU #" in text or "gpu_id=" in text or "cuda:" in text
     return facts, level, _FAST_KEY.sub("N", text[:160]), per_gpu
+
+
+# A level in brackets that opens the line ("[WARN] metrics skipped, HTTP status=500": llama-swap, Go and
+# shell tools that print their own level). Read here only, as a candidate's level after the fact:
+# text_level leaves it to the envelope, because ``watch`` announced such lines of two healthy real
+# start-ups (fix-ew3); a line its program marked as a warning is a warning by its author's word.
+_LEADING_LEVEL = re.compile(r"^\s*\[(WARN(?:ING)?|ERRO(?:R)?|FATAL|CRITICAL)\]")
+
+
+def _leading_bracket_level(head: str) -> str | None:
+    m = _LEADING_LEVEL.match(head)
+    if m is None:
+        return None
+    return "WARNING" if m.group(1).startswith("WARN") else "ERROR"
 
 
 def _said_at_any_level(head: str) -> bool:

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Iterator
 from forensics.diagnosis.early_warnings.baseline import Baseline, baseline
 from forensics.diagnosis.early_warnings.learned import learned_scores, listing_model, record
 from forensics.diagnosis.early_warnings.candidates import (
-    _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise, template, text_level)
+    _FAST_KEY, MAX_HANDLED, Candidate, Notes, is_noise_after_the_fact, template, text_level)
 from forensics.diagnosis.early_warnings.context import matching
 from forensics.diagnosis.early_warnings.resources import _START_GPU
 from forensics.diagnosis.early_warnings.scoring import (
@@ -274,7 +274,7 @@ class _Linker:
 
     def consider(self, cand: Candidate) -> None:
         ev = cand.event
-        if ev.line in self.ev_lines or is_noise(ev.text) and ev.line not in self.sig_by_line:
+        if ev.line in self.ev_lines or is_noise_after_the_fact(ev.text) and ev.line not in self.sig_by_line:
             return  # (a line a precursor names is no noise, whatever it looks like: a warning's source line)
         went_on = self.survivors.get(ev.line)
         if ev.line >= self.fail.line:

@@ -163,7 +163,17 @@ def _path_subject(m: re.Match[str]) -> str:
             mods.pop(0)
         if len(mods) >= 2:
             return " " + ".".join(mods) + " "
+    elif _NATIVE_SOURCE.search(base):
+        # a native source or header a C++/CUDA error names (file:line) inside a known package's own
+        # tree, wherever that tree was checked out ("/opt/my-flashinfer/include/flashinfer/attention/
+        # prefill.cuh:3201"): the package it is part of
+        named = [d for d in parts[:-1] if _norm(d) in KNOWN_PACKAGES]
+        if named:
+            return " " + named[-1] + " "
     return " "
+
+
+_NATIVE_SOURCE = _lazy(r"\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp|hxx|inl)(?::\d+)?$")
 
 
 SUBJECTS_KEPT = 2048
