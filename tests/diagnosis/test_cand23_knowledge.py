@@ -1,0 +1,108 @@
+"""fix-cand23: knowledge true of the programs that the held-out misses lacked (issue 27): torch's glog
+header with a path, a missing CUDA driver API entry point, vLLM's guarded import of its compiled ops,
+and a memory plan that left nothing for the KV cache. Logs built here around the programs' own
+messages."""
+from __future__ import annotations
+
+import pytest
+
+from forensics.diagnosis.early_warnings.resources import no_memory_left
+from forensics.events.prefixes import peel_prefix
+from helpers import classify_lines as _run
+
+
+@pytest.mark.parametrize("line, message, level", [
+    # torch's logger: glog's header with the file's path under site-packages, and dynamo's compile id
+    ("E0106 03:23:01.677000 37645 site-packages/torch/_subclasses/fake_tensor.py:2721] [0/0] failed while "
+     "attempting to run meta for npu.npu_quant_matmul.default",
+     "failed while attempting to run meta for npu.npu_quant_matmul.default", "ERROR"),
+    ("W0911 10:24:10.440000 1 torch/utils/cpp_extension.py:2425] TORCH_CUDA_ARCH_LIST is not set",
+     "TORCH_CUDA_ARCH_LIST is not set", "WARNING"),
+    ("W0101 00:00:00.000000 1234 torch/_dynamo/convert_frame.py:844] [0/8_1] torch._dynamo hit config.recompile_limit (8)",
+     "torch._dynamo hit config.recompile_limit (8)", "WARNING"),
+    # glog's own header, a bare file name, as before
+    ("I0101 00:00:00.000000 1234 server.cc:12] model loaded", "model loaded", "INFO"),
+])
+def test_torch_glog_header_with_a_path_is_peeled(line: str, message: str, level: str) -> None:
+    text, prefix = peel_prefix(line, 2025)
+    assert text == message and prefix.level == level
+
+
+def test_a_relayed_traceback_under_torch_glog_headers_is_read_as_one():
+    head = "[rank0]:E0106 03:23:01.677000 37645 site-packages/torch/_subclasses/fake_tensor.py:2721] [0/0] "
+    res = _run([
+        "INFO 01-06 03:22:53 [model_runner_v1.py:2243] Loading model weights took 45.6571 GB",
+        head + "failed while attempting to run meta for npu.npu_quant_matmul.default",
+        head + "Traceback (most recent call last):",
+        head + '  File "/usr/lib/python3.11/site-packages/torch/_subclasses/fake_tensor.py", line 2717, in _dispatch_impl',
+        head + "    r = func(*args, **kwargs)",
+        head + "RuntimeError: When output_dtype is float16, scale's dtype must be float32",
+        "Traceback (most recent call last):",
+        '  File "/srv/worker.py", line 10, in <module>',
+        "    main()",
+        "RuntimeError: When output_dtype is float16, scale's dtype must be float32",
+    ])
+    assert not res["evidence"][0]["text"].lstrip().startswith(("[rank0]", "E0106"))
+    assert 'File "' not in res["evidence"][0]["text"].splitlines()[0]
+
+
+@pytest.mark.parametrize("symbol, label", [
+    ("cuGreenCtxDestroy", "env.driver-too-old"),  # the CUDA driver API: libcuda, the driver's library
+    ("cuTensorMapEncodeTiled", "env.driver-too-old"),
+    ("_ZN3c104cuda9SetDeviceEi", "env.abi-mismatch"),  # torch's C++ ABI
+    ("cudaGraphInstantiateWithFlags", "env.abi-mismatch"),  # the runtime's, not the driver's
+])
+def test_an_undefined_symbol_of_the_driver_api_says_the_driver_is_too_old(symbol: str, label: str) -> None:
+    res = _run([
+        "[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B')",
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3/dist-packages/sgl_kernel/__init__.py", line 5, in <module>',
+        "    from sgl_kernel import common_ops",
+        f"ImportError: /usr/lib/python3/dist-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: {symbol}",
+    ])
+    assert res["root_cause"] == label
+
+
+def test_vllms_guarded_import_of_its_compiled_ops_is_not_the_failure():
+    """vLLM logs the failed import of vllm._C as a warning and goes on (a platform plugin has its own
+    ops); what failed later is the failure, not a missing library."""
+    res = _run([
+        "INFO 10-09 01:29:57 [__init__.py:207] Platform plugin ascend is activated",
+        "WARNING 10-09 01:30:00 [_custom_ops.py:20] Failed to import from vllm._C with ImportError("
+        "'libcudart.so.12: cannot open shared object file: No such file or directory')",
+        "(APIServer pid=6624) INFO 10-09 01:30:01 [api_server.py:1896] vLLM API server version 0.10.2",
+        "(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718] Traceback (most recent call last):",
+        '(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718]   File "/srv/vllm/v1/engine/core.py", line 709, in run_engine_core',
+        "(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718]     engine_core = EngineCoreProc(*args, **kwargs)",
+        "(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718] AssertionError: Torch not compiled with CUDA enabled",
+    ])
+    assert res.get("signature") != "linux.shared-object-missing"
+    assert res["evidence"][0]["text"] == "AssertionError: Torch not compiled with CUDA enabled"
+    assert not any("Failed to import from vllm._C" in e["text"] for e in res["evidence"])
+
+
+@pytest.mark.parametrize("line, short", [
+    ("(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB", True),
+    ("INFO 10-18 09:54:36 [gpu_worker.py:298] Available KV cache memory: -0.12 GiB", True),
+    ("INFO 05-02 10:00:00 [llm_engine.py:300] # GPU blocks: 0, # CPU blocks: 256", True),
+    ("INFO 06-01 10:00:00 [kv_cache_utils.py:1087] GPU KV cache size: 0 tokens", True),
+    ("INFO 06-01 10:00:20 [gpu_worker.py:298] Available KV cache memory: 64.73 GiB", False),
+    ("INFO 05-02 10:00:00 [llm_engine.py:300] # GPU blocks: 1200, # CPU blocks: 256", False),
+    # SGLang's "avail mem" after its pool is what it left free on purpose, not the cache's budget
+    ("[2025-06-01 10:00:00] Load weight end. type=Qwen3ForCausalLM, avail mem=-0.10 GB, mem usage=15.3 GB.", False),
+    ("INFO 06-01 10:00:20 [kv_cache_utils.py:1091] Maximum concurrency for 4096 tokens per request: 0.50x", False),
+])
+def test_a_memory_plan_that_left_nothing_for_the_kv_cache(line: str, short: bool) -> None:
+    assert no_memory_left(line) is short
+
+
+def test_a_start_up_that_died_after_a_negative_kv_budget_ran_out_of_device_memory():
+    """The traceback was cut after its first frames: no signature knows the failure, the plan before it does."""
+    res = _run([
+        "(EngineCore_0 pid=5839) INFO 08-20 18:03:50 [gpu_model_runner.py:1953] Model loading took 65.9651 GiB",
+        "(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB",
+        "(EngineCore_0 pid=5839) ERROR 08-20 18:04:22 [core.py:700] EngineCore failed to start.",
+        "(EngineCore_0 pid=5839) ERROR 08-20 18:04:22 [core.py:700] Traceback (most recent call last):",
+        '(EngineCore_0 pid=5839) ERROR 08-20 18:04:22 [core.py:700]   File "/srv/vllm/v1/engine/core.py", line 691, in run_engine_core',
+    ])
+    assert res["verdict"] == "failed" and res["root_cause"] == "gpu.out-of-memory"
