@@ -106,3 +106,36 @@ def test_a_start_up_that_died_after_a_negative_kv_budget_ran_out_of_device_memor
         '(EngineCore_0 pid=5839) ERROR 08-20 18:04:22 [core.py:700]   File "/srv/vllm/v1/engine/core.py", line 691, in run_engine_core',
     ])
     assert res["verdict"] == "failed" and res["root_cause"] == "gpu.out-of-memory"
+
+
+def test_the_inspection_subprocess_error_gives_way_to_the_childs_exception():
+    """vLLM's registry raises "Error raised in subprocess:" with the child's stderr as its message, then
+    ModelConfig's validator says the architecture "failed to be inspected": the child's exception decides."""
+    tag = "(APIServer pid=1) ERROR 06-10 23:08:47 [registry.py:963] "
+    res = _run([
+        tag + "Error in inspecting model architecture 'Gemma4ForConditionalGeneration'",
+        tag + "Traceback (most recent call last):",
+        tag + '  File "/usr/lib/python3.12/subprocess.py", line 502, in check_returncode',
+        tag + "    raise CalledProcessError(self.returncode, self.args, self.stdout,",
+        tag + "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-m', 'vllm.model_executor.models.registry']' "
+              "returned non-zero exit status 1.",
+        tag + "",
+        tag + "The above exception was the direct cause of the following exception:",
+        tag + "",
+        tag + "Traceback (most recent call last):",
+        tag + '  File "/srv/vllm/model_executor/models/registry.py", line 870, in _run_in_subprocess',
+        tag + '    raise RuntimeError(f"Error raised in subprocess:\\n"',
+        tag + "RuntimeError: Error raised in subprocess:",
+        tag + "Traceback (most recent call last):",
+        tag + '  File "/srv/vllm/model_executor/layers/fla/ops/op.py", line 26, in <module>',
+        tag + "    exp = tl.exp",
+        tag + "AttributeError: module 'triton.language' has no attribute 'exp'",
+        "(APIServer pid=1) Traceback (most recent call last):",
+        '(APIServer pid=1)   File "/srv/vllm/entrypoints/openai/api_server.py", line 1920, in <module>',
+        "(APIServer pid=1)     uvloop.run(run_server(args))",
+        "(APIServer pid=1) pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig",
+        "(APIServer pid=1)   Value error, Model architectures ['Gemma4ForConditionalGeneration'] failed to be inspected. "
+        "Please check the logs for more details.",
+    ])
+    assert res["evidence"][0]["text"].startswith("AttributeError: module 'triton.language' has no attribute 'exp'")
+    assert res.get("signature") != "vllm.config-validation-error"
