@@ -1,7 +1,6 @@
 """fix-cand23: knowledge true of the programs that the held-out misses lacked (issue 27): torch's glog
-header with a path, a missing CUDA driver API entry point, vLLM's guarded import of its compiled ops,
-and a memory plan that left nothing for the KV cache. Logs built here around the programs' own
-messages."""
+header with a path, a memory plan that left nothing for the KV cache, vLLM's model inspection
+subprocess. Logs built here around the programs' own messages."""
 from __future__ import annotations
 
 import pytest
@@ -44,41 +43,6 @@ def test_a_relayed_traceback_under_torch_glog_headers_is_read_as_one():
     ])
     assert not res["evidence"][0]["text"].lstrip().startswith(("[rank0]", "E0106"))
     assert 'File "' not in res["evidence"][0]["text"].splitlines()[0]
-
-
-@pytest.mark.parametrize("symbol, label", [
-    ("cuGreenCtxDestroy", "env.driver-too-old"),  # the CUDA driver API: libcuda, the driver's library
-    ("cuTensorMapEncodeTiled", "env.driver-too-old"),
-    ("_ZN3c104cuda9SetDeviceEi", "env.abi-mismatch"),  # torch's C++ ABI
-    ("cudaGraphInstantiateWithFlags", "env.abi-mismatch"),  # the runtime's, not the driver's
-])
-def test_an_undefined_symbol_of_the_driver_api_says_the_driver_is_too_old(symbol: str, label: str) -> None:
-    res = _run([
-        "[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B')",
-        "Traceback (most recent call last):",
-        '  File "/usr/lib/python3/dist-packages/sgl_kernel/__init__.py", line 5, in <module>',
-        "    from sgl_kernel import common_ops",
-        f"ImportError: /usr/lib/python3/dist-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: {symbol}",
-    ])
-    assert res["root_cause"] == label
-
-
-def test_vllms_guarded_import_of_its_compiled_ops_is_not_the_failure():
-    """vLLM logs the failed import of vllm._C as a warning and goes on (a platform plugin has its own
-    ops); what failed later is the failure, not a missing library."""
-    res = _run([
-        "INFO 10-09 01:29:57 [__init__.py:207] Platform plugin ascend is activated",
-        "WARNING 10-09 01:30:00 [_custom_ops.py:20] Failed to import from vllm._C with ImportError("
-        "'libcudart.so.12: cannot open shared object file: No such file or directory')",
-        "(APIServer pid=6624) INFO 10-09 01:30:01 [api_server.py:1896] vLLM API server version 0.10.2",
-        "(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718] Traceback (most recent call last):",
-        '(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718]   File "/srv/vllm/v1/engine/core.py", line 709, in run_engine_core',
-        "(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718]     engine_core = EngineCoreProc(*args, **kwargs)",
-        "(EngineCore_DP0 pid=6903) ERROR 10-09 01:31:16 [core.py:718] AssertionError: Torch not compiled with CUDA enabled",
-    ])
-    assert res.get("signature") != "linux.shared-object-missing"
-    assert res["evidence"][0]["text"] == "AssertionError: Torch not compiled with CUDA enabled"
-    assert not any("Failed to import from vllm._C" in e["text"] for e in res["evidence"])
 
 
 @pytest.mark.parametrize("line, short", [
