@@ -233,5 +233,20 @@ def predicted_by_precursors(inc: Incident, fail_line: int) -> str | None:
             lab = h.signature.root_cause if h.signature.root_cause in h.signature.predicts else h.signature.predicts[0]
             votes[lab] = max(votes.get(lab, 0), h.signature.priority)
     if not votes:
-        return None
+        return planned_out_of_memory(inc, fail_line)
     return max(votes, key=lambda k: votes[k])
+
+
+PLAN_BEFORE = 12  # lines above the failure searched for the memory plan it came from
+
+
+def planned_out_of_memory(inc: Incident, fail_line: int) -> str | None:
+    """The memory plan printed just before the failure left nothing for the KV cache
+    (``resources.no_memory_left``): when no signature knows the failure (a start-up summary such as
+    "EngineCore failed to start." and a cut traceback are all that follow), the device memory ran out."""
+    from forensics.diagnosis.early_warnings.resources import no_memory_left
+
+    st = inc.outcome
+    seen = (*(st.recent if st is not None else ()), *inc.warning_lines)
+    return "gpu.out-of-memory" if any(fail_line - PLAN_BEFORE <= ev.line < fail_line and no_memory_left(ev.text[:400])
+                                      for ev in seen) else None

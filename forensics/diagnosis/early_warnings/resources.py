@@ -93,6 +93,20 @@ def arithmetic(text: str, facts: dict[str, Any], failure_text: str = "") -> str 
     return _gpu_index(text, facts, failure_text) if 3 in live else None
 
 
+def no_memory_left(text: str) -> bool:
+    """A memory plan that left nothing for the KV cache: a budget below zero ("Available KV cache
+    memory: -2.14 GiB", "Explicitly set (-0.5/11.65) GiB for KV cache") or no cache blocks at all
+    ("# GPU blocks: 0", "GPU KV cache size: 0 tokens"). Whatever program printed it, the memory-plan
+    check that follows fails for want of device memory: weights and activations took it all."""
+    live = _ARITH_SET.which(text)
+    m = _LEFT.search(text) if 1 in live else None
+    if m and to_gib(m.group(1), m.group(2)) < 0 and ("kv cache" in m.group(0).lower() or "explicitly" in m.group(0).lower()):
+        return True
+    m = _BLOCKS.search(text) if 2 in live else None
+    vals = [g for g in m.groups() if g] if m and not m.group(3) else []
+    return bool(vals) and float(vals[0].replace(",", "")) <= 0
+
+
 def _gpu_index(text: str, facts: dict[str, Any], failure_text: str) -> str | None:
     """A GPU index at or beyond the GPUs there are (or that an invalid-ordinal failure names)."""
     visible = facts.get("visible")
