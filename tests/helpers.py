@@ -41,6 +41,15 @@ def traceback_lines(rank: int) -> list[str]:
     ]
 
 
+def frames_traceback(frames: list[tuple[str, str]], exc: str,
+                     site: str = "/usr/local/lib/python3.12/dist-packages") -> list[str]:
+    """A Python traceback through ``frames`` ((path under ``site``, function) pairs), ending in ``exc``."""
+    out = ["Traceback (most recent call last):"]
+    for path, fn in frames:
+        out += [f'  File "{site}/{path}", line 10, in {fn}', "    x = y()"]
+    return out + [exc]
+
+
 def one_line_error(proc: subprocess.CompletedProcess, needle: str) -> str:
     err = proc.stderr.decode()
     assert proc.returncode == 2, (proc.returncode, err)

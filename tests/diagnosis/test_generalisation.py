@@ -11,15 +11,11 @@ from forensics.diagnosis.remedies import LABEL_REMEDIES, remediation_for
 from forensics.diagnosis.taxonomy import LABELS
 
 from conftest import REAL, needs_real
-from helpers import VLLM_START, classify_lines as _run
+from helpers import VLLM_START, classify_lines as _run, frames_traceback
 
 
 # ------------------------------------------------------------ phase without a marker
-def _tb(frames: list[tuple[str, str]], exc: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for path, fn in frames:
-        out += [f'  File "/usr/local/lib/python3.12/dist-packages/{path}", line 10, in {fn}', "    x = y()"]
-    return out + [exc]
+_tb = frames_traceback
 
 
 @pytest.mark.parametrize("frames,phase", [

@@ -4,16 +4,9 @@ the model: a failure there is launch, by its frames or, where the frames are cut
 Lines built here around the wording vLLM prints (never copied from the corpora)."""
 from __future__ import annotations
 
-from helpers import classify_lines as _run
+from helpers import classify_lines as _run, frames_traceback
 
-SITE = "/usr/local/lib/python3.12/dist-packages"
-
-
-def _tb(frames: list[tuple[str, str]], exc: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for path, fn in frames:
-        out += [f'  File "{SITE}/{path}", line 10, in {fn}', "    x = y()"]
-    return out + [exc]
+_tb = frames_traceback
 
 
 _TO_DEVICE = [("vllm/v1/engine/core.py", "__init__"), ("vllm/v1/executor/uniproc_executor.py", "_init_executor"),

@@ -4,16 +4,9 @@ built from the arguments, the Hub's download, a listening socket refused, an eng
 finished (warmup until the server says it is ready)."""
 from __future__ import annotations
 
-from helpers import classify_lines as _run
+from helpers import classify_lines as _run, frames_traceback
 
-SITE = "/usr/local/lib/python3.12/dist-packages"
-
-
-def _tb(frames: list[tuple[str, str]], exc: str) -> list[str]:
-    out = ["Traceback (most recent call last):"]
-    for path, fn in frames:
-        out += [f'  File "{SITE}/{path}", line 10, in {fn}', "    x = y()"]
-    return out + [exc]
+_tb = frames_traceback
 
 
 _ARGS = "INFO 06-01 10:00:00 [utils.py:326] non-default args: {'model': 'org/some-vl-model'}"
