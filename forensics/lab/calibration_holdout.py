@@ -22,6 +22,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from forensics.atomic import atomic_write_text
+
 
 def aside(family: str) -> bool:
     """The third of families a fix branch keeps aside (md5 of the family name mod 3 == 0)."""
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             (lambda c: c["confidence"] is not None)
         rows = readings(holdout, only)
         if a.readings:
-            Path(a.readings).write_text(json.dumps(rows, indent=1) + "\n")
+            atomic_write_text(Path(a.readings), json.dumps(rows, indent=1) + "\n")
     moved = [r for r in rows if r.get("answer") != r["held_answer"] or r.get("confidence") != r["held_confidence"]]
     print(f"{len(rows)} read again; {len(moved)} answer or confidence differ from the record")
     print("kinds:", json.dumps(by_kind([r for r in rows if r.get("kind")])))
@@ -220,7 +222,7 @@ def write_maps(model: Path, rows: list[dict[str, Any]], got: dict[str, Any], sou
         "kinds": dict(sorted(Counter(map_reading(r)[0] for r in rows if r.get("kind")).items())),
         "held_out_by_family": {part: got[part]["refit_held_out"] for part in ("all", "studied", "aside")},
         "before": {part: got[part]["shipped"] for part in ("all", "studied", "aside")}}
-    model.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    atomic_write_text(model, json.dumps(data, indent=1, sort_keys=False) + "\n")
 
 
 if __name__ == "__main__":

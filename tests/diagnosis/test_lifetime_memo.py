@@ -144,6 +144,9 @@ KNOWN_TIME_READS = {
     ("incidents/lifetimes.py", '"first_ts": self.first_ts.isoformat() if self.first_ts else None,'),
     ("incidents/lifetimes.py", '"last_ts": self.last_ts.isoformat() if self.last_ts else None}'),
     ("incidents/lifetimes.py", "return max(0.0, (self.end_ts - self.start_ts).total_seconds())"),
+    # Read only while the lab records the live gate's rows (RECORDER set): never part of an answer.
+    ("diagnosis/early_warnings/live.py",
+     "since = (ev.ts - start_ts).total_seconds() if ev.ts is not None and start_ts is not None else None"),
 }
 
 
