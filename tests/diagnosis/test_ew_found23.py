@@ -48,7 +48,14 @@ FORETOLD = [
      "not be utilized",
      _failure("config.invalid-argument", 'ValueError: Requested tokens (590) exceed context window of 512'),
      "context-below-trained"),
+    ("(EngineCore pid=1) INFO 05-01 20:53:43 [shm_broadcast.py:681] No available shared memory broadcast block found in "
+     "60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. "
+     "compilation, weight/kv cache loading).",
+     _failure("hang.timeout", "TimeoutError: RPC call to sample_tokens timed out."), "peers-may-hang"),
 ]
+# Classes announced live as well as read after the fact (fix-ew24: a KV cache that is full was printed by 5
+# failed logs and 2 healthy ones of corpora/public)
+LIVE_TOO = {"kv-cache-full"}
 
 
 @pytest.mark.parametrize("line,fail,cid", FORETOLD)
@@ -59,10 +66,16 @@ def test_a_line_that_says_its_failure_follows_is_a_candidate_and_listed(line: st
     assert score >= LIST_THRESHOLD and any(cid in r for r in reasons), (score, reasons)
 
 
-@pytest.mark.parametrize("line,fail,cid", FORETOLD)
+@pytest.mark.parametrize("line,fail,cid", [f for f in FORETOLD if f[2] not in LIVE_TOO])
 def test_a_class_read_after_the_fact_is_not_announced_live(line: str, fail: Failure, cid: str) -> None:
     d = live_decision(Event(kinds.LOG, 9, line), base=EMPTY)
     assert d is None or cid not in d["why"]
+
+
+@pytest.mark.parametrize("line,fail,cid", [f for f in FORETOLD if f[2] in LIVE_TOO])
+def test_a_full_kv_cache_is_announced_live(line: str, fail: Failure, cid: str) -> None:
+    d = live_decision(Event(kinds.LOG, 9, line), base=EMPTY)
+    assert d is not None and cid in d["why"] and "gpu.out-of-memory" in d["predicts"]
 
 
 def test_a_class_weighs_nothing_before_another_failure() -> None:
