@@ -308,6 +308,8 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     offered = evidence_offered.offered(inc, listed, found.fatal_tbs)
     evidence_offered.death_gives_way(listed, offered)
     evidence_offered.frame_gives_way(listed, offered, inc)
+    evidence_offered.own_message_joined(inc, listed)
+    evidence_offered.reason_first(inc, listed)
     evidence.pointed_to_first(inc, listed)  # a restatement promoted first gives way to its reason in turn
     evidence_offered.detail_joined(inc, listed)
     return listed, offered

@@ -244,7 +244,13 @@ POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|
 # from '...'", "error: failed to initialize whisper context"): the reason is the line printed just
 # before it, in any words that say something went wrong ("gguf_init_from_file: invalid magic number").
 _NO_REASON = re.compile(r"(?i)\bfailed to (?:load|initiali[sz]e|init|open|mmap) (?:the )?(?:[\w.-]+ ){0,3}?"
-                        r"(?:model|context|file|backend|library)(?: from \S+| '[^']*'| \"[^\"]*\")?[,.]?\s*$")
+                        r"(?:model|context|file|backend|library)(?: from \S+| '[^']*'| \"[^\"]*\")?[,.]?\s*$|"
+                        # (fix-cand24) the same with nothing but a component's name, in two shapes: "Failed to
+                        # initialize OmniConnector" after "Failed to create connector X: Mooncake not available",
+                        # "Mooncake memory registration failed." after "Failed to register memory 0x..: Invalid
+                        # argument [22]"
+                        r"^(?:[\w.-]+ ){0,3}?failed to (?:initiali[sz]e|init|create|register|start) (?:the )?[\w.-]+[.!]?\s*$|"
+                        r"^(?:[\w.-]+ ){1,3}(?:registration|initiali[sz]ation|creation|init) failed[.!]?\s*$")
 
 
 def _traceback_top(inc: Incident, at: int) -> int:

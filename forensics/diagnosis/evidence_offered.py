@@ -181,7 +181,7 @@ def _chained(inc: Incident, anchors: list[int], fatal_tbs: list[Event]) -> tuple
 # line says the process died, never why.
 _DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\bexit status \d|\bMain process exited\b|"
                           r"\bstatus=\d+/[A-Z]|:\d+: Fatal error$|\bAborted \(core dumped\)|\bSegmentation fault\b|"
-                          r"\bterminated with exit code\b|"
+                          r"\bterminated (?:unexpectedly )?with exit code\b|"
                           # a shell's report of its job's death: zsh's "zsh: abort      ./run-server", bash's
                           # "bash: line 1:  4242 Aborted   ./run-server" or a script's "./start.sh: line 9: ..."
                           # (bash capitalises the signal's name and pads the pid); the job's own last error is
@@ -349,7 +349,7 @@ _LOW_LEVEL = re.compile(r"^\s*(?:KeyError: (?:'[^']*'|\d+)\s*$"
                         r"|(?:[\w.]+\.)?\w*(?:Error|Exception): \[Errno -?\d+\] [^:]*$"
                         r"|(?:[\w.]+\.)?(?:TimeoutError|timeout|CancelledError)(?:: timed out)?\s*$"
                         r"|(?:requests|urllib3|httpx|httpcore|aiohttp)\.[\w.]*(?:Error|Exception|Timeout): "
-                        r"|huggingface_hub\.[\w.]*\.(?:HFValidationError|RepositoryNotFoundError|HfHubHTTPError): )")
+                        r"|huggingface_hub\.[\w.]*\.(?:HFValidationError|RepositoryNotFoundError|GatedRepoError|HfHubHTTPError): )")
 
 
 # lines between two tracebacks of a chain when the first exception's message ran over several
@@ -445,7 +445,10 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     lead = evidence[0]
     text = str(lead.get("text") or "")
     named = _WRAPS.match(text)
-    summary = named is None and (lead.get("role") == "wrapper" or STARTUP_FAILED.search(text[:300]) is not None)
+    # (fix-cand24) or a first line in no words of failure at all: a cut traceback's first line that kept
+    # only a banner or a frame's source ("NCCL version 2.29.7 ... sys.exit(run())", "> File ...")
+    summary = named is None and (lead.get("role") == "wrapper" or STARTUP_FAILED.search(text[:300]) is not None
+                                 or _says_nothing(text))
     pick: int | None = None
     for j, e in enumerate(evidence[1:], 1):
         said = str(e.get("text") or "")
@@ -453,7 +456,7 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if raised is None or _restates(said) or not isinstance(e.get("line"), int):
             continue
         if (named is not None and raised.group(1) == named.group(1)) or \
-                (summary and e.get("offer") in ("exception", "chain")):
+                (summary and e.get("offer") in ("exception", "chain") and raised.group(1) not in BENIGN_EXC):
             pick = j
             break
     if pick is None:
@@ -463,6 +466,18 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
         lead["role"] = "wrapper"
     evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
     return evidence
+
+
+# words of failure OFFER_WORD leaves to the catalogue (a cut line may keep only these)
+_FAILURE_MORE = re.compile(r"(?i)unsupported|incompatible|mismatch|\bno such\b|\bnot installed\b|\bmissing\b|"
+                           r"\bunknown\b|\bunexpected\b|\bexceed|\bnot enough\b|\btoo (?:many|few|large|small)\b")
+
+
+def _says_nothing(text: str) -> bool:
+    """A line in no words of failure, neither an exception line nor a death's (a banner, a frame)."""
+    head = text[:400]
+    return text.strip()[:7] != "assert " and not _STATES_FAILURE.search(head) and not _FAILURE_MORE.search(head) and not _RAISED.match(head) and not _DEATH_WORDS.search(head) \
+        and not outcome.CONSEQUENCE.search(head)
 
 
 def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -476,3 +491,83 @@ def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"line": e["line"], "text": e["text"], "role": "cause"})
     listed = sum(e.get("role") != "offered" for e in evidence)
     return out[:max(MAX_EVIDENCE, listed)]  # (a list the rules made longer stays as long)
+
+
+# (fix-cand24) A message that carries its reason from the line that first said it: a caller logs the
+# callee's error after its own words ("Failed to initialize MLX handler: Error loading model: Model type
+# internvl_chat not supported." after "Model type internvl_chat not supported."; Triton's "failed to load
+# 'm' version 1: Internal: TypeError: ..." after the stub's "Failed to initialize Python stub: TypeError:
+# ..."; cortex's "Failed to get JSON from URL: CURL request failed: ..." after "CURL request failed: ...").
+# The reason is the text after the last ": " (a locator a logger appends, " - file.cc:324", left out).
+_LOCATOR_TAIL = re.compile(r"\s+-\s+[\w.-]+:\d+\s*$")
+_REASON_MIN = 16  # characters of a reason searched for (a shorter tail, "timed out", is any line's)
+REASON_SCAN = 40  # lines above the first line searched for the first copy of its reason
+
+
+_RETRY = re.compile(r"(?i)\bretry(?:ing)?\b|\btrying (?:again|with)\b|\bfall(?:ing)? ?back\b")
+_PY_WARNING = re.compile(r"\b[A-Z]\w*Warning\b")  # Python's warnings (UserWarning: ...), at no level
+_EXC_HEAD = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\[\w+\])?: ")
+_BRACKETS = re.compile(r"^(?:\[[^\]]*\]\s*)+")  # a logger's bracketed time or tags
+
+
+def _reason_of(text: str) -> str | None:
+    """The reason a message carries after its last ": ", without a logger's trailing locator."""
+    head = _LOCATOR_TAIL.sub("", text.split("\n", 1)[0].strip())
+    at = head.rfind(": ")
+    if at < 0:
+        return None
+    reason = head[at + 2:].strip()
+    return reason if len(reason) >= _REASON_MIN and len(reason.split()) >= 3 else None
+
+
+def reason_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """A first line that carries its reason after its own words gives way to the earliest line printed
+    above it (within ``REASON_SCAN`` lines) that said that reason first, in words of its own before
+    it: the callee's error, which the callers restated. Not a warning (a retry's, which then failed
+    again), not a frame's quoted source, not a line that is only the reason restated later."""
+    if inc is None or not evidence or evidence[0].get("role") not in ("cause", "fatal", "wrapper") or \
+            not isinstance(evidence[0].get("line"), int):
+        return
+    text = str(evidence[0]["text"])
+    reason = _reason_of(text)
+    if reason is None:
+        return
+    at = evidence[0]["line"]
+    if _RETRY.search(text[:600]):
+        return  # a retry's last report: the earlier lines are its earlier tries
+    said = _EXC_HEAD.sub("", text.split("\n", 1)[0].strip()) if EXCEPTION_LINE.match(text.strip()) else None
+    firsts = [ev for ev in _kept_events(inc) if at - REASON_SCAN <= ev.line < at and ev.kind != kinds.TRACEBACK
+              and reason in ev.text and ev.text.strip() != text.strip()
+              and not WARNING_WORD.search(ev.text[:200]) and not _PY_WARNING.search(ev.text[:400])
+              and not _RETRY.search(ev.text[:600]) and not _NOT_A_MESSAGE.match(ev.text)
+              and not _FRAME_TEXT.search(ev.text[:200])
+              # an exception's whole message logged before it was raised (or as it propagated) is
+              # the same error, not its callee's: the exception line stays, unless that earlier
+              # line is an exception of its own (a chain's first)
+              and (said is None or said not in ev.text or EXCEPTION_LINE.match(_BRACKETS.sub("", ev.text.strip())))]
+    if not firsts:
+        return
+    proof = min(firsts, key=lambda e: e.line)
+    lead = evidence[0]
+    if lead["role"] == "cause":
+        lead["role"] = "wrapper"
+    evidence[:] = [{"line": proof.line, "text": clip_message(proof.text), "role": "cause"}] + \
+        [e for e in evidence if e.get("line") != proof.line][:MAX_EVIDENCE - 1]
+
+
+def own_message_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """(fix-cand24) A death that prints its message on the next line (the C++ runtime's "terminate
+    called after throwing an instance of 'X'", then "  what():  <message>") listed first gets that
+    message, as one entry: the type and the message together say what failed."""
+    if inc is None or not evidence or not isinstance(evidence[0].get("line"), int):
+        return
+    text = str(evidence[0]["text"])
+    at = evidence[0]["line"]
+    if "\n" in text.strip() or not text.lstrip().startswith("terminate called"):
+        return
+    death = next((ev for ev in _kept_events(inc) if ev.line == at), None)
+    said = outcome.own_message(inc, death) if death is not None else None
+    if said is None:
+        return
+    evidence[0]["text"] = clip_message(text.rstrip() + " " + said.text.strip())
+    evidence[1:] = [e for e in evidence[1:] if e.get("line") != said.line]
