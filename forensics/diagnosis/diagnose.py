@@ -310,6 +310,7 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     evidence_offered.frame_gives_way(listed, offered, inc)
     evidence_offered.own_message_joined(inc, listed)
     evidence_offered.reason_first(inc, listed)
+    evidence_offered.exception_over_restatement(listed)
     evidence.pointed_to_first(inc, listed)  # a restatement promoted first gives way to its reason in turn
     evidence_offered.detail_joined(inc, listed)
     return listed, offered

@@ -565,9 +565,51 @@ def own_message_joined(inc: Incident | None, evidence: list[dict[str, Any]]) -> 
     at = evidence[0]["line"]
     if "\n" in text.strip() or not text.lstrip().startswith("terminate called"):
         return
-    death = next((ev for ev in _kept_events(inc) if ev.line == at), None)
-    said = outcome.own_message(inc, death) if death is not None else None
+    kept = _kept_events(inc)
+    death = next((ev for ev in kept if ev.line == at), None)
+    if death is None:
+        return
+    proc = outcome.process_of(death)
+    # (the lifetime keeps the message among its last lines, not always among its error lines)
+    said = next((ev for ev in sorted(kept, key=lambda e: e.line) if at < ev.line <= at + 3
+                 and ev.text.lstrip().startswith("what():") and outcome.process_of(ev) == proc), None)
     if said is None:
         return
     evidence[0]["text"] = clip_message(text.rstrip() + " " + said.text.strip())
     evidence[1:] = [e for e in evidence[1:] if e.get("line") != said.line]
+
+
+_EXC_MESSAGE_MIN = 24  # characters of an exception's message compared (a shorter one is any line's)
+
+
+def exception_over_restatement(evidence: list[dict[str, Any]]) -> None:
+    """(fix-cand24) A first line that restates an exception listed after it gives way to that exception
+    line: a logger's copy of the message ("[TRT-LLM] [E] Failed to initialize executor on rank 0: CUDA out
+    of memory. Tried to allocate ..." before "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate
+    ..."; safetensors' bare "Error while deserializing header: HeaderTooLarge" before
+    "safetensors_rust.SafetensorError: Error while ..."; a cut repr of the exception), or a low-level
+    library's exception that the caller raised again under its own type with the same message
+    (huggingface_hub's HFValidationError, then transformers' OSError). The exception line names the
+    error's type with its message; the restatement stays behind it."""
+    if len(evidence) < 2 or not isinstance(evidence[0].get("line"), int):
+        return
+    lead = str(evidence[0]["text"])
+    head = lead.split("\n", 1)[0].strip()
+    low = _LOW_LEVEL.match(head) is not None
+    if EXCEPTION_LINE.match(_BRACKETS.sub("", head)) and not low:
+        return
+    at = evidence[0]["line"]
+    for j, e in enumerate(evidence[1:], 1):
+        text = str(e.get("text") or "").split("\n", 1)[0].strip()
+        line = e.get("line")
+        if not isinstance(line, int) or line <= at or e.get("role") in ("offered", "wrapper") or \
+                not EXCEPTION_LINE.match(text) or _LOW_LEVEL.match(text) or _restates(text):
+            continue
+        said = _EXC_HEAD.sub("", text)[:_EXC_MESSAGE_MIN * 2].rstrip(" .…")
+        if len(said) < _EXC_MESSAGE_MIN or said not in lead:
+            continue
+        proof = evidence.pop(j)
+        if evidence[0].get("role") == "cause":
+            evidence[0]["role"] = "supporting"
+        evidence.insert(0, {**proof, "role": "cause"})
+        return
