@@ -250,7 +250,9 @@ _NO_REASON = re.compile(r"(?i)\bfailed to (?:load|initiali[sz]e|init|open|mmap) 
                         # "Mooncake memory registration failed." after "Failed to register memory 0x..: Invalid
                         # argument [22]"
                         r"^(?:[\w.-]+ ){0,3}?failed to (?:initiali[sz]e|init|create|register|start) (?:the )?[\w.-]+[.!]?\s*$|"
-                        r"^(?:[\w.-]+ ){1,3}(?:registration|initiali[sz]ation|creation|init) failed[.!]?\s*$")
+                        r"^(?:[\w.-]+ ){1,3}(?:registration|initiali[sz]ation|creation|init) failed[.!]?\s*$|"
+                        # a C++ handler's locator alone (ggml-sycl: "Exception caught at file:F, line:N, func:f")
+                        r"^exception caught at file:\S+,? line:\s*\d+")
 
 
 def _traceback_top(inc: Incident, at: int) -> int:

@@ -613,3 +613,58 @@ def exception_over_restatement(evidence: list[dict[str, Any]]) -> None:
             evidence[0]["role"] = "supporting"
         evidence.insert(0, {**proof, "role": "cause"})
         return
+
+
+# NCCL's error for a failed call points to its own log for what failed ("unhandled cuda error (run with
+# NCCL_DEBUG=INFO for details)", "'invalid usage (run with NCCL_DEBUG=WARN for details)'"): the detail is
+# the WARN line it printed above (or the CUDA/HIP runtime's failure), its INFO lines (call-stack
+# returns, "init.cc:1396 -> 5") and the raising frame's source between.
+_NCCL_DETAILS = re.compile(r"\(run with NCCL_DEBUG=\w+ for details\)")
+_NCCL_INFO = re.compile(r"\bNCCL INFO\b")
+NCCL_DETAIL_SCAN = 8  # lines above the NCCL error searched for its detail
+
+
+def nccl_detail_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
+    """(fix-cand24) An NCCL error that says its details are in NCCL's log, listed first, gives way to the
+    nearest error line printed above it (an NCCL WARN line, the device runtime's failure), within
+    ``NCCL_DETAIL_SCAN`` lines; it stays behind it."""
+    if inc is None or not evidence or not isinstance(evidence[0].get("line"), int) or \
+            not _NCCL_DETAILS.search(str(evidence[0]["text"])[:600]):
+        return
+    at = evidence[0]["line"]
+    near = [ev for ev in _kept_events(inc) if at - NCCL_DETAIL_SCAN <= ev.line < at and ev.kind != kinds.TRACEBACK
+            and not _NCCL_INFO.search(ev.text[:300]) and not _NCCL_DETAILS.search(ev.text[:600])
+            and not _NOT_A_MESSAGE.match(ev.text) and not _SOURCE_RAISE.search(ev.text[:200])
+            and (OFFER_WORD.search(ev.text[:400]) or "NCCL WARN" in ev.text[:300])]
+    if not near:
+        return
+    proof = max(near, key=lambda e: e.line)
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
+    evidence[:] = [{"line": proof.line, "text": clip_message(proof.text), "role": "cause"}] + \
+        [e for e in evidence if e.get("line") != proof.line][:MAX_EVIDENCE - 1]
+
+
+_SOURCE_RAISE = re.compile(r"(?:^|\s)raise [\w.]+\(")  # a frame's quoted source (behind a timestamp too)
+# A GPU API's report that the device was lost (Vulkan's VK_ERROR_DEVICE_LOST as vulkan-hpp's
+# ErrorDeviceLost): the consequence of what the driver printed before it (radv's "Not enough memory
+# for command submission.", "The CS has been cancelled because the context is lost").
+_DEVICE_LOST = re.compile(r"ErrorDeviceLost|VK_ERROR_DEVICE_LOST")
+
+
+def device_lost_gives_way(evidence: list[dict[str, Any]]) -> None:
+    """(fix-cand24) A first line that reports a lost device gives way to the earliest device runtime's
+    error listed before it that does not report the loss itself; it stays behind it."""
+    if len(evidence) < 2 or not isinstance(evidence[0].get("line"), int) or \
+            not _DEVICE_LOST.search(str(evidence[0]["text"])[:600]):
+        return
+    at = evidence[0]["line"]
+    before = [e for e in evidence[1:] if e.get("role") == "runtime-error" and isinstance(e.get("line"), int)
+              and e["line"] < at and not _DEVICE_LOST.search(str(e["text"])[:600])]
+    if not before:
+        return
+    proof = min(before, key=lambda e: e["line"])
+    evidence.remove(proof)
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
+    evidence.insert(0, {**proof, "role": "cause"})
