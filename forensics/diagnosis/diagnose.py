@@ -313,6 +313,7 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     evidence_offered.exception_over_restatement(listed)
     evidence_offered.nccl_detail_first(inc, listed)
     evidence_offered.device_lost_gives_way(listed)
+    evidence_offered.kernel_assert_first(listed, offered)
     evidence.pointed_to_first(inc, listed)  # a restatement promoted first gives way to its reason in turn
     evidence_offered.detail_joined(inc, listed)
     return listed, offered

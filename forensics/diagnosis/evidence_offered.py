@@ -448,7 +448,7 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # (fix-cand24) or a first line in no words of failure at all: a cut traceback's first line that kept
     # only a banner or a frame's source ("NCCL version 2.29.7 ... sys.exit(run())", "> File ...")
     summary = named is None and (lead.get("role") == "wrapper" or STARTUP_FAILED.search(text[:300]) is not None
-                                 or _says_nothing(text))
+                                 or _says_nothing(text) or _RAISED_IN_TASK.search(text[:300]) is not None)
     pick: int | None = None
     for j, e in enumerate(evidence[1:], 1):
         said = str(e.get("text") or "")
@@ -471,6 +471,10 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # words of failure OFFER_WORD leaves to the catalogue (a cut line may keep only these)
 _FAILURE_MORE = re.compile(r"(?i)unsupported|incompatible|mismatch|\bno such\b|\bnot installed\b|\bmissing\b|"
                            r"\bunknown\b|\bunexpected\b|\bexceed|\bnot enough\b|\btoo (?:many|few|large|small)\b")
+
+
+# Ray's wrapper for an actor whose constructor raised: the exception is printed with its traceback
+_RAISED_IN_TASK = re.compile(r"\bdied because of an error raised in its creation task\b")
 
 
 def _says_nothing(text: str) -> bool:
@@ -668,3 +672,34 @@ def device_lost_gives_way(evidence: list[dict[str, Any]]) -> None:
     if evidence[0].get("role") == "cause":
         evidence[0]["role"] = "wrapper"
     evidence.insert(0, {**proof, "role": "cause"})
+
+
+# A GPU error that says only that a kernel's assertion fired (CUDA's "device-side assert triggered",
+# cudaErrorAssert; a launch that failed after one, CUDA_ERROR_LAUNCH_FAILED / "unspecified launch
+# failure"), and the assertion's own line, which the kernel printed before it: "IndexKernel.cu:93:
+# operator(): block: [217,0,0], thread: [107,0,0] Assertion `index out of bounds` failed.", DeepGEMM's
+# "Assertion failed: smxx_layout.cuh:131, condition: ...".
+_ASSERT_FIRED = re.compile(r"device-side assert(?:ion)? triggered|cudaErrorAssert|CUDA_ERROR_LAUNCH_FAILED|"
+                           r"unspecified launch failure")
+_KERNEL_ASSERT = re.compile(r"\bAssertion [`'].{1,300}?[`'] failed|\bAssertion failed: \S")
+
+
+def kernel_assert_first(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+    """(fix-cand24) A first line that says only that a kernel's assertion fired gives way to the
+    earliest assertion line listed or offered before it: what the kernel checked. It stays behind it."""
+    if not evidence or not isinstance(evidence[0].get("line"), int) or \
+            not _ASSERT_FIRED.search(str(evidence[0]["text"])[:600]) or _KERNEL_ASSERT.search(str(evidence[0]["text"])[:600]):
+        return
+    at = evidence[0]["line"]
+    found = [e for e in evidence[1:] + offered_lines if isinstance(e.get("line"), int) and e["line"] < at
+             and _KERNEL_ASSERT.search(str(e["text"])[:600])]
+    if not found:
+        return
+    proof = min(found, key=lambda e: e["line"])
+    if proof in offered_lines:
+        offered_lines.remove(proof)
+    else:
+        evidence.remove(proof)
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
+    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
