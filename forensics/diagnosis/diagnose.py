@@ -314,6 +314,7 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     evidence_restated.nccl_detail_first(inc, listed)
     evidence_restated.device_lost_gives_way(listed)
     evidence_restated.kernel_assert_first(listed, offered)
+    evidence_restated.child_error_first(listed, offered)
     evidence.pointed_to_first(inc, listed)  # a restatement promoted first gives way to its reason in turn
     evidence_offered.detail_joined(inc, listed)
     return listed, offered

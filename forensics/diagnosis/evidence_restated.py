@@ -17,6 +17,7 @@ from forensics.diagnosis.evidence_offered import (_FRAME_TEXT, _LOW_LEVEL, _NOT_
 from forensics.events import types as kinds
 from forensics.incidents import outcome
 from forensics.incidents.lifetimes import Incident
+from forensics.incidents.stops import BENIGN_EXC
 
 
 # (fix-cand24) A message that carries its reason from the line that first said it: a caller logs the
@@ -215,6 +216,43 @@ def kernel_assert_first(evidence: list[dict[str, Any]], offered_lines: list[dict
     at = evidence[0]["line"]
     found = [e for e in evidence[1:] + offered_lines if isinstance(e.get("line"), int) and e["line"] < at
              and _KERNEL_ASSERT.search(str(e["text"])[:600])]
+    if not found:
+        return
+    proof = min(found, key=lambda e: e["line"])
+    if proof in offered_lines:
+        offered_lines.remove(proof)
+    else:
+        evidence.remove(proof)
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
+    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
+
+
+# Python's report that a child process failed ("subprocess.CalledProcessError: Command '[...]' returned
+# non-zero exit status 1"), and the parent's restatement that carries the child's output ("RuntimeError:
+# Error raised in subprocess: ..."): the child's own exception, printed in that output, says what failed.
+_CHILD_FAILED = re.compile(r"\bCalledProcessError: Command .{1,600}? returned non-zero exit status\b")
+_CHILD_OUTPUT = re.compile(r"\bError raised in subprocess\b")
+_EXCEPTION_AT = re.compile(r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt))(?:\[\w+\])?: \S")
+
+
+def child_error_first(evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+    """(fix-cand24) A child process's failure listed first gives way to the first exception line printed
+    after the child's output began (the parent's "Error raised in subprocess" line, else anywhere),
+    listed or offered: the child's own error. Not a wrapper's words, nor another child's failure."""
+    if not evidence or not isinstance(evidence[0].get("line"), int) or \
+            not _CHILD_FAILED.search(str(evidence[0]["text"])[:800]):
+        return
+    pool = [e for e in evidence[1:] + offered_lines if isinstance(e.get("line"), int)]
+    began = min((e["line"] for e in pool if _CHILD_OUTPUT.search(str(e["text"])[:300])), default=0)
+    found = []
+    for e in pool:
+        text = str(e["text"])
+        m = _EXCEPTION_AT.match(text)
+        if m is None or e["line"] <= began or m.group(1) in BENIGN_EXC or _CHILD_FAILED.search(text[:800]) or \
+                _CHILD_OUTPUT.search(text[:300]) or _restates(text):
+            continue
+        found.append(e)
     if not found:
         return
     proof = min(found, key=lambda e: e["line"])

@@ -125,3 +125,15 @@ def test_a_terminate_handlers_line_gets_the_message_printed_under_it():
     assert d["verdict"] == "failed"
     first = d["evidence"][0]["text"]
     assert "connection reset by peer 10.0.0.2:4242" in first
+
+
+def test_a_child_process_failure_gives_way_to_the_childs_own_exception():
+    ev = [{"line": 9, "text": "subprocess.CalledProcessError: Command '['python3', '-m', 'pkg.inspect']' returned "
+                              "non-zero exit status 1.", "role": "cause"}]
+    offered = [{"line": 22, "text": "RuntimeError: Error raised in subprocess:\nTraceback (most recent call last):",
+                "role": "offered", "offer": "exception"},
+               {"line": 59, "text": "AttributeError: module 'foo.lang' has no attribute 'exp'", "role": "offered",
+                "offer": "exception"},
+               {"line": 80, "text": "KeyboardInterrupt", "role": "offered", "offer": "chain"}]
+    evidence_restated.child_error_first(ev, offered)
+    assert ev[0]["line"] == 59 and ev[1]["role"] == "wrapper"
