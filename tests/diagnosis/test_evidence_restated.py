@@ -137,3 +137,14 @@ def test_a_child_process_failure_gives_way_to_the_childs_own_exception():
                {"line": 80, "text": "KeyboardInterrupt", "role": "offered", "offer": "chain"}]
     evidence_restated.child_error_first(ev, offered)
     assert ev[0]["line"] == 59 and ev[1]["role"] == "wrapper"
+
+
+def test_a_component_named_alone_as_failed_has_no_reason_of_its_own():
+    from forensics.diagnosis.evidence import _NO_REASON
+
+    for said in ("Failed to initialize FooConnector", "Foo memory registration failed.",
+                 "Exception caught at file:/src/ggml-sycl.cpp, line:4221, func:operator()"):
+        assert _NO_REASON.search(said), said
+    for said in ("Failed to initialize FooConnector: bar not available", "Memory registration failed for 3 buffers "
+                 "because the device is busy"):
+        assert not _NO_REASON.search(said), said
