@@ -15,8 +15,8 @@ from forensics.events import types as kinds
 from forensics.events.types import Event
 from forensics.incidents import outcome, stops, verdicts
 from forensics.incidents.lifetimes import Hit, Incident
-from forensics.diagnosis import (arbitrate, evidence, evidence_offered, evidence_said, failure_phase, phase_infer,
-                                 phase_priors, summaries)
+from forensics.diagnosis import (arbitrate, evidence, evidence_offered, evidence_restated, evidence_said, failure_phase,
+                                 phase_infer, phase_priors, summaries)
 from forensics.diagnosis.decision import death, learned
 from forensics.diagnosis.remedies import remediation_for
 from forensics.diagnosis.signatures import SignatureSet
@@ -308,6 +308,13 @@ def _evidence(inc: Incident, best: Hit | None, found: _Findings, fail_ev: Event 
     offered = evidence_offered.offered(inc, listed, found.fatal_tbs)
     evidence_offered.death_gives_way(listed, offered)
     evidence_offered.frame_gives_way(listed, offered, inc)
+    evidence_restated.own_message_joined(inc, listed)
+    evidence_restated.reason_first(inc, listed)
+    evidence_restated.exception_over_restatement(listed)
+    evidence_restated.nccl_detail_first(inc, listed)
+    evidence_restated.device_lost_gives_way(listed)
+    evidence_restated.kernel_assert_first(listed, offered)
+    evidence_restated.child_error_first(listed, offered)
     evidence.pointed_to_first(inc, listed)  # a restatement promoted first gives way to its reason in turn
     evidence_offered.detail_joined(inc, listed)
     return listed, offered

@@ -236,15 +236,15 @@ POINTS_ABOVE = re.compile(r"(?i)\b(?:is|are|was|were) (?:reported|shown|printed|
                            r"\bsee (?:the )?stack ?trace (?:above )?for (?:the )?root cause\b")
 
 
-# A loader that restates that loading failed with nothing but the path ("llama_model_load: error loading
-# model: llama_model_loader: failed to load model from /m.gguf" after the GGUF reader said why; llama.cpp's
-# common init and its forks: "llama_init_from_gpt_params: error: failed to load model 'm.bin'",
-# "llama_load_model_from_file: failed to load model"), or that initialising, opening or mapping a named
-# thing failed with nothing but its name (whisper.cpp: "whisper_init_state: failed to load Vitis AI model
-# from '...'", "error: failed to initialize whisper context"): the reason is the line printed just
-# before it, in any words that say something went wrong ("gguf_init_from_file: invalid magic number").
+# A loader or component that says loading, initialising, opening or mapping it failed with nothing but its
+# path or name (llama.cpp's "failed to load model from /m.gguf", whisper.cpp's "failed to initialize whisper
+# context"; fix-cand24: "Failed to initialize OmniConnector", "Mooncake memory registration failed.", ggml-sycl's
+# "Exception caught at file:F, line:N"): the reason is the line just before it ("invalid magic number").
 _NO_REASON = re.compile(r"(?i)\bfailed to (?:load|initiali[sz]e|init|open|mmap) (?:the )?(?:[\w.-]+ ){0,3}?"
-                        r"(?:model|context|file|backend|library)(?: from \S+| '[^']*'| \"[^\"]*\")?[,.]?\s*$")
+                        r"(?:model|context|file|backend|library)(?: from \S+| '[^']*'| \"[^\"]*\")?[,.]?\s*$|"
+                        r"^(?:[\w.-]+ ){0,3}?failed to (?:initiali[sz]e|init|create|register|start) (?:the )?[\w.-]+[.!]?\s*$|"
+                        r"^(?:[\w.-]+ ){1,3}(?:registration|initiali[sz]ation|creation|init) failed[.!]?\s*$|"
+                        r"^exception caught at file:\S+,? line:\s*\d+")
 
 
 def _traceback_top(inc: Incident, at: int) -> int:

@@ -181,7 +181,7 @@ def _chained(inc: Incident, anchors: list[int], fatal_tbs: list[Event]) -> tuple
 # line says the process died, never why.
 _DEATH_WORDS = re.compile(r"^SIG[A-Z]+: |\bexited with (?:error|status|code)\b|\bexit status \d|\bMain process exited\b|"
                           r"\bstatus=\d+/[A-Z]|:\d+: Fatal error$|\bAborted \(core dumped\)|\bSegmentation fault\b|"
-                          r"\bterminated with exit code\b|"
+                          r"\bterminated (?:unexpectedly )?with exit code\b|"
                           # a shell's report of its job's death: zsh's "zsh: abort      ./run-server", bash's
                           # "bash: line 1:  4242 Aborted   ./run-server" or a script's "./start.sh: line 9: ..."
                           # (bash capitalises the signal's name and pads the pid); the job's own last error is
@@ -349,7 +349,7 @@ _LOW_LEVEL = re.compile(r"^\s*(?:KeyError: (?:'[^']*'|\d+)\s*$"
                         r"|(?:[\w.]+\.)?\w*(?:Error|Exception): \[Errno -?\d+\] [^:]*$"
                         r"|(?:[\w.]+\.)?(?:TimeoutError|timeout|CancelledError)(?:: timed out)?\s*$"
                         r"|(?:requests|urllib3|httpx|httpcore|aiohttp)\.[\w.]*(?:Error|Exception|Timeout): "
-                        r"|huggingface_hub\.[\w.]*\.(?:HFValidationError|RepositoryNotFoundError|HfHubHTTPError): )")
+                        r"|huggingface_hub\.[\w.]*\.(?:HFValidationError|RepositoryNotFoundError|GatedRepoError|HfHubHTTPError): )")
 
 
 # lines between two tracebacks of a chain when the first exception's message ran over several
@@ -445,7 +445,10 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     lead = evidence[0]
     text = str(lead.get("text") or "")
     named = _WRAPS.match(text)
-    summary = named is None and (lead.get("role") == "wrapper" or STARTUP_FAILED.search(text[:300]) is not None)
+    # (fix-cand24) or a first line in no words of failure at all: a cut traceback's first line that kept
+    # only a banner or a frame's source ("NCCL version 2.29.7 ... sys.exit(run())", "> File ...")
+    summary = named is None and (lead.get("role") == "wrapper" or STARTUP_FAILED.search(text[:300]) is not None
+                                 or _says_nothing(text) or _RAISED_IN_TASK.search(text[:300]) is not None)
     pick: int | None = None
     for j, e in enumerate(evidence[1:], 1):
         said = str(e.get("text") or "")
@@ -453,7 +456,7 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if raised is None or _restates(said) or not isinstance(e.get("line"), int):
             continue
         if (named is not None and raised.group(1) == named.group(1)) or \
-                (summary and e.get("offer") in ("exception", "chain")):
+                (summary and e.get("offer") in ("exception", "chain") and raised.group(1) not in BENIGN_EXC):
             pick = j
             break
     if pick is None:
@@ -463,6 +466,22 @@ def wrapped_first(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
         lead["role"] = "wrapper"
     evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
     return evidence
+
+
+# words of failure OFFER_WORD leaves to the catalogue (a cut line may keep only these)
+_FAILURE_MORE = re.compile(r"(?i)unsupported|incompatible|mismatch|\bno such\b|\bnot installed\b|\bmissing\b|"
+                           r"\bunknown\b|\bunexpected\b|\bexceed|\bnot enough\b|\btoo (?:many|few|large|small)\b")
+
+
+# Ray's wrapper for an actor whose constructor raised: the exception is printed with its traceback
+_RAISED_IN_TASK = re.compile(r"\bdied because of an error raised in its creation task\b")
+
+
+def _says_nothing(text: str) -> bool:
+    """A line in no words of failure, neither an exception line nor a death's (a banner, a frame)."""
+    head = text[:400]
+    return text.strip()[:7] != "assert " and not _STATES_FAILURE.search(head) and not _FAILURE_MORE.search(head) and not _RAISED.match(head) and not _DEATH_WORDS.search(head) \
+        and not outcome.CONSEQUENCE.search(head)
 
 
 def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -476,3 +495,4 @@ def settle(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"line": e["line"], "text": e["text"], "role": "cause"})
     listed = sum(e.get("role") != "offered" for e in evidence)
     return out[:max(MAX_EVIDENCE, listed)]  # (a list the rules made longer stays as long)
+

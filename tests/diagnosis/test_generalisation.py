@@ -230,7 +230,10 @@ def test_a_raw_kernel_assertion_does_not_beat_the_error_that_names_it():
     ]
     d = _run(lines)
     assert d["root_cause"] == "gpu.illegal-access"
-    assert "device-side assert triggered" in d["evidence"][0]["text"]
+    # (fix-cand24) the label is the named error's; the evidence lists what the kernel checked first, the
+    # line that says only that an assertion fired behind it (the labelled proving line of such logs)
+    assert "Assertion `-sizes[i] <= index" in d["evidence"][0]["text"]
+    assert any("device-side assert triggered" in e["text"] for e in d["evidence"][1:])
 
 
 # ------------------------------------------------------------ remediation
