@@ -100,6 +100,22 @@ def _succeeded_after(events: list[Any]) -> int:
     return -1
 
 
+@lru_cache(maxsize=1)
+def _teardown_shapes() -> tuple[re.Pattern[str], ...]:
+    """The clearing shapes that report a process tree's teardown (``teardown: true``)."""
+    return tuple(re.compile(s["regex"], sum(_FLAGS[c] for c in s.get("flags", "")))
+                 for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("teardown"))
+
+
+def after_teardown(inc: Any, line: int) -> bool:
+    """A teardown report came before ``line`` among the lifetime's recent lines: the main program was
+    already gone (its helper said so), and a death line after it (the resource tracker's warning of
+    what the ended processes left behind) is that teardown's echo, not a death of its own."""
+    st = getattr(inc, "outcome", None)
+    return st is not None and any(ev.line < line and ev.kind != kinds.TRACEBACK
+                                  and any(rx.search(ev.text[:600]) for rx in _teardown_shapes()) for ev in st.recent)
+
+
 def torn_down_after(inc: Any, line: int) -> bool:
     """The run announced that it finished well after ``line`` (``_SUCCEEDED``): a kill or an exit
     reported there was its own teardown of what it started."""
