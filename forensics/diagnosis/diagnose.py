@@ -145,15 +145,21 @@ def _findings(inc: Incident) -> _Findings:
     fails = [h for h in inc.failure_hits if _ends_service(inc, h) or (
              verdicts.relevant(inc, h.line, h.after_ready, h.event) and not verdicts.survived(inc, h.line)
              and not verdicts.warned_and_went_on(inc, h.event) and not verdicts.dismissed(inc, h.event)
-             and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event)))]
+             and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))
+             and not death.clears(h.event))]
+    # A death line that is a teardown report or follows one, or a kill before the run's own word that
+    # it finished well, is no death of the server (death.clears, death.after_teardown, death.torn_down_after).
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
                 and not stops.after_stop_request(inc, h.line) and not stops.echoes_a_stop(inc, h.line)
-                and not stops.killed_while_up(inc, h.event)]
+                and not stops.killed_while_up(inc, h.event) and not death.clears(h.event)
+                and not death.torn_down_after(inc, h.line) and not death.after_teardown(inc, h.line)]
     deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
                  if not outcome.crash_report_stack(t, deaths)]
     tail = _ends_in_error(inc)
+    if tail is not None and death.clears(tail):
+        tail = None  # a teardown report or a side service's failure is not the server's last word
     exit_failed = verdicts.exit_failed(inc)
     if not (fails or fatal_tbs or wrappers or exit_failed or tail is not None):
         # Only where nothing else ended it: a later failure is what the deadline warned of.

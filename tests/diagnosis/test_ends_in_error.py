@@ -40,5 +40,12 @@ def test_a_ready_server_whose_log_ends_on_an_error_line_is_not_called_failed_by_
     # A ready server's last error line is mostly one request's (a session finished with an error,
     # an error reply streamed to a client): on corpora/public it called 4 healthy logs failed for 2
     # failures found, so after readiness only the death detector's shapes read the end.
+    err = "ERROR 06-01 12:00:06 [serving_chat.py:665] Error in chat completion stream generator."
+    assert _verdict(tmp_path, _UP + [err]) != "failed"
+
+
+def test_a_ready_engines_loop_logging_the_bare_repr_of_what_ended_it_died(tmp_path):
+    # vLLM V0's engine process logs the exception that ended its loop as a bare repr, then raises:
+    # every later request fails (death_shapes.yaml: __bare_exception_repr__).
     died = "ERROR 06-01 12:00:06 [engine.py:163] KeyError('chatcmpl-2fdd35648efc418db366c6690c29c4da')"
-    assert _verdict(tmp_path, _UP + [died]) != "failed"
+    assert _verdict(tmp_path, _UP + [died]) == "failed"

@@ -71,6 +71,59 @@ def _any_level_shapes() -> tuple[re.Pattern[str], ...]:
 
 
 @lru_cache(maxsize=1)
+def _clearing_shapes() -> tuple[re.Pattern[str], ...]:
+    """The shapes that clear a line (``clears: true``): a line that says a process tree is being torn
+    down (a helper reporting that its parent is gone, a runtime's leak report at teardown) or that a
+    side service beside the server failed, which is never where the server died."""
+    return tuple(re.compile(s["regex"], sum(_FLAGS[c] for c in s.get("flags", "")))
+                 for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("clears"))
+
+
+def clears(ev: Any) -> bool:
+    """A line that holds a shape that clears it (``_clearing_shapes``)."""
+    head = ev.text[:600]
+    return any(rx.search(head) for rx in _clearing_shapes())
+
+
+# A run's own word, after everything it started ended, that it finished well (an orchestrator's
+# "Sweep completed successfully", a job script's "Benchmark finished successfully"): the kills and
+# exits before it were its own teardown of the steps it started (SLURM's srun killing a cancelled
+# step's tasks: "srun: error: node1: task 0: Killed"), not a death it suffered.
+_SUCCEEDED = re.compile(r"\b(?:completed|finished|ended|succeeded|done) successfully\b", re.I)
+
+
+def _succeeded_after(events: list[Any]) -> int:
+    """The line of the last run-level success announcement among ``events`` (not error-level), or -1."""
+    for ev in reversed(events):
+        if ev.kind != kinds.TRACEBACK and _SUCCEEDED.search(ev.text[:300]) and not outcome.is_error(ev):
+            return int(ev.line)
+    return -1
+
+
+@lru_cache(maxsize=1)
+def _teardown_shapes() -> tuple[re.Pattern[str], ...]:
+    """The clearing shapes that report a process tree's teardown (``teardown: true``)."""
+    return tuple(re.compile(s["regex"], sum(_FLAGS[c] for c in s.get("flags", "")))
+                 for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("teardown"))
+
+
+def after_teardown(inc: Any, line: int) -> bool:
+    """A teardown report came before ``line`` among the lifetime's recent lines: the main program was
+    already gone (its helper said so), and a death line after it (the resource tracker's warning of
+    what the ended processes left behind) is that teardown's echo, not a death of its own."""
+    st = getattr(inc, "outcome", None)
+    return st is not None and any(ev.line < line and ev.kind != kinds.TRACEBACK
+                                  and any(rx.search(ev.text[:600]) for rx in _teardown_shapes()) for ev in st.recent)
+
+
+def torn_down_after(inc: Any, line: int) -> bool:
+    """The run announced that it finished well after ``line`` (``_SUCCEEDED``): a kill or an exit
+    reported there was its own teardown of what it started."""
+    st = getattr(inc, "outcome", None)
+    return st is not None and _succeeded_after(st.recent) > line
+
+
+@lru_cache(maxsize=1)
 def _deciding_shapes() -> tuple[re.Pattern[str], ...]:
     """The shapes that decide alone (``decides: true``): the line says the process ended so plainly
     (a supervisor's deadline for its child's start-up expired) that it is where the lifetime died
@@ -212,12 +265,15 @@ def _tail(inc: Any, st: Any, progressed: int, end: int | None = None) -> list[An
     # just after was optional (TensorFlow's probe of TensorRT's libraries: verdicts.dismissed).
     warned = {h.event.line for h in inc.precursor_hits}
     events = [ev for ev in st.recent if end is None or ev.line < end]
+    # What came before the run's own announcement that it finished well was its teardown, not a death.
+    done = _succeeded_after(events)
     for k, ev in enumerate(events):
         if k < len(events) - LAST_EVENTS and not _reads_as_failure(ev):
             continue  # further back than the last few lines, only what uses a failure's words
         if ev.text.strip() and ev.line not in seen and (ev.end_line or ev.line) >= last - TAIL_LINES \
-                and (ev.line > progressed or decides(ev)) and (unhandled(ev) or reports_an_end(ev)) and ev.line not in warned \
-                and not verdicts.dismissed(inc, ev) and not verdicts.recovered(inc, ev) and not verdicts.replied_error(ev) and not _stop_exception(ev.text):
+                and (ev.line > progressed or decides(ev)) and ev.line > done and (unhandled(ev) or reports_an_end(ev)) and ev.line not in warned \
+                and not verdicts.dismissed(inc, ev) and not verdicts.recovered(inc, ev) and not verdicts.replied_error(ev) \
+                and not _stop_exception(ev.text) and not clears(ev):
             seen[ev.line] = ev
     return [seen[k] for k in sorted(seen)]
 
