@@ -46,7 +46,7 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # setting up its device (vLLM's Worker.init_device, on every platform: the device index, the
     # distributed environment, the start-up memory snapshot and its check), which the executor runs
     # before it asks the worker to load the model.
-    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
+    ("launch", re.compile(r"^_?load_(?:\w+_)?(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
                           r"^init_device \S*worker\w*\.py$|"
                           r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$|"
                           r"^(?:cached_)?get_(?:tokenizer|processor|image_processor)\w* \S*(?:transformers_utils/\w+|"
@@ -66,7 +66,17 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # model is the start of its load. Not a call that its argument check refused before the
         # download began (the validator's frames, no hub frame: a bad repo id, launch), nor a server
         # resolving only its configuration (get_config, above: launch).
-        r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$", re.M)),
+        r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$|"
+        # A model's layers being constructed (their __init__ in vLLM's and SGLang's models/, layers/ and
+        # attention/ packages: the attention layer picking its backend's implementation, a linear layer
+        # its quantisation method): the model is built only to load its weights into it (vLLM's and
+        # SGLang's loaders call the model's constructor from load_model / initialize_model), so a cut
+        # stack of constructors is the loading step.
+        r"^__init__ \S*(?:vllm/model_executor/(?:models|layers)|vllm/attention|sglang/srt/(?:models|layers))/\S+\.py$|"
+        # Xinference launching a model (its supervisor's and worker's launch_builtin_model, the
+        # supervisor's _launch_one_model / _launch_model): the worker creates the model's actor and loads
+        # the model into it; that is what "launch" means there, on a server already up.
+        r"^(?:launch_builtin_model|_launch_one_model|_launch_model) \S*xinference[/\\]core[/\\](?:worker|supervisor)\.py$", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
         r"_process_engine_step|handle_generate_request|generate_request|step|start_worker_execution_loop|\w*forward_thread\w*|sample|_sample|"
@@ -74,7 +84,12 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # vLLM V0's multiprocessing engine taking a client's request off its socket (MQLLMEngine
         # handle_new_input) and LMDeploy's PyTorch engine's loop, which schedules and runs the requests
         # (engine.py _async_loop and its _async_loop_* parts): only a running server is in them.
-        r"handle_new_input|_async_loop\w*)\s", re.M)),
+        r"handle_new_input|_async_loop\w*|do_inference)\s|"
+        # MLC LLM's serving engine: its background loop steps the engine, whose new-request prefill
+        # action runs the requests' prompts (cpp/serve/threaded_engine.cc, engine_actions/new_request_prefill.cc).
+        r"^\S*::RunBackgroundLoop\(\)\s|^\S*::NewRequestPrefill\w*::Step\(|"
+        # SGLang's disaggregation transfer thread, which moves requests' KV cache between instances.
+        r"^transfer_worker \S*sglang/srt/disaggregation/", re.M)),
 ]
 
 # Message wording that says where start-up was (lines without frames).
@@ -158,6 +173,10 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
                            r"\bupdate_slots ?: failed to decode\b|\bllama_decode returned -?\d|"
                            # Xinference's model actor, whose inference calls (generate, chat) report an OOM so.
                            r"\bModel actor is out of memory\b|"
+                           # Ollama's server answering a request whose run failed (server/routes.go: "an error
+                           # was encountered while running the model: ..."; "an unknown error ..." when the runner
+                           # gave no reason): only a request runs the model there.
+                           r"\ban (?:unknown )?error was encountered while running the model\b|"
                            # TGI's and LoRAX's router: its batching loop's span ("batch{batch_size=1}:prefill:")
                            # and a request that failed while generating (not the warm-up's "warmup{...}:warmup:").
                            r"\bbatch\{batch_size=\d+\}:(?:prefill|decode)\b|\bRequest failed during generation\b|"
@@ -211,7 +230,15 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"model requires more system memory|model request too large for system|\b[Ff]ailed to load (?:the )?model\b|"
         r"\b(?:[Cc]ould not|[Uu]nable to) load (?:the )?model\b|\b[Ee]rror loading (?:the )?model\b|"
         # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
-        r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
+        r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n|"
+        # TensorRT building its runtime and deserialising an engine's plugins, named by the C++ frames
+        # of a native backtrace (nvinfer's createInferRuntime, a plugin creator's deserializePlugin,
+        # IRuntime::deserializeCudaEngine): the engine file being loaded.
+        r"\bcreateInferRuntime_INTERNAL\b|::deserializePlugin\(|\bdeserializeCudaEngine\(|"
+        # Hugging Face's text-embeddings-inference router: it downloads the model's files, then creates
+        # its backend, which loads the model (router/src/lib.rs: "Could not download model artifacts",
+        # "Could not create backend", backends/src/lib.rs: "Could not start backend").
+        r"\bCould not download model artifacts\b|\bCould not (?:create|start) (?:\w+ )?backend\b")),
     # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers
     # them from 1: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"): the distributed set-up's own barrier
     # or all-reduce, at launch, whatever a later collective's timeout would mean.
