@@ -67,12 +67,15 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # download began (the validator's frames, no hub frame: a bad repo id, launch), nor a server
         # resolving only its configuration (get_config, above: launch).
         r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$|"
-        # A model's layers being constructed (their __init__ in vLLM's and SGLang's models/, layers/ and
-        # attention/ packages: the attention layer picking its backend's implementation, a linear layer
-        # its quantisation method): the model is built only to load its weights into it (vLLM's and
-        # SGLang's loaders call the model's constructor from load_model / initialize_model), so a cut
-        # stack of constructors is the loading step.
-        r"^__init__ \S*(?:vllm/model_executor/(?:models|layers)|vllm/attention|sglang/srt/(?:models|layers))/\S+\.py$|"
+        # A model's layers being constructed (their __init__ in vLLM's and SGLang's models/ and layers/
+        # packages, vLLM's attention layer picking its backend's implementation, a linear layer its
+        # quantisation method): the model is built only to load its weights into it (vLLM's and SGLang's
+        # loaders call the model's constructor from load_model / initialize_model), so a cut stack of
+        # constructors is the loading step. (Not SGLang's attention backends in layers/attention/: the
+        # model runner builds those once per server, after the memory pool.)
+        r"^__init__ \S*(?:vllm/model_executor/(?:models|layers)/\S+|vllm/attention/layer|sglang/srt/models/\S+|"
+        r"sglang/srt/layers/(?:linear|quantization/\S+|moe/\S+|vocab_parallel_embedding|rotary_embedding|layernorm|"
+        r"radix_attention))\.py$|"
         # Xinference launching a model (its supervisor's and worker's launch_builtin_model, the
         # supervisor's _launch_one_model / _launch_model): the worker creates the model's actor and loads
         # the model into it; that is what "launch" means there, on a server already up.
@@ -235,10 +238,9 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # of a native backtrace (nvinfer's createInferRuntime, a plugin creator's deserializePlugin,
         # IRuntime::deserializeCudaEngine): the engine file being loaded.
         r"\bcreateInferRuntime_INTERNAL\b|::deserializePlugin\(|\bdeserializeCudaEngine\(|"
-        # Hugging Face's text-embeddings-inference router: it downloads the model's files, then creates
-        # its backend, which loads the model (router/src/lib.rs: "Could not download model artifacts",
-        # "Could not create backend", backends/src/lib.rs: "Could not start backend").
-        r"\bCould not download model artifacts\b|\bCould not (?:create|start) (?:\w+ )?backend\b")),
+        # Hugging Face's text-embeddings-inference router failing to download the model's files
+        # (router/src/lib.rs: "Could not download model artifacts"): fetching the model starts its load.
+        r"\bCould not download model artifacts\b")),
     # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers
     # them from 1: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"): the distributed set-up's own barrier
     # or all-reduce, at launch, whatever a later collective's timeout would mean.
