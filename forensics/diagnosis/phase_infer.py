@@ -67,18 +67,14 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # download began (the validator's frames, no hub frame: a bad repo id, launch), nor a server
         # resolving only its configuration (get_config, above: launch).
         r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$|"
-        # A model's layers being constructed (their __init__ in vLLM's and SGLang's models/ and layers/
-        # packages, vLLM's attention layer picking its backend's implementation, a linear layer its
-        # quantisation method): the model is built only to load its weights into it (vLLM's and SGLang's
-        # loaders call the model's constructor from load_model / initialize_model), so a cut stack of
-        # constructors is the loading step. (Not SGLang's attention backends in layers/attention/: the
-        # model runner builds those once per server, after the memory pool.)
+        # A model's layers being constructed (__init__ in vLLM's and SGLang's models/ and layers/, vLLM's
+        # attention layer): the loaders build the model only to load its weights into it (load_model ->
+        # initialize_model). Not SGLang's attention backends (layers/attention/), built after the memory pool.
         r"^__init__ \S*(?:vllm/model_executor/(?:models|layers)/\S+|vllm/attention/layer|sglang/srt/models/\S+|"
         r"sglang/srt/layers/(?:linear|quantization/\S+|moe/\S+|vocab_parallel_embedding|rotary_embedding|layernorm|"
         r"radix_attention))\.py$|"
-        # Xinference launching a model (its supervisor's and worker's launch_builtin_model, the
-        # supervisor's _launch_one_model / _launch_model): the worker creates the model's actor and loads
-        # the model into it; that is what "launch" means there, on a server already up.
+        # Xinference launching a model (launch_builtin_model, _launch_one_model, _launch_model): its worker
+        # creates the model's actor and loads the model into it, on a server already up.
         r"^(?:launch_builtin_model|_launch_one_model|_launch_model) \S*xinference[/\\]core[/\\](?:worker|supervisor)\.py$", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
@@ -88,8 +84,7 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # handle_new_input) and LMDeploy's PyTorch engine's loop, which schedules and runs the requests
         # (engine.py _async_loop and its _async_loop_* parts): only a running server is in them.
         r"handle_new_input|_async_loop\w*|do_inference)\s|"
-        # MLC LLM's serving engine: its background loop steps the engine, whose new-request prefill
-        # action runs the requests' prompts (cpp/serve/threaded_engine.cc, engine_actions/new_request_prefill.cc).
+        # MLC LLM's engine loop and its new-request prefill (cpp/serve/threaded_engine.cc, new_request_prefill.cc).
         r"^\S*::RunBackgroundLoop\(\)\s|^\S*::NewRequestPrefill\w*::Step\(|"
         # SGLang's disaggregation transfer thread, which moves requests' KV cache between instances.
         r"^transfer_worker \S*sglang/srt/disaggregation/", re.M)),
