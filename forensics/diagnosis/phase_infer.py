@@ -83,7 +83,7 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # vLLM V0's multiprocessing engine taking a client's request off its socket (MQLLMEngine
         # handle_new_input) and LMDeploy's PyTorch engine's loop, which schedules and runs the requests
         # (engine.py _async_loop and its _async_loop_* parts): only a running server is in them.
-        r"handle_new_input|_async_loop\w*|do_inference)\s|"
+        r"handle_new_input|_async_loop\w*)\s|"
         # MLC LLM's engine loop and its new-request prefill (cpp/serve/threaded_engine.cc, new_request_prefill.cc).
         r"^\S*::RunBackgroundLoop\(\)\s|^\S*::NewRequestPrefill\w*::Step\(|"
         # SGLang's disaggregation transfer thread, which moves requests' KV cache between instances.
@@ -171,10 +171,6 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
                            r"\bupdate_slots ?: failed to decode\b|\bllama_decode returned -?\d|"
                            # Xinference's model actor, whose inference calls (generate, chat) report an OOM so.
                            r"\bModel actor is out of memory\b|"
-                           # Ollama's server answering a request whose run failed (server/routes.go: "an error
-                           # was encountered while running the model: ..."; "an unknown error ..." when the runner
-                           # gave no reason): only a request runs the model there.
-                           r"\ban (?:unknown )?error was encountered while running the model\b|"
                            # TGI's and LoRAX's router: its batching loop's span ("batch{batch_size=1}:prefill:")
                            # and a request that failed while generating (not the warm-up's "warmup{...}:warmup:").
                            r"\bbatch\{batch_size=\d+\}:(?:prefill|decode)\b|\bRequest failed during generation\b|"
