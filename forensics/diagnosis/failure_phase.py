@@ -105,7 +105,8 @@ def _with_marker(marker: str, marker_text: str | None, framed: str | None, stepp
         done = marker == "cuda-graph-capture" and phase_infer.past_step(marker_text, marker, "launch")
         return "warmup" if done else marker
     if framed is not None and marker != "shutdown" and (
-            framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)):
+            framed != "serving" or marker in ("ready", "serving") or _finished_warmup(marker_text, marker)
+            or _finished_capture(marker_text, marker)):
         return framed
     if framed is None and stepped is not None and PHASE_ORDER.get(stepped, 0) > PHASE_ORDER.get(marker, 99):
         return stepped  # the server names a later step than its last marker says
@@ -147,6 +148,18 @@ def _finished_warmup(marker_text: str | None, marker: str) -> bool:
     """The last marker says the warm-up (the last start-up step) finished ("init engine (profile,
     create kv cache, warmup model) took 15.18 seconds"): a request's frames after it are serving."""
     return marker == "warmup" and phase_infer.past_step(marker_text, "warmup", "launch")
+
+
+def _finished_capture(marker_text: str | None, marker: str) -> bool:
+    """The last marker says the graph capture finished ("Capture cuda graph end. Time elapsed: ...", or
+    its progress bar at its last batch size, "36/36"): frames of the batch loop after it ran a batch
+    (the capture runs in its own frames, which FUNCTION_PHASES reads first), not the capture."""
+    return marker == "cuda-graph-capture" and bool(marker_text) and (
+        phase_infer.past_step(marker_text, marker, "launch") or _BAR_DONE.search(marker_text or "") is not None)
+
+
+# A progress bar (tqdm's "36/36 [00:02<00:00, ...]") at its last step.
+_BAR_DONE = re.compile(r"\b(\d+)/\1 \[")
 
 
 # The step that runs a lazy JIT build as part of itself: vLLM compiles the model in its memory

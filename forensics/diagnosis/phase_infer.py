@@ -46,7 +46,7 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
     # setting up its device (vLLM's Worker.init_device, on every platform: the device index, the
     # distributed environment, the start-up memory snapshot and its check), which the executor runs
     # before it asks the worker to load the model.
-    ("launch", re.compile(r"^_?load_(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
+    ("launch", re.compile(r"^_?load_(?:\w+_)?(?:shared_)?lib\w*\s|^_load_(?:plugin|dll)\w*\s|^_load_unlocked <frozen importlib|"
                           r"^init_device \S*worker\w*\.py$|"
                           r"^get_config \S*(?:transformers_utils/config|hf_transformers_utils|hf_transformers/config)\.py$|"
                           r"^(?:cached_)?get_(?:tokenizer|processor|image_processor)\w* \S*(?:transformers_utils/\w+|"
@@ -66,7 +66,16 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # model is the start of its load. Not a call that its argument check refused before the
         # download began (the validator's frames, no hub frame: a bad repo id, launch), nor a server
         # resolving only its configuration (get_config, above: launch).
-        r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$", re.M)),
+        r"^(?:hf_hub_download|snapshot_download) \S*huggingface_hub/\w+\.py$|"
+        # A model's layers being constructed (__init__ in vLLM's and SGLang's models/ and layers/, vLLM's
+        # attention layer): the loaders build the model only to load its weights into it (load_model ->
+        # initialize_model). Not SGLang's attention backends (layers/attention/), built after the memory pool.
+        r"^__init__ \S*(?:vllm/model_executor/(?:models|layers)/\S+|vllm/attention/layer|sglang/srt/models/\S+|"
+        r"sglang/srt/layers/(?:linear|quantization/\S+|moe/\S+|vocab_parallel_embedding|rotary_embedding|layernorm|"
+        r"radix_attention))\.py$|"
+        # Xinference launching a model (launch_builtin_model, _launch_one_model, _launch_model): its worker
+        # creates the model's actor and loads the model into it, on a server already up.
+        r"^(?:launch_builtin_model|_launch_one_model|_launch_model) \S*xinference[/\\]core[/\\](?:worker|supervisor)\.py$", re.M)),
     ("serving", re.compile(
         r"^(?:event_loop\w*|run_batch|execute_model|process_batch_result\w*|forward_batch_generation|run_busy_loop|"
         r"_process_engine_step|handle_generate_request|generate_request|step|start_worker_execution_loop|\w*forward_thread\w*|sample|_sample|"
@@ -74,7 +83,11 @@ FUNCTION_PHASES: list[tuple[str, re.Pattern[str]]] = [
         # vLLM V0's multiprocessing engine taking a client's request off its socket (MQLLMEngine
         # handle_new_input) and LMDeploy's PyTorch engine's loop, which schedules and runs the requests
         # (engine.py _async_loop and its _async_loop_* parts): only a running server is in them.
-        r"handle_new_input|_async_loop\w*)\s", re.M)),
+        r"handle_new_input|_async_loop\w*)\s|"
+        # MLC LLM's engine loop and its new-request prefill (cpp/serve/threaded_engine.cc, new_request_prefill.cc).
+        r"^\S*::RunBackgroundLoop\(\)\s|^\S*::NewRequestPrefill\w*::Step\(|"
+        # SGLang's disaggregation transfer thread, which moves requests' KV cache between instances.
+        r"^transfer_worker \S*sglang/srt/disaggregation/", re.M)),
 ]
 
 # Message wording that says where start-up was (lines without frames).
@@ -211,7 +224,14 @@ STEP_PHASES: list[tuple[str, re.Pattern[str]]] = [
         r"model requires more system memory|model request too large for system|\b[Ff]ailed to load (?:the )?model\b|"
         r"\b(?:[Cc]ould not|[Uu]nable to) load (?:the )?model\b|\b[Ee]rror loading (?:the )?model\b|"
         # ... the model, or the draft model (TensorRT-LLM's executor creation, above).
-        r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n")),
+        r"\bThe following component could not be created: (?:Model|Draft model for speculative decoding)\r?\n|"
+        # TensorRT building its runtime and deserialising an engine's plugins, named by the C++ frames
+        # of a native backtrace (nvinfer's createInferRuntime, a plugin creator's deserializePlugin,
+        # IRuntime::deserializeCudaEngine): the engine file being loaded.
+        r"\bcreateInferRuntime_INTERNAL\b|::deserializePlugin\(|\bdeserializeCudaEngine\(|"
+        # Hugging Face's text-embeddings-inference router failing to download the model's files
+        # (router/src/lib.rs: "Could not download model artifacts"): fetching the model starts its load.
+        r"\bCould not download model artifacts\b")),
     # torch's NCCL watchdog timing out the process group's first collective (ProcessGroupNCCL numbers
     # them from 1: "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ...)"): the distributed set-up's own barrier
     # or all-reduce, at launch, whatever a later collective's timeout would mean.
