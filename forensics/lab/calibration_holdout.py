@@ -34,7 +34,7 @@ def reading(path: str, sset: Any, clf: Any) -> dict[str, Any] | None:
     """One failure diagnosed as ``rules_holdout`` reads it, with the label model's reading of its
     answer: kind of answer, the number the kind's map read, the deciding signature (None: not
     called failed, or no label decision recorded)."""
-    from forensics.diagnosis.decision.calibration import answer_kind, unknown_lead, unknown_reading
+    from forensics.diagnosis.decision.calibration import UNTOLD, answer_kind, unknown_lead, unknown_reading
     from forensics.diagnosis.decision.label_model import RECORDER, label_model
     from forensics.ingest.sources import Source
     from forensics.pipeline import diagnose_source
@@ -57,7 +57,10 @@ def reading(path: str, sset: Any, clf: Any) -> dict[str, Any] | None:
         return None
     label = res.get("root_cause")
     probs = {k: min(v, 0.999) for k, v in model.proba(inp).items()}
-    if label == "unknown":
+    guess = set_aside_label(model, inp, probs) if label == "unknown" else None
+    if guess is not None:  # an ``unknown`` the log's silence gave (``learned.untold``): its own map
+        kind, x = UNTOLD, probs[guess]
+    elif label == "unknown":
         kind, x = unknown_reading(model.calibration or {}, probs)
     else:
         kind, x = answer_kind(inp, label), probs.get(str(label), 0.0)
@@ -69,6 +72,20 @@ def reading(path: str, sset: Any, clf: Any) -> dict[str, Any] | None:
             "rule_level": inp.rule_level, "says": list(inp.says or ()), "cat_says": list(inp.cat_says or ()),
             "clf_top": max(inp.clf, key=lambda k: inp.clf[k]) if inp.clf else None,  # type: ignore[index]
             "proof": (inp.proof or "")[:300]}
+
+
+def set_aside_label(model: Any, inp: Any, probs: dict[str, float]) -> str | None:
+    """The label ``learned.untold`` set aside for an ``unknown`` answer (the model's first label, over
+    its ``unknown`` bar, on a line that names no cause, named by nothing else), else None. (A strong
+    conclusive signature or a warned label never reaches it; neither answers ``unknown`` then.)"""
+    from forensics.diagnosis.decision.learned import untold
+
+    if inp.rule_label is not None and inp.rule_strength == "strong" and inp.clf is None:
+        return None  # a conclusive signature's own ``unknown``
+    top = max(sorted(probs), key=lambda k: probs[k])
+    if top == "unknown" or round(probs[top], 3) < model.unknown_below:
+        return None
+    return top if untold(inp, top) else None
 
 
 def readings(holdout: dict[str, Any], only: Callable[[dict[str, Any]], bool] = lambda c: True
@@ -108,8 +125,10 @@ def figures(pairs: Iterable[tuple[float, bool]]) -> dict[str, Any]:
 def map_reading(r: dict[str, Any]) -> tuple[str, float]:
     """The map a refit reads an answer through and the number it reads: an ``unknown`` answer by how
     far ``unknown`` leads (``calibration.UNKNOWN_LEAD``), any other by its kind and probability."""
-    from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD
+    from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD, UNTOLD
 
+    if r["kind"] == UNTOLD:  # (read by the model's probability of the label set aside, as at run time)
+        return UNTOLD, float(r["x"])
     return (UNKNOWN_LEAD, float(r["lead"])) if r["answer"] == "unknown" else (r["kind"], float(r["x"]))
 
 
@@ -123,7 +142,7 @@ def fitted_maps(rows: list[dict[str, Any]]) -> dict[str, list[list[float]]]:
 def refit_by_family(rows: list[dict[str, Any]], kept: dict[str, Any] | None = None) -> dict[str, tuple[float, bool]]:
     """path -> (confidence, right) of each answer read through maps fitted on the other families'
     answers alone (leave one family out); ``kept``: maps carried over as they are (``KEPT``)."""
-    from forensics.diagnosis.decision.calibration import calibrated
+    from forensics.diagnosis.decision.calibration import UNTOLD, calibrated
 
     by_fam: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -132,7 +151,8 @@ def refit_by_family(rows: list[dict[str, Any]], kept: dict[str, Any] | None = No
     for fam, mine in by_fam.items():
         table = with_kept(fitted_maps([r for r in rows if r["family"] != fam]), kept)
         for r in mine:
-            kind, x = ("unknown", float(r["p_unknown"])) if kept and r["answer"] == "unknown" else map_reading(r)
+            kind, x = ("unknown", float(r["p_unknown"])) if kept and r["answer"] == "unknown" and \
+                r["kind"] != UNTOLD else map_reading(r)
             out[r["path"]] = (round(min(0.999, calibrated(table, kind, x)), 3), r["answer"] == r["truth"])
     return out
 

@@ -109,3 +109,26 @@ def test_training_reads_the_decision_as_the_run_time_makes_it() -> None:
     assert set_aside(probs, told_row, 0.15) is None
     # under the bar the answer is the bar's unknown, read as every unknown is
     assert set_aside({"config.model-load": 0.1, "unknown": 0.09}, silent_row, 0.15) is None
+
+
+def test_a_signature_labelled_unknown_names_no_label() -> None:
+    """A wrapper or bare report whose signature's label is ``unknown`` is a line that names no cause
+    for ``untold``, and it leaves the line's wording, the catalogue and the classifier their
+    no-signature weights (twenty-fourth session: SGLang's KV transfer timeout was answered ``unknown``)."""
+    from forensics.diagnosis.decision.label_features import INDEX, pair_vector
+
+    proof = "Decode transfer failed for request rank=2 with exception KVTransferError(bootstrap_room=7): timed out"
+    wrapped = DecisionInputs(rule_label="unknown", rule_strength="strong", rule_priority=25, clf=GUESS, proof=proof)
+    assert learned.untold(wrapped, "config.model-load")
+    # its wording names the label: it stands
+    said = DecisionInputs(rule_label="unknown", rule_strength="strong", clf={"hang.timeout": 0.9}, proof=proof,
+                          says=("hang.timeout",), cat_says=("hang.timeout",))
+    assert not learned.untold(said, "hang.timeout")
+    x = pair_vector(said, "hang.timeout")
+    for name in ("clf_without_rule", "says_without_rule", "cat_says_without_rule"):
+        assert x[INDEX[name]] > 0, name
+    named = DecisionInputs(rule_label="gpu.out-of-memory", rule_strength="strong", clf={"hang.timeout": 0.9},
+                           says=("hang.timeout",))
+    assert pair_vector(named, "hang.timeout")[INDEX["clf_without_rule"]] == 0.0
+    # the signature's own vote for unknown is still read
+    assert pair_vector(said, "unknown")[INDEX["rule_strong"]] == 1.0

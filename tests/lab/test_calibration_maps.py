@@ -139,3 +139,25 @@ def test_only_bins_right_97_percent_of_the_time_read_0_9_or_more():
     knots = dt.fit_calibration(low)["learned"]
     ys = [y for _, y in knots]
     assert ys == sorted(ys) and max(ys) < 0.9 and ys[0] < 0.6
+
+
+def test_the_holdout_refit_reads_an_untold_unknown_through_its_own_map():
+    """``calibration_holdout``: an ``unknown`` that ``learned.untold`` gave is read by the model's
+    probability of the label it set aside (``calibration.UNTOLD``), not by how far ``unknown`` leads,
+    so the refit gives such answers a map of their own."""
+    from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD, UNTOLD
+    from forensics.lab.calibration_holdout import map_reading, set_aside_label
+
+    class Model:
+        unknown_below = 0.15
+
+    pointer = ("Exception: WorkerProc initialization failed due to an exception in a background process. "
+               "See stack trace for root cause.")
+    guess = {"config.model-load": 0.62, "config.invalid-argument": 0.2}
+    probs = {"config.model-load": 0.6, "unknown": 0.25, "gpu.out-of-memory": 0.15}
+    assert set_aside_label(Model(), DecisionInputs(clf=guess, proof=pointer), probs) == "config.model-load"
+    told = DecisionInputs(clf=guess, proof="ValueError: Unrecognized model in /models/llama")
+    assert set_aside_label(Model(), told, probs) is None
+    assert set_aside_label(Model(), DecisionInputs(clf=guess, proof=pointer), {"unknown": 0.7, "x": 0.3}) is None
+    assert map_reading({"kind": UNTOLD, "x": 0.6, "answer": "unknown", "lead": 0.1}) == (UNTOLD, 0.6)
+    assert map_reading({"kind": "unknown", "x": 0.2, "answer": "unknown", "lead": 0.4}) == (UNKNOWN_LEAD, 0.4)

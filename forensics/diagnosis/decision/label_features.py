@@ -116,10 +116,22 @@ def _said_features(x: list[float], at: int, said, label: str, no_rule: bool, clf
         x[at + 3] = 1.0
 
 
+def no_label_named(inp: DecisionInputs) -> bool:
+    """No signature named a label: none matched, or the best one's label is ``unknown`` (a wrapper or
+    a bare report whose cause is elsewhere: ``pd.kv-transfer-failed``, ``triton.failed-to-load-all-models``).
+    The ``*_without_rule`` features read this (twenty-fourth session): such a signature is no rival to
+    the label the line's own wording, the catalogue or the classifier names. Read as a rule before, it
+    kept them at their with-a-signature weights, and its ``unknown`` outweighed them all: SGLang's
+    "KVTransferError(...): Request ... timed out after 300.0s", worded and catalogued as a timeout,
+    the classifier 0.91 sure of it, was answered ``unknown`` at 0.74 (held out, three of three wrong)."""
+    return inp.rule_label is None or inp.rule_label == "unknown"
+
+
 def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
     """The features of ``label`` as the answer for this failure, in ``FEATURES`` order."""
     x = [0.0] * len(FEATURES)
     rule = inp.rule_label == label
+    free = no_label_named(inp)
     clf = (inp.clf or {}).get(label, 0.0)
     top = max(inp.clf, key=lambda k: (inp.clf[k], k)) if inp.clf else None  # type: ignore[index]
     if rule:
@@ -133,9 +145,9 @@ def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
     x[7] = clf
     x[8] = clf * float(inp.truncated)
     x[9] = 1.0 if top == label else 0.0
-    x[10] = clf if inp.rule_label is None else 0.0
+    x[10] = clf if free else 0.0
     x[11] = 1.0 if inp.precursor == label else 0.0
-    x[12] = 1.0 if inp.precursor == label and inp.rule_label is None else 0.0
+    x[12] = 1.0 if inp.precursor == label and free else 0.0
     if label == "unknown":
         x[13] = 1.0
         x[14] = float(inp.no_failure_line)
@@ -145,10 +157,10 @@ def pair_vector(inp: DecisionInputs, label: str) -> list[float]:
         p = inp.prior.get(label, 0.0)
         x[_P] = p
         x[_P + 1] = 1.0 if max(inp.prior, key=lambda k: (inp.prior[k], k)) == label else 0.0  # type: ignore[index]
-        x[_P + 2] = p if inp.rule_label is None else 0.0
+        x[_P + 2] = p if free else 0.0
         x[_P + 3] = p * clf
-    _said_features(x, _W, inp.says or (), label, inp.rule_label is None, clf)
-    _said_features(x, _C, inp.cat_says or (), label, inp.rule_label is None, clf)
+    _said_features(x, _W, inp.says or (), label, free, clf)
+    _said_features(x, _C, inp.cat_says or (), label, free, clf)
     if label == "unknown" and inp.rule_label is None:
         x[_S] = float(inp.wrapper and not inp.traceback)
         x[_S + 1] = float(inp.ends_in_error and not inp.traceback and not inp.wrapper)

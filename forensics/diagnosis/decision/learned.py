@@ -163,7 +163,7 @@ def decide(inp: DecisionInputs, rules: Decision, rules_not_conclusive: bool, inc
 
 def untold(inp: DecisionInputs, label: str) -> bool:
     """The proving line names no cause (``label_silent``: it points elsewhere for the reason, or a
-    process crashed with no subject) and nothing in the log names ``label``: no signature (the
+    process crashed with no subject; or the signature it matched is labelled ``unknown``) and nothing in the log names ``label``: no signature (the
     answer's or a rival's), no strong warning's prediction, no wording class or catalogue label of
     the proving line or of another evidence line, and the proving line's kind (its exception class,
     error code, catalogue facts) is not most often this label (``label_prior``). The label is then
@@ -178,7 +178,8 @@ def untold(inp: DecisionInputs, label: str) -> bool:
         return False
     from forensics.diagnosis.decision.label_silent import names_no_cause
 
-    if not names_no_cause(inp.proof):
+    # (a signature whose label is ``unknown`` says as much of the line: a wrapper, a bare report)
+    if inp.rule_label != "unknown" and not names_no_cause(inp.proof):
         return False
     from forensics.diagnosis.decision.label_prior import catalogue_says
     from forensics.diagnosis.decision.label_wording import says
