@@ -50,7 +50,9 @@ def test_seed2_tail30_is_only_as_sure_as_the_evidence():
     assert rc == 1 and d["truncated"] is True
     assert d["root_cause"] in ("unknown", "toolchain.compiler-missing", "toolchain.compile-failed")
     if d["root_cause"] == "unknown":
-        assert d["confidence"] < 0.5
+        # Read through the map of how far ``unknown`` leads, refit with each family held out: a near tie
+        # reads what such answers are right held out (0.63), never the surer reading of a clear lead.
+        assert d["confidence"] < 0.7
     else:
         assert d["confidence"] <= 0.8
     # Issue 27: the cut is inside FlashInfer's planning, which JIT-builds its kernels: a toolchain
