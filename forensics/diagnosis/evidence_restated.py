@@ -197,6 +197,18 @@ def device_lost_gives_way(evidence: list[dict[str, Any]]) -> None:
     evidence.insert(0, {**proof, "role": "cause"})
 
 
+def _lead_with(proof: dict[str, Any], evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+    """Move ``proof`` (listed or offered) to the front as the cause; the line it displaces, if it was
+    the cause, stays behind it as a wrapper."""
+    if proof in offered_lines:
+        offered_lines.remove(proof)
+    else:
+        evidence.remove(proof)
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
+    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
+
+
 # A GPU error that says only that a kernel's assertion fired (CUDA's "device-side assert triggered",
 # cudaErrorAssert; a launch that failed after one, CUDA_ERROR_LAUNCH_FAILED / "unspecified launch
 # failure"), and the assertion's own line, which the kernel printed before it: "IndexKernel.cu:93:
@@ -218,14 +230,7 @@ def kernel_assert_first(evidence: list[dict[str, Any]], offered_lines: list[dict
              and _KERNEL_ASSERT.search(str(e["text"])[:600])]
     if not found:
         return
-    proof = min(found, key=lambda e: e["line"])
-    if proof in offered_lines:
-        offered_lines.remove(proof)
-    else:
-        evidence.remove(proof)
-    if evidence[0].get("role") == "cause":
-        evidence[0]["role"] = "wrapper"
-    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
+    _lead_with(min(found, key=lambda e: e["line"]), evidence, offered_lines)
 
 
 # Python's report that a child process failed ("subprocess.CalledProcessError: Command '[...]' returned
@@ -255,11 +260,4 @@ def child_error_first(evidence: list[dict[str, Any]], offered_lines: list[dict[s
         found.append(e)
     if not found:
         return
-    proof = min(found, key=lambda e: e["line"])
-    if proof in offered_lines:
-        offered_lines.remove(proof)
-    else:
-        evidence.remove(proof)
-    if evidence[0].get("role") == "cause":
-        evidence[0]["role"] = "wrapper"
-    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
+    _lead_with(min(found, key=lambda e: e["line"]), evidence, offered_lines)
