@@ -148,12 +148,14 @@ def _findings(inc: Incident) -> _Findings:
              and not (h.event.kind == kinds.TRACEBACK and verdicts.progressed_after(inc, h.event))
              and not death.clears(h.event))]
     # A death line that is a teardown report or follows one, or a kill before the run's own word that
-    # it finished well, is no death of the server (death.clears, death.after_teardown, death.torn_down_after).
+    # it finished well, is no death of the server (death.clears, death.teardown_bounds).
     wrappers = [h for h in inc.wrapper_hits
                 if verdicts.relevant(inc, h.line, h.after_ready) and not verdicts.survived(inc, h.line)
                 and not stops.after_stop_request(inc, h.line) and not stops.echoes_a_stop(inc, h.line)
-                and not stops.killed_while_up(inc, h.event) and not death.clears(h.event)
-                and not death.torn_down_after(inc, h.line) and not death.after_teardown(inc, h.line)]
+                and not stops.killed_while_up(inc, h.event) and not death.clears(h.event)]
+    if wrappers:
+        bounds = death.teardown_bounds(inc)
+        wrappers = [h for h in wrappers if not death.torn_down(bounds, h.line)]
     deaths = [h.event for h in wrappers]
     fatal_tbs = [t for t in verdicts.fatal_tracebacks(inc, {h.event.line for h in fails})
                  if not outcome.crash_report_stack(t, deaths)]

@@ -107,20 +107,25 @@ def _teardown_shapes() -> tuple[re.Pattern[str], ...]:
                  for s in load_table(__file__, "death_shapes.yaml")["shapes"] if s.get("teardown"))
 
 
-def after_teardown(inc: Any, line: int) -> bool:
-    """A teardown report came before ``line`` among the lifetime's recent lines: the main program was
-    already gone (its helper said so), and a death line after it (the resource tracker's warning of
-    what the ended processes left behind) is that teardown's echo, not a death of its own."""
+def teardown_bounds(inc: Any) -> tuple[int | None, int]:
+    """Read once per lifetime (not per death line: a crash loop has thousands): the line of the first
+    teardown report among the recent lines (a helper saying the main program is gone; a death line after
+    it is that teardown's echo, not a death of its own), or None; and the line of the run's last word
+    that it finished well (``_SUCCEEDED``; a kill or an exit before it was its own teardown), or -1."""
     st = getattr(inc, "outcome", None)
-    return st is not None and any(ev.line < line and ev.kind != kinds.TRACEBACK
-                                  and any(rx.search(ev.text[:600]) for rx in _teardown_shapes()) for ev in st.recent)
+    if st is None:
+        return None, -1
+    shapes = _teardown_shapes()
+    first = next((ev.line for ev in st.recent if ev.kind != kinds.TRACEBACK
+                  and any(rx.search(ev.text[:600]) for rx in shapes)), None)
+    return first, _succeeded_after(st.recent)
 
 
-def torn_down_after(inc: Any, line: int) -> bool:
-    """The run announced that it finished well after ``line`` (``_SUCCEEDED``): a kill or an exit
-    reported there was its own teardown of what it started."""
-    st = getattr(inc, "outcome", None)
-    return st is not None and _succeeded_after(st.recent) > line
+def torn_down(bounds: tuple[int | None, int], line: int) -> bool:
+    """A death line at ``line`` is part of a teardown (``teardown_bounds``): after a teardown report,
+    or before the run's own word that it finished well."""
+    first, done = bounds
+    return line < done or (first is not None and first < line)
 
 
 @lru_cache(maxsize=1)
