@@ -74,10 +74,14 @@ def reason_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> None:
               and (said is None or said not in ev.text or EXCEPTION_LINE.match(_BRACKETS.sub("", ev.text.strip())))]
     if not firsts:
         return
-    proof = min(firsts, key=lambda e: e.line)
-    lead = evidence[0]
-    if lead["role"] == "cause":
-        lead["role"] = "wrapper"
+    _lead_with_event(min(firsts, key=lambda e: e.line), evidence)
+
+
+def _lead_with_event(proof: Any, evidence: list[dict[str, Any]]) -> None:
+    """The lifetime's event ``proof`` first, as the cause; a cause it displaces stays behind it as a
+    wrapper, and its own entry (if listed) is not listed twice."""
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
     evidence[:] = [{"line": proof.line, "text": clip_message(proof.text), "role": "cause"}] + \
         [e for e in evidence if e.get("line") != proof.line][:MAX_EVIDENCE - 1]
 
@@ -165,11 +169,7 @@ def nccl_detail_first(inc: Incident | None, evidence: list[dict[str, Any]]) -> N
             and (OFFER_WORD.search(ev.text[:400]) or "NCCL WARN" in ev.text[:300])]
     if not near:
         return
-    proof = max(near, key=lambda e: e.line)
-    if evidence[0].get("role") == "cause":
-        evidence[0]["role"] = "wrapper"
-    evidence[:] = [{"line": proof.line, "text": clip_message(proof.text), "role": "cause"}] + \
-        [e for e in evidence if e.get("line") != proof.line][:MAX_EVIDENCE - 1]
+    _lead_with_event(max(near, key=lambda e: e.line), evidence)
 
 
 _SOURCE_RAISE = re.compile(r"(?:^|\s)raise [\w.]+\(")  # a frame's quoted source (behind a timestamp too)
@@ -196,17 +196,6 @@ def device_lost_gives_way(evidence: list[dict[str, Any]]) -> None:
         evidence[0]["role"] = "wrapper"
     evidence.insert(0, {**proof, "role": "cause"})
 
-
-def _lead_with(proof: dict[str, Any], evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
-    """Move ``proof`` (listed or offered) to the front as the cause; the line it displaces, if it was
-    the cause, stays behind it as a wrapper."""
-    if proof in offered_lines:
-        offered_lines.remove(proof)
-    else:
-        evidence.remove(proof)
-    if evidence[0].get("role") == "cause":
-        evidence[0]["role"] = "wrapper"
-    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})
 
 
 # A GPU error that says only that a kernel's assertion fired (CUDA's "device-side assert triggered",
@@ -261,3 +250,15 @@ def child_error_first(evidence: list[dict[str, Any]], offered_lines: list[dict[s
     if not found:
         return
     _lead_with(min(found, key=lambda e: e["line"]), evidence, offered_lines)
+
+
+def _lead_with(proof: dict[str, Any], evidence: list[dict[str, Any]], offered_lines: list[dict[str, Any]]) -> None:
+    """Move ``proof`` (listed or offered) to the front as the cause; the line it displaces, if it was
+    the cause, stays behind it as a wrapper."""
+    if proof in offered_lines:
+        offered_lines.remove(proof)
+    else:
+        evidence.remove(proof)
+    if evidence[0].get("role") == "cause":
+        evidence[0]["role"] = "wrapper"
+    evidence.insert(0, {"line": proof["line"], "text": proof["text"], "role": "cause"})

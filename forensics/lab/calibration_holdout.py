@@ -139,39 +139,22 @@ def fitted_maps(rows: list[dict[str, Any]]) -> dict[str, list[list[float]]]:
     return fit_calibration([(*map_reading(r), r["answer"] == r["truth"]) for r in rows])
 
 
-def refit_by_family(rows: list[dict[str, Any]], kept: dict[str, Any] | None = None) -> dict[str, tuple[float, bool]]:
+def refit_by_family(rows: list[dict[str, Any]]) -> dict[str, tuple[float, bool]]:
     """path -> (confidence, right) of each answer read through maps fitted on the other families'
-    answers alone (leave one family out); ``kept``: maps carried over as they are (``KEPT``)."""
-    from forensics.diagnosis.decision.calibration import UNTOLD, calibrated
+    answers alone (leave one family out). Every map is refit, the ``unknown`` answers' too (by how far
+    ``unknown`` leads): until the twenty-fourth session they kept a one-point shipped map (0.48 whatever
+    the model read) while held out they were right 210 times in 317, which alone took the held-out ECE
+    over 0.05; refit, ECE 0.052 -> 0.025."""
+    from forensics.diagnosis.decision.calibration import calibrated
 
     by_fam: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         by_fam[r["family"]].append(r)
     out = {}
     for fam, mine in by_fam.items():
-        table = with_kept(fitted_maps([r for r in rows if r["family"] != fam]), kept)
+        table = fitted_maps([r for r in rows if r["family"] != fam])
         for r in mine:
-            kind, x = ("unknown", float(r["p_unknown"])) if kept and "unknown" in KEPT and r["answer"] == "unknown" and \
-                r["kind"] != UNTOLD else map_reading(r)
-            out[r["path"]] = (round(min(0.999, calibrated(table, kind, x)), 3), r["answer"] == r["truth"])
-    return out
-
-
-# Maps carried over from the shipped model instead of refit. None since the twenty-fourth session: the
-# ``unknown`` answers had kept a one-point map of the probability of ``unknown`` (0.48 whatever it read)
-# while held out they were right 210 times in 317 (66%); that gap alone took the held-out ECE over 0.05.
-# Refit by how far ``unknown`` leads they read 0.63-0.75, as often as they are right (ECE 0.052 -> 0.025).
-KEPT: tuple[str, ...] = ()
-
-
-def with_kept(table: dict[str, Any], kept: dict[str, Any] | None) -> dict[str, Any]:
-    """``table`` with ``kept``'s maps in place of what was fitted for them (the lead map dropped)."""
-    from forensics.diagnosis.decision.calibration import UNKNOWN_LEAD
-
-    if not kept or not KEPT:
-        return table
-    out = {k: v for k, v in table.items() if k != UNKNOWN_LEAD}
-    out.update({k: kept[k] for k in KEPT if k in kept})
+            out[r["path"]] = (round(min(0.999, calibrated(table, *map_reading(r))), 3), r["answer"] == r["truth"])
     return out
 
 
@@ -187,10 +170,10 @@ def by_kind(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def report(rows: list[dict[str, Any]], kept: dict[str, Any] | None = None) -> dict[str, Any]:
+def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The shipped maps' figures and the refit's, held out by family, overall and per third."""
     usable = [r for r in rows if r.get("kind")]
-    refit = refit_by_family(usable, kept)
+    refit = refit_by_family(usable)
     out: dict[str, Any] = {"kinds": by_kind(usable)}
     for part, keep in (("all", lambda f: True), ("studied", lambda f: not aside(f)), ("aside", aside)):
         mine = [r for r in usable if keep(r["family"])]
@@ -222,22 +205,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(rows)} read again; {len(moved)} answer or confidence differ from the record")
     print("kinds:", json.dumps(by_kind([r for r in rows if r.get("kind")])))
     if a.refit:
-        from forensics.diagnosis.decision.label_model import label_model
-
-        shipped = getattr(label_model(), "calibration", None) or {}
-        got = report(rows, shipped)
+        got = report(rows)
         print(json.dumps(got, indent=1))
         if a.write:
-            write_maps(Path(a.write), rows, got, a.holdout, shipped)
+            write_maps(Path(a.write), rows, got, a.holdout)
     return 0
 
 
-def write_maps(model: Path, rows: list[dict[str, Any]], got: dict[str, Any], source: str,
-               kept: dict[str, Any] | None = None) -> None:
+def write_maps(model: Path, rows: list[dict[str, Any]], got: dict[str, Any], source: str) -> None:
     """Replace ``model``'s maps by those fitted on every answer of ``rows``; its weights are kept.
     The figures written beside them are the refit's held out by family (never in-sample ones)."""
     data = json.loads(model.read_text())
-    data["calibration"] = with_kept(fitted_maps([r for r in rows if r.get("kind")]), kept)
+    data["calibration"] = fitted_maps([r for r in rows if r.get("kind")])
     data.setdefault("meta", {})["calibration_refit"] = {
         "source": f"rules_holdout answers ({Path(source).name}), {len(rows)} failures",
         "kinds": dict(sorted(Counter(map_reading(r)[0] for r in rows if r.get("kind")).items())),
